@@ -1,0 +1,157 @@
+package codemode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/moduleaccess"
+	"github.com/codemode-conformance/codemode/reference/prelude"
+	"github.com/codemode-conformance/codemode/spec/result"
+)
+
+// ErrUnknownRun is returned for a run that was never prepared or has ended.
+var ErrUnknownRun = fmt.Errorf("unknown run")
+
+// ErrInactive is returned for exec/wait on a run where code mode is not active.
+var ErrInactive = fmt.Errorf("code mode is not active for this run")
+
+// parseExecInput applies CM-EXEC-01..03 and returns the code and language.
+func parseExecInput(raw json.RawMessage, langs func(string) bool) (code, lang string, fail *result.Result) {
+	bad := func(code result.ErrorCode, msg string) (string, string, *result.Result) {
+		r := result.Failed(code, msg)
+		return "", "", &r
+	}
+	var in result.ExecInput
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&in); err != nil || len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
+		return bad(result.CodeInvalidInput, "exec input must be an object {code?, command?, language?}")
+	}
+	c, m := "", ""
+	if in.Code != nil {
+		c = *in.Code
+	}
+	if in.Command != nil {
+		m = *in.Command
+	}
+	switch {
+	case c == "" && m == "":
+		return bad(result.CodeInvalidInput, "exec needs a non-empty code (or its alias command)")
+	case c != "" && m != "" && c != m:
+		return bad(result.CodeInvalidInput, "exec got both code and command with different values; send code only")
+	case c == "" && in.Code != nil && m != "":
+		return bad(result.CodeInvalidInput, "exec got an empty code and a non-empty command; send code only")
+	case m == "" && in.Command != nil && c != "":
+		return bad(result.CodeInvalidInput, "exec got an empty command and a non-empty code; send code only")
+	}
+	if c == "" {
+		c = m
+	}
+	lang = "javascript"
+	if in.Language != nil {
+		lang = *in.Language
+	}
+	if (lang != "javascript" && lang != "typescript") || !langs(lang) {
+		return bad(result.CodeUnsupportedLanguage, fmt.Sprintf("language %q is not enabled for code mode", lang))
+	}
+	return c, lang, nil
+}
+
+// Exec runs one exec tool call (CM-EXEC-01..07, CM-EXEC-12..14).
+func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.RawMessage) (result.Result, error) {
+	r, ok := rt.run(run)
+	if !ok {
+		return result.Result{}, ErrUnknownRun
+	}
+	if !r.active {
+		return result.Result{}, ErrInactive
+	}
+	rt.sweep()
+	start := time.Now()
+	r.mu.Lock()
+	r.execCount++
+	aborted := r.aborted
+	r.mu.Unlock()
+	c := rt.newCell(r)
+	s := &step{rt: rt, c: c, parent: toolCallID, start: start, deadline: start.Add(time.Duration(r.cfg.TimeoutMs) * time.Millisecond)}
+	if aborted {
+		return s.fail(result.Failed(result.CodeAborted, "the run was aborted")), nil
+	}
+	code, lang, bad := parseExecInput(input, r.cfg.Allows)
+	if bad != nil {
+		return s.fail(*bad), nil
+	}
+	if lang == "typescript" {
+		js, fail := transformTypeScript(code)
+		if fail != nil {
+			return s.fail(*fail), nil
+		}
+		code = js
+	}
+	if f, found := moduleaccess.Check(code); found {
+		return s.fail(result.Failed(result.CodeModuleAccessDenied,
+			fmt.Sprintf("module access is denied in code mode: %s on line %d (no import, require or dynamic import)", f.Pattern, f.Line))), nil
+	}
+	if rt.eng == nil {
+		return s.fail(result.Failed(result.CodeRuntimeUnavailable, "the quickjs-wasi runtime is unavailable")), nil
+	}
+	vctx, cancel := context.WithDeadline(ctx, s.deadline)
+	defer cancel()
+	vm, err := rt.eng.NewVM(vctx, engine.Limits{MemoryBytes: r.cfg.MemoryLimitBytes})
+	if err != nil {
+		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
+	}
+	rt.liveVMs.Add(1)
+	s.vm = vm
+	if _, err := vm.Eval(vctx, prelude.Source, prelude.Filename); err != nil {
+		return s.fail(s.trapResult(err)), nil
+	}
+	boot, err := prelude.BootScript(prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
+		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit})
+	if err != nil {
+		return s.fail(result.Failed(result.CodeInternalError, err.Error())), nil
+	}
+	if _, err := vm.Eval(vctx, boot, "boot"); err != nil {
+		return s.fail(s.trapResult(err)), nil
+	}
+	if _, err := vm.Eval(vctx, prelude.StartScript(code), "start"); err != nil {
+		return s.fail(s.trapResult(err)), nil
+	}
+	return s.drive(ctx), nil
+}
+
+func (rt *Runtime) newCell(r *agentRun) *cell {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, callCtx: ctx, cancel: cancel,
+		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}}
+	rt.mu.Lock()
+	rt.cells[c.id] = c
+	rt.mu.Unlock()
+	return c
+}
+
+// forget removes a cell that reached a terminal state.
+func (rt *Runtime) forget(c *cell, reason string) {
+	rt.mu.Lock()
+	if rt.cells[c.id] == c {
+		delete(rt.cells, c.id)
+		rt.ended[c.id] = reason
+	}
+	rt.mu.Unlock()
+	c.terminate()
+}
+
+func (rt *Runtime) suspendedCount() int {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	n := 0
+	for _, c := range rt.cells {
+		if c.snapshot() != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,226 @@
+// Package codemode is the reference code mode runtime: it prepares runs
+// (activation, catalog), executes cells in fresh QuickJS VMs, suspends them to
+// snapshots and resumes them with wait, and dispatches nested tool calls to an
+// Invoker. It is transport-free; reference/server binds it to the driver
+// protocol.
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode-conformance/codemode/reference/catalog"
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/spec/config"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// Invoker runs a nested tool call on the host (the harness, in this project).
+// A tool that throws returns a *ToolError; any other error is reported to the
+// guest the same way with its message.
+type Invoker interface {
+	Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error)
+}
+
+// ToolError is a tool's own failure: Message and Data reach the guest as plain
+// data (CM-GUEST-10).
+type ToolError struct {
+	Message string
+	Data    json.RawMessage
+}
+
+func (e *ToolError) Error() string { return e.Message }
+
+// Options configure a Runtime. The zero value of each field means its default.
+type Options struct {
+	// DrainFraction is the part of timeoutMs the host keeps waiting for
+	// unsettled nested calls before it suspends the cell (default 0.25, at most 1).
+	DrainFraction float64
+	// MaxSuspendedRuns bounds suspended runs per process (default 64, CM-RUN-05).
+	MaxSuspendedRuns int
+	// Now is the clock (default time.Now); tests move it to expire snapshots.
+	Now func() time.Time
+}
+
+// Runtime holds every prepared run and every suspended cell of one process.
+type Runtime struct {
+	eng  *engine.Engine // nil: runtime unavailable (CM-CFG-07)
+	inv  Invoker
+	opts Options
+
+	mu    sync.Mutex
+	runs  map[string]*agentRun
+	cells map[string]*cell // by runId
+	ended map[string]string
+
+	liveVMs atomic.Int64
+	seq     atomic.Int64
+}
+
+// agentRun is one prepared agent run: its identity, config and catalog.
+type agentRun struct {
+	id      string
+	ctx     protocol.RunContext
+	cfg     config.Config
+	active  bool
+	catalog *catalog.Catalog
+	visible []string
+
+	mu        sync.Mutex
+	execCount int
+	waitCount int
+	aborted   bool
+}
+
+// New returns a Runtime. eng may be nil to simulate a missing engine.
+func New(eng *engine.Engine, inv Invoker, opts Options) *Runtime {
+	if opts.DrainFraction <= 0 || opts.DrainFraction > 1 {
+		opts.DrainFraction = 0.25
+	}
+	if opts.MaxSuspendedRuns <= 0 {
+		opts.MaxSuspendedRuns = 64
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Runtime{eng: eng, inv: inv, opts: opts, runs: map[string]*agentRun{}, cells: map[string]*cell{}, ended: map[string]string{}}
+}
+
+// Prepare resolves configuration and policy for a run and returns the
+// model-visible surface (CM-ACT-01..04, CM-CFG-01..07).
+func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
+	res := protocol.PrepareResult{Run: p.Run, Tools: []protocol.ModelTool{}}
+	cfg, err := config.Resolve(p.CodeMode)
+	if err != nil {
+		res.Failure = &protocol.Failure{Code: "invalid_config", Error: err.Error()}
+		return res
+	}
+	if cfg.Enabled {
+		c := cfg
+		res.EffectiveConfig = &c
+	}
+	effective := catalog.Effective(p)
+	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg}
+	switch {
+	case !cfg.Enabled || len(effective) == 0:
+		for _, t := range effective {
+			schema := t.Parameters
+			if len(schema) == 0 {
+				schema = json.RawMessage(`{"type":"object","properties":{}}`)
+			}
+			res.Tools = append(res.Tools, protocol.ModelTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+		}
+	case rt.eng == nil:
+		res.Failure = &protocol.Failure{Code: "runtime_unavailable", Error: "code mode is enabled but the quickjs-wasi runtime cannot be loaded; no tools are exposed"}
+	default:
+		run.active = true
+		run.catalog = catalog.Build(effective)
+		res.CodeModeActive = true
+		res.Tools = modelTools(cfg)
+		for _, t := range res.Tools {
+			run.visible = append(run.visible, t.Name)
+		}
+	}
+	rt.mu.Lock()
+	rt.runs[p.Run] = run
+	rt.mu.Unlock()
+	return res
+}
+
+func (rt *Runtime) run(id string) (*agentRun, bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	r, ok := rt.runs[id]
+	return r, ok
+}
+
+// Abort marks a run aborted and ends all its cells (snapshots deleted,
+// in-flight nested calls canceled).
+func (rt *Runtime) Abort(run string) bool {
+	r, ok := rt.run(run)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	r.aborted = true
+	r.mu.Unlock()
+	rt.endCells(run, "aborted")
+	return true
+}
+
+// End forgets a run and everything it left.
+func (rt *Runtime) End(run string) bool {
+	rt.mu.Lock()
+	_, ok := rt.runs[run]
+	delete(rt.runs, run)
+	rt.mu.Unlock()
+	rt.endCells(run, "ended")
+	return ok
+}
+
+func (rt *Runtime) endCells(run, reason string) {
+	rt.mu.Lock()
+	var victims []*cell
+	for id, c := range rt.cells {
+		if c.run.id == run {
+			victims = append(victims, c)
+			delete(rt.cells, id)
+			rt.ended[id] = reason
+		}
+	}
+	rt.mu.Unlock()
+	for _, c := range victims {
+		c.terminate()
+	}
+}
+
+// Stats reports live VMs, stored snapshots and suspended runs (after sweeping
+// expired snapshots).
+func (rt *Runtime) Stats() protocol.Stats {
+	rt.sweep()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	s := protocol.Stats{LiveVMs: int(rt.liveVMs.Load()), Runs: len(rt.runs)}
+	for _, c := range rt.cells {
+		if sn := c.snapshot(); sn != nil {
+			s.Snapshots++
+			s.SnapshotBytes += sn.Bytes()
+			s.SuspendedRuns++
+		}
+	}
+	return s
+}
+
+// sweep deletes expired snapshots (CM-RUN-02, CM-RUN-03).
+func (rt *Runtime) sweep() {
+	now := rt.opts.Now()
+	rt.mu.Lock()
+	var victims []*cell
+	for id, c := range rt.cells {
+		if c.expired(now) {
+			victims = append(victims, c)
+			delete(rt.cells, id)
+			rt.ended[id] = "expired"
+		}
+	}
+	rt.mu.Unlock()
+	for _, c := range victims {
+		c.terminate()
+	}
+}
+
+// Close ends every run.
+func (rt *Runtime) Close() {
+	rt.mu.Lock()
+	ids := make([]string, 0, len(rt.runs))
+	for id := range rt.runs {
+		ids = append(ids, id)
+	}
+	rt.mu.Unlock()
+	for _, id := range ids {
+		rt.End(id)
+	}
+}

@@ -1,0 +1,98 @@
+// Package prelude holds the guest prelude: the JavaScript evaluated in every
+// fresh QuickJS context before the model's code, defining the guest API
+// (CM-GUEST-01..11) and the guest half of the bridge queue.
+package prelude
+
+import (
+	_ "embed"
+	"encoding/json"
+)
+
+// Source is prelude.js.
+//
+//go:embed prelude.js
+var Source string
+
+// Filename is the script name the prelude is evaluated under.
+const Filename = "codemode-prelude.js"
+
+// Entry is one catalog entry as the guest sees it (CM-GUEST-02, CM-GUEST-04).
+type Entry struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Label       string          `json:"label,omitempty"`
+	Description string          `json:"description"`
+	Source      string          `json:"source"`
+	SourceName  string          `json:"sourceName,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// Boot is the argument of __codemode.boot.
+type Boot struct {
+	Catalog            []Entry `json:"catalog"`
+	MaxOutputBytes     int64   `json:"maxOutputBytes"`
+	SearchDefaultLimit int64   `json:"searchDefaultLimit"`
+	MaxSearchLimit     int64   `json:"maxSearchLimit"`
+}
+
+// BootScript returns the script that boots the prelude with b.
+func BootScript(b Boot) (string, error) {
+	j, err := json.Marshal(b)
+	if err != nil {
+		return "", err
+	}
+	return "__codemode.boot(" + string(j) + ")", nil
+}
+
+// StartScript returns the script that compiles and starts the model's code
+// as the body of an async function (so top-level await and return work).
+func StartScript(code string) string {
+	j, _ := json.Marshal(code)
+	return "__codemode.start(" + string(j) + ")"
+}
+
+// PollScript returns the script whose value is the poll JSON.
+const PollScript = "__codemode.poll()"
+
+// Poll is what __codemode.poll() reports. It comes from guest memory and is
+// untrusted: the host validates it.
+type Poll struct {
+	State    string            `json:"state"`
+	Pending  int               `json:"pending"`
+	Counts   map[string]int    `json:"counts"`
+	Output   []json.RawMessage `json:"output"`
+	Requests []Request         `json:"requests"`
+	Fatal    *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"fatal"`
+	Value   json.RawMessage `json:"value"`
+	Failure *struct {
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"failure"`
+}
+
+// Request is one guest → host bridge request.
+type Request struct {
+	ID     int64           `json:"id"`
+	Op     string          `json:"op"`
+	Tool   string          `json:"tool"`
+	Input  json.RawMessage `json:"input"`
+	Reason string          `json:"reason"`
+}
+
+// Delivery settles one request.
+type Delivery struct {
+	ID    int64           `json:"id"`
+	OK    bool            `json:"ok"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Error json.RawMessage `json:"error,omitempty"`
+}
+
+// DeliverScript returns the script that settles ds inside the guest.
+func DeliverScript(ds []Delivery) string {
+	j, _ := json.Marshal(ds)
+	return "__codemode.deliver(" + string(j) + ")"
+}

@@ -1,0 +1,424 @@
+// Guest prelude of the code mode reference runtime.
+//
+// Evaluated once in every fresh QuickJS context before the model's code. It
+// defines the guest API (ALL_TOOLS, tools, MCP, namespaces, text, json,
+// yield_control, API — CM-GUEST-01) and the host side of the bridge: a queue of
+// requests the host drains with __codemode.poll() and answers with
+// __codemode.deliver(). The host never trusts what this file reports: it
+// re-validates every request and measures every output itself.
+//
+// Boot: the host evaluates this file, then `__codemode.boot(<config JSON>)`.
+(function (global) {
+  "use strict";
+  // Capture everything used later: guest code may replace globals and
+  // prototypes, which must only break the guest itself, never this bridge.
+  const ObjectCtor = Object;
+  const create = Object.create;
+  const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
+  const getOwnPropertyNames = Object.getOwnPropertyNames;
+  const objectKeys = Object.keys;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const isArray = Array.isArray;
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const apply = Reflect.apply;
+  const PromiseCtor = Promise;
+  const promiseThen = Promise.prototype.then;
+  const StringCtor = String;
+  const MapCtor = Map;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
+  const mapDelete = Map.prototype.delete;
+  const mapHas = Map.prototype.has;
+  const AsyncFunction = (async function () {}).constructor;
+  const ArrayBufferCtor = ArrayBuffer;
+  const isView = ArrayBuffer.isView;
+  const toLower = String.prototype.toLowerCase;
+  const indexOf = String.prototype.indexOf;
+  const split = String.prototype.split;
+  const replace = String.prototype.replace;
+  const mathMin = Math.min;
+  const isInteger = Number.isInteger;
+
+  const MAX_DEPTH = 64;
+  const RESERVED_HELPERS = ["search", "describe", "call"];
+
+  let cfg = null; // boot config
+  let catalog = []; // full entries with parameters
+  let nextId = 1;
+  const pending = new MapCtor(); // request id -> {resolve, reject}
+  let outbox = []; // requests not yet polled by the host
+  let output = []; // output items not yet polled
+  let outChars = 0;
+  let state = "idle"; // idle | running | done | error
+  let valueJSON = "null";
+  let failure = null; // {name, message, code?}
+  let fatal = null; // {code, message}: fails the cell whatever the guest does
+  const counts = { search: 0, describe: 0, call: 0 };
+
+  function own(o, k) {
+    return apply(ObjectCtor.prototype.hasOwnProperty, o, [k]);
+  }
+
+  // errorInfo turns anything thrown into plain {name, message} without
+  // running guest code that could throw again.
+  function errorInfo(e) {
+    if (e !== null && typeof e === "object") {
+      let name = "Error";
+      let message = "";
+      let code;
+      try { name = StringCtor(e.name); } catch (_) { name = "Error"; }
+      try { message = StringCtor(e.message); } catch (_) { message = "(unreadable message)"; }
+      try { if (typeof e.code === "string") code = e.code; } catch (_) {}
+      return { name: name, message: message, code: code };
+    }
+    let s;
+    try { s = StringCtor(e); } catch (_) { s = "(unprintable value)"; }
+    return { name: "Error", message: "Uncaught " + s };
+  }
+
+  // toJSONValue is the output adapter: a fresh JSON-compatible copy of v.
+  // Non-serialisable values become plain strings (CM-GUEST-08).
+  function toJSONValue(v, depth, seen) {
+    switch (typeof v) {
+      case "string": case "boolean": return v;
+      case "number": return (v === v && v !== Infinity && v !== -Infinity) ? v : null;
+      case "undefined": return undefined;
+      case "bigint": return StringCtor(v);
+      case "symbol": try { return StringCtor(v); } catch (_) { return "Symbol()"; }
+      case "function": {
+        let n = "";
+        try { n = StringCtor(v.name); } catch (_) {}
+        return "[Function" + (n ? ": " + n : "") + "]";
+      }
+    }
+    if (v === null) return null;
+    if (depth > MAX_DEPTH) return "[MaxDepth]";
+    if (apply(mapHas, seen, [v])) return "[Circular]";
+    try {
+      if (v instanceof ArrayBufferCtor || isView(v)) return "[Binary data is not supported]";
+    } catch (_) {}
+    apply(mapSet, seen, [v, true]);
+    try {
+      let toJSON;
+      try { toJSON = v.toJSON; } catch (e) { return "[Unserializable: " + errorInfo(e).message + "]"; }
+      if (typeof toJSON === "function") {
+        let r;
+        try { r = apply(toJSON, v, [""]); } catch (e) { return "[Unserializable: " + errorInfo(e).message + "]"; }
+        return toJSONValue(r, depth + 1, seen);
+      }
+      if (isArray(v)) {
+        const out = [];
+        let n = 0;
+        try { n = v.length; } catch (_) {}
+        for (let i = 0; i < n; i++) {
+          let x;
+          try { x = toJSONValue(v[i], depth + 1, seen); } catch (e) { x = "[Unserializable: " + errorInfo(e).message + "]"; }
+          out[out.length] = x === undefined ? null : x;
+        }
+        return out;
+      }
+      const out = create(null);
+      let ks;
+      try { ks = objectKeys(v); } catch (e) { return "[Unserializable: " + errorInfo(e).message + "]"; }
+      for (let i = 0; i < ks.length; i++) {
+        const k = ks[i];
+        let x;
+        try { x = toJSONValue(v[k], depth + 1, seen); } catch (e) { x = "[Unserializable: " + errorInfo(e).message + "]"; }
+        if (x !== undefined) defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+      }
+      return out;
+    } finally {
+      apply(mapDelete, seen, [v]);
+    }
+  }
+
+  function encode(v) {
+    const x = toJSONValue(v, 0, new MapCtor());
+    return stringify(x === undefined ? null : x);
+  }
+
+  function setFatal(code, message) {
+    if (!fatal) fatal = { code: code, message: message };
+  }
+
+  function pushOutput(item) {
+    const s = stringify(item);
+    outChars += s.length;
+    output[output.length] = item;
+    // Characters never exceed UTF-8 bytes: this early stop is exact enough
+    // for the guest; the host measures bytes and decides.
+    if (cfg && outChars > cfg.maxOutputBytes) {
+      setFatal("output_limit_exceeded", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)");
+      throw plainError("RangeError", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)", "output_limit_exceeded");
+    }
+  }
+
+  function plainError(name, message, code, extra) {
+    const e = { name: name, message: message };
+    if (code) e.code = code;
+    if (extra) {
+      const ks = objectKeys(extra);
+      for (let i = 0; i < ks.length; i++) e[ks[i]] = extra[ks[i]];
+    }
+    return e;
+  }
+
+  function text(value) {
+    let s;
+    if (typeof value === "string") s = value;
+    else if (value !== null && typeof value === "object") s = encode(value);
+    else s = StringCtor(toJSONValue(value, 0, new MapCtor()));
+    pushOutput({ type: "text", text: s });
+  }
+
+  function json(value) {
+    pushOutput({ type: "json", value: parse(encode(value)) });
+  }
+
+  // request enqueues a host request and returns its promise.
+  function request(op, fields) {
+    const id = nextId++;
+    const msg = { id: id, op: op };
+    const ks = objectKeys(fields);
+    for (let i = 0; i < ks.length; i++) msg[ks[i]] = fields[ks[i]];
+    outbox[outbox.length] = msg;
+    return new PromiseCtor(function (resolve, reject) {
+      apply(mapSet, pending, [id, { resolve: resolve, reject: reject }]);
+    });
+  }
+
+  function compact(t) {
+    const e = { id: t.id, name: t.name };
+    if (t.label) e.label = t.label;
+    e.description = t.description;
+    e.source = t.source;
+    if (t.sourceName) e.sourceName = t.sourceName;
+    return e;
+  }
+
+  function findById(id) {
+    for (let i = 0; i < catalog.length; i++) if (catalog[i].id === id) return catalog[i];
+    return null;
+  }
+
+  function words(s) {
+    const parts = apply(split, apply(toLower, StringCtor(s), []), [/[^a-z0-9]+/]);
+    const out = [];
+    for (let i = 0; i < parts.length; i++) if (parts[i]) out[out.length] = parts[i];
+    return out;
+  }
+
+  // score ranks an entry for a query: whole-name match, then per-word hits in
+  // name (3), label (2), id (2) and description (1). Documented in
+  // spec/protocol.md "Reference search ranking".
+  function score(t, q, qw) {
+    const name = apply(toLower, t.name, []);
+    let s = name === q ? 20 : 0;
+    const label = apply(toLower, t.label || "", []);
+    const id = apply(toLower, t.id, []);
+    const desc = apply(toLower, t.description || "", []);
+    for (let i = 0; i < qw.length; i++) {
+      const w = qw[i];
+      if (apply(indexOf, name, [w]) >= 0) s += 3;
+      if (label && apply(indexOf, label, [w]) >= 0) s += 2;
+      if (apply(indexOf, id, [w]) >= 0) s += 2;
+      if (apply(indexOf, desc, [w]) >= 0) s += 1;
+    }
+    return s;
+  }
+
+  function suggestions(id) {
+    const qw = words(id);
+    const scored = [];
+    for (let i = 0; i < catalog.length; i++) {
+      const s = score(catalog[i], apply(toLower, StringCtor(id), []), qw);
+      if (s > 0) scored[scored.length] = { s: s, id: catalog[i].id };
+    }
+    scored.sort(function (a, b) { return b.s - a.s || (a.id < b.id ? -1 : 1); });
+    const out = [];
+    for (let i = 0; i < scored.length && i < 3; i++) out[out.length] = scored[i].id;
+    return out;
+  }
+
+  function unknownTool(id) {
+    const sug = suggestions(id);
+    let msg = "Unknown tool id " + stringify(StringCtor(id)) + ".";
+    if (sug.length) msg += " Did you mean " + sug.join(", ") + "?";
+    msg += " Use tools.search(query) or ALL_TOOLS to find tool ids.";
+    return plainError("ToolError", msg, "invalid_input", { suggestions: sug });
+  }
+
+  const tools = create(null);
+  defineProperty(tools, "search", {
+    enumerable: true,
+    value: function search(query, options) {
+      counts.search++;
+      let limit = cfg.searchDefaultLimit;
+      if (options !== null && typeof options === "object") {
+        let l;
+        try { l = options.limit; } catch (_) {}
+        if (typeof l === "number" && isInteger(l) && l > 0) limit = l;
+      }
+      limit = mathMin(limit, cfg.maxSearchLimit);
+      const q = apply(toLower, StringCtor(query === undefined ? "" : query), []);
+      const qw = words(q);
+      const scored = [];
+      for (let i = 0; i < catalog.length; i++) {
+        const s = qw.length ? score(catalog[i], q, qw) : 1;
+        if (s > 0) scored[scored.length] = { s: s, t: catalog[i] };
+      }
+      scored.sort(function (a, b) { return b.s - a.s || (a.t.id < b.t.id ? -1 : 1); });
+      const out = [];
+      for (let i = 0; i < scored.length && out.length < limit; i++) out[out.length] = compact(scored[i].t);
+      return PromiseCtor.resolve(out);
+    },
+  });
+  defineProperty(tools, "describe", {
+    enumerable: true,
+    value: function describe(id) {
+      counts.describe++;
+      const t = findById(id);
+      if (!t) return PromiseCtor.reject(unknownTool(id));
+      const e = compact(t);
+      e.parameters = t.parameters === undefined ? { type: "object", properties: {} } : parse(stringify(t.parameters));
+      return PromiseCtor.resolve(e);
+    },
+  });
+  defineProperty(tools, "call", {
+    enumerable: true,
+    value: function call(id, input) {
+      counts.call++;
+      const t = findById(id);
+      if (!t) return PromiseCtor.reject(unknownTool(id));
+      return request("call", { tool: t.id, input: parse(encode(input === undefined ? {} : input)) });
+    },
+  });
+
+  function safeName(name) {
+    let s = apply(replace, StringCtor(name), [/[^A-Za-z0-9_$]/g, "_"]);
+    if (/^[0-9]/.test(s)) s = "_" + s;
+    return s;
+  }
+
+  function installHelpers() {
+    const byName = create(null);
+    for (let i = 0; i < catalog.length; i++) {
+      const n = safeName(catalog[i].name);
+      byName[n] = byName[n] ? null : catalog[i]; // null marks a collision
+    }
+    const names = objectKeys(byName);
+    for (let i = 0; i < names.length; i++) {
+      const n = names[i];
+      const t = byName[n];
+      if (!t || RESERVED_HELPERS.indexOf(n) >= 0 || n === "__proto__" || n === "") continue;
+      const id = t.id;
+      defineProperty(tools, n, {
+        enumerable: false,
+        value: function (input) { return tools.call(id, input); },
+      });
+    }
+  }
+
+  function yield_control(reason) {
+    return request("yield", { reason: reason === undefined ? "" : StringCtor(reason) });
+  }
+
+  const API = freeze({
+    list: function list(prefix) {
+      return PromiseCtor.resolve([]);
+    },
+    read: function read(path) {
+      return PromiseCtor.reject(plainError("Error", "Unknown API path " + stringify(StringCtor(path)) + "."));
+    },
+  });
+
+  function defineGlobal(name, value) {
+    defineProperty(global, name, { value: value, enumerable: false, writable: false, configurable: false });
+  }
+
+  const host = freeze({
+    boot: function (config) {
+      cfg = config;
+      catalog = config.catalog || [];
+      const all = [];
+      for (let i = 0; i < catalog.length; i++) all[all.length] = freeze(compact(catalog[i]));
+      defineGlobal("ALL_TOOLS", freeze(all));
+      installHelpers();
+      defineGlobal("tools", freeze(tools));
+      defineGlobal("MCP", freeze(create(null)));
+      defineGlobal("namespaces", freeze(create(null)));
+      defineGlobal("API", API);
+      defineGlobal("text", text);
+      defineGlobal("json", json);
+      defineGlobal("yield_control", yield_control);
+      return "ok";
+    },
+    start: function (code) {
+      let fn;
+      try {
+        fn = new AsyncFunction(code);
+      } catch (e) {
+        failure = errorInfo(e);
+        state = "error";
+        return "error";
+      }
+      state = "running";
+      let p;
+      try {
+        p = apply(fn, undefined, []);
+      } catch (e) {
+        failure = errorInfo(e);
+        state = "error";
+        return "error";
+      }
+      apply(promiseThen, p, [
+        function (v) {
+          try {
+            valueJSON = encode(v);
+            state = "done";
+          } catch (e) {
+            failure = errorInfo(e);
+            state = "error";
+          }
+        },
+        function (e) {
+          failure = errorInfo(e);
+          state = "error";
+        },
+      ]);
+      return "started";
+    },
+    // poll hands the host everything new, as one JSON text.
+    poll: function () {
+      const out = output;
+      const req = outbox;
+      output = [];
+      outbox = [];
+      let s = '{"state":' + stringify(state) +
+        ',"pending":' + pending.size +
+        ',"counts":' + stringify(counts) +
+        ',"output":' + stringify(out) +
+        ',"requests":' + stringify(req);
+      if (fatal) s += ',"fatal":' + stringify(fatal);
+      if (state === "done") s += ',"value":' + valueJSON;
+      if (state === "error") s += ',"failure":' + stringify(failure);
+      return s + "}";
+    },
+    // deliver settles requests: [{id, ok, value} | {id, ok:false, error}].
+    deliver: function (list) {
+      for (let i = 0; i < list.length; i++) {
+        const d = list[i];
+        const p = apply(mapGet, pending, [d.id]);
+        if (!p) continue;
+        apply(mapDelete, pending, [d.id]);
+        if (d.ok) p.resolve(d.value);
+        else p.reject(d.error);
+      }
+      return "ok";
+    },
+  });
+  defineProperty(global, "__codemode", { value: host, enumerable: false, writable: false, configurable: false });
+})(globalThis);
+"prelude-loaded";

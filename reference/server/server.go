@@ -1,0 +1,152 @@
+// Package server serves the reference runtime over the driver protocol
+// (spec/protocol.md): JSON-RPC 2.0, one message per line, on any byte stream.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/codemode-conformance/codemode/reference/codemode"
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/handler"
+)
+
+// Name is the implementation name the reference reports in initialize.
+const Name = "codemode-reference"
+
+// Version is the reference implementation's version.
+const Version = "0.1.0"
+
+// Features are the features the reference declares (spec/protocol.md).
+var Features = []string{"core", "yield", "typescript"}
+
+// Options configure a server.
+type Options struct {
+	// Engine is shared by every session; nil with Unavailable false means
+	// "create one per server".
+	Engine *engine.Engine
+	// Unavailable simulates a runtime that cannot be loaded (CM-CFG-07).
+	Unavailable bool
+	// Runtime are the runtime options.
+	Runtime codemode.Options
+}
+
+// Serve speaks the protocol on r/w until the peer disconnects or sends
+// shutdown. It closes w when done.
+func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) error {
+	eng := opts.Engine
+	if eng == nil && !opts.Unavailable {
+		var err error
+		if eng, err = engine.New(ctx); err != nil {
+			// Fail closed per run rather than refusing the session.
+			eng = nil
+		} else {
+			defer eng.Close(context.Background())
+		}
+	}
+	if opts.Unavailable {
+		eng = nil
+	}
+	inv := &invoker{}
+	rt := codemode.New(eng, inv, opts.Runtime)
+	defer rt.Close()
+	srv := protocol.NewServer(methods(rt), protocol.NewChannel(r, w))
+	inv.set(srv)
+	go func() {
+		<-ctx.Done()
+		srv.Stop()
+	}()
+	return srv.Wait()
+}
+
+// invoker sends tool.invoke back to the harness.
+type invoker struct {
+	mu  sync.Mutex
+	srv *jrpc2.Server
+}
+
+func (i *invoker) set(s *jrpc2.Server) { i.mu.Lock(); i.srv = s; i.mu.Unlock() }
+
+func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+	i.mu.Lock()
+	srv := i.srv
+	i.mu.Unlock()
+	rsp, err := srv.Callback(ctx, protocol.MethodToolInvoke, p)
+	if err != nil {
+		var je *jrpc2.Error
+		if errors.As(err, &je) {
+			return nil, &codemode.ToolError{Message: je.Message, Data: je.Data}
+		}
+		return nil, &codemode.ToolError{Message: "tool.invoke failed: " + err.Error()}
+	}
+	var out protocol.InvokeResult
+	if err := rsp.UnmarshalResult(&out); err != nil {
+		return nil, &codemode.ToolError{Message: "tool.invoke returned a malformed result: " + err.Error()}
+	}
+	return out.Result, nil
+}
+
+func methods(rt *codemode.Runtime) handler.Map {
+	return handler.Map{
+		protocol.MethodInitialize: handler.New(func(ctx context.Context, p protocol.InitializeParams) (protocol.InitializeResult, error) {
+			if p.ProtocolVersion != "" && p.ProtocolVersion != protocol.Version {
+				return protocol.InitializeResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "unsupported protocol version %q (want %q)", p.ProtocolVersion, protocol.Version)
+			}
+			return protocol.InitializeResult{ProtocolVersion: protocol.Version,
+				Implementation: protocol.Peer{Name: Name, Version: Version + "+quickjs-ng." + engine.Version},
+				Features:       Features}, nil
+		}),
+		protocol.MethodRunPrepare: handler.New(func(ctx context.Context, p protocol.PrepareParams) (protocol.PrepareResult, error) {
+			if p.Run == "" {
+				return protocol.PrepareResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "run.prepare needs a non-empty run")
+			}
+			return rt.Prepare(p), nil
+		}),
+		protocol.MethodToolExec: handler.New(func(ctx context.Context, p protocol.ToolCallParams) (json.RawMessage, error) {
+			return marshal(rt.Exec(ctx, p.Run, p.ToolCallID, p.Input))
+		}),
+		protocol.MethodToolWait: handler.New(func(ctx context.Context, p protocol.ToolCallParams) (json.RawMessage, error) {
+			return marshal(rt.Wait(ctx, p.Run, p.ToolCallID, p.Input))
+		}),
+		protocol.MethodRunAbort: handler.New(func(ctx context.Context, p protocol.RunParams) (bool, error) {
+			if !rt.Abort(p.Run) {
+				return false, unknownRun(p.Run)
+			}
+			return true, nil
+		}),
+		protocol.MethodRunEnd: handler.New(func(ctx context.Context, p protocol.RunParams) (bool, error) {
+			if !rt.End(p.Run) {
+				return false, unknownRun(p.Run)
+			}
+			return true, nil
+		}),
+		protocol.MethodRuntimeStats: handler.New(func(ctx context.Context) (protocol.Stats, error) {
+			return rt.Stats(), nil
+		}),
+		protocol.MethodShutdown: handler.New(func(ctx context.Context) (bool, error) {
+			srv := jrpc2.ServerFromContext(ctx)
+			go srv.Stop()
+			return true, nil
+		}),
+	}
+}
+
+func unknownRun(run string) error {
+	return &jrpc2.Error{Code: protocol.ErrUnknownRun, Message: fmt.Sprintf("unknown run %q", run)}
+}
+
+func marshal(r any, err error) (json.RawMessage, error) {
+	if errors.Is(err, codemode.ErrUnknownRun) {
+		return nil, &jrpc2.Error{Code: protocol.ErrUnknownRun, Message: err.Error()}
+	}
+	if err != nil {
+		return nil, jrpc2.Errorf(jrpc2.InvalidRequest, "%v", err)
+	}
+	return json.Marshal(r)
+}

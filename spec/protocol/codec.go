@@ -1,0 +1,63 @@
+package protocol
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
+	"github.com/creachadair/jrpc2/handler"
+)
+
+// NewChannel frames JSON-RPC messages one per line over r and w.
+func NewChannel(r io.Reader, w io.WriteCloser) channel.Channel { return channel.Line(r, w) }
+
+// ServerOptions are the options a target's server uses: push (server → client
+// requests) enabled for tool.invoke, and enough concurrency that slow exec/wait
+// calls never starve runtime.stats or run.abort.
+func ServerOptions() *jrpc2.ServerOptions {
+	return &jrpc2.ServerOptions{AllowPush: true, Concurrency: 64}
+}
+
+// NewServer starts a target-side server on ch with the given method table.
+func NewServer(methods handler.Map, ch channel.Channel) *jrpc2.Server {
+	return jrpc2.NewServer(methods, ServerOptions()).Start(ch)
+}
+
+// InvokeFunc answers a tool.invoke from the target: it returns the tool's JSON
+// result or an error (a *jrpc2.Error with ErrToolFailed reaches the guest).
+type InvokeFunc func(ctx context.Context, p InvokeParams) (json.RawMessage, error)
+
+// NewClient starts a harness-side client on ch; invoke answers tool.invoke
+// callbacks (concurrently).
+func NewClient(ch channel.Channel, invoke InvokeFunc) *jrpc2.Client {
+	return jrpc2.NewClient(ch, &jrpc2.ClientOptions{
+		OnCallback: func(ctx context.Context, req *jrpc2.Request) (any, error) {
+			if req.Method() != MethodToolInvoke {
+				return nil, jrpc2.Errorf(jrpc2.MethodNotFound, "harness does not serve %q", req.Method())
+			}
+			var p InvokeParams
+			if err := req.UnmarshalParams(&p); err != nil {
+				return nil, jrpc2.Errorf(jrpc2.InvalidParams, "tool.invoke: %v", err)
+			}
+			res, err := invoke(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			return InvokeResult{Result: res}, nil
+		},
+	})
+}
+
+// ToolError builds the tool.invoke error for a tool that threw: message and
+// optional JSON data both reach the guest as plain data.
+func ToolError(message string, data any) error {
+	e := &jrpc2.Error{Code: ErrToolFailed, Message: message}
+	if data != nil {
+		if b, err := json.Marshal(data); err == nil {
+			e.Data = b
+		}
+	}
+	return e
+}

@@ -1,0 +1,170 @@
+// Package protocol is the driver protocol between the conformance harness and a
+// target: JSON-RPC 2.0, one JSON object per line, both sides sending requests.
+// spec/protocol.md is the normative text; this package holds its Go shapes and
+// the codec both sides use.
+package protocol
+
+import (
+	"encoding/json"
+
+	"github.com/codemode-conformance/codemode/spec/config"
+)
+
+// Version is the protocol version this package speaks.
+const Version = "1"
+
+// Methods. Harness → target unless noted.
+const (
+	MethodInitialize   = "initialize"
+	MethodRunPrepare   = "run.prepare"
+	MethodToolExec     = "tool.exec"
+	MethodToolWait     = "tool.wait"
+	MethodRunAbort     = "run.abort"
+	MethodRunEnd       = "run.end"
+	MethodRuntimeStats = "runtime.stats"
+	MethodShutdown     = "shutdown"
+	// MethodToolInvoke is target → harness: a nested call of a harness tool.
+	MethodToolInvoke = "tool.invoke"
+)
+
+// JSON-RPC error codes of the protocol (besides the standard -327xx ones).
+const (
+	// ErrUnknownRun: the `run` named in a request was never prepared or has ended.
+	ErrUnknownRun = -32001
+	// ErrToolFailed: a tool.invoke whose tool threw; message and data go to the guest.
+	ErrToolFailed = -32010
+)
+
+// Peer names a harness or an implementation.
+type Peer struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// InitializeParams opens a session. Sent once, first.
+type InitializeParams struct {
+	ProtocolVersion string `json:"protocolVersion"`
+	Harness         Peer   `json:"harness"`
+}
+
+// InitializeResult declares the target and its features (see spec/protocol.md
+// "Features").
+type InitializeResult struct {
+	ProtocolVersion string   `json:"protocolVersion"`
+	Implementation  Peer     `json:"implementation"`
+	Features        []string `json:"features"`
+}
+
+// Tool sources (CM-CAT-01).
+const (
+	SourceOpenClaw = "openclaw"
+	SourcePlugin   = "plugin"
+	SourceMCP      = "mcp"
+	SourceClient   = "client"
+)
+
+// ToolSpec is one harness-provided tool. Calls reach the harness as tool.invoke.
+// Owner is "core" for openclaw tools, the plugin id for plugin tools and the
+// client app name for client tools.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Label       string          `json:"label,omitempty"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Source      string          `json:"source"`
+	Owner       string          `json:"owner"`
+}
+
+// Policy is the allow/deny tool policy of a run. Entries are tool names or
+// owners (a plugin id denies or allows all its tools). A nil Allow allows
+// everything; an empty non-nil Allow allows nothing.
+type Policy struct {
+	Allow []string `json:"allow,omitempty"`
+	Deny  []string `json:"deny,omitempty"`
+}
+
+// RunContext is the identity of an agent run (CM-NEST-01).
+type RunContext struct {
+	AgentID    string `json:"agentId"`
+	SessionID  string `json:"sessionId"`
+	SessionKey string `json:"sessionKey"`
+	SenderID   string `json:"senderId"`
+	Channel    string `json:"channel"`
+}
+
+// PrepareParams prepares one agent run. Run is chosen by the harness and unique
+// per session. CodeMode is the raw `tools.codeMode` value (absent = omitted).
+type PrepareParams struct {
+	Run string `json:"run"`
+	RunContext
+	CodeMode     json.RawMessage `json:"codeMode,omitempty"`
+	Tools        []ToolSpec      `json:"tools"`
+	Policy       *Policy         `json:"policy,omitempty"`
+	DisableTools bool            `json:"disableTools,omitempty"`
+	// Raw marks a raw model call: no tools at all (CM-ACT-03).
+	Raw bool `json:"raw,omitempty"`
+}
+
+// ModelTool is one tool as the model would see it.
+type ModelTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// Failure is a run-level failure (e.g. invalid_config, runtime_unavailable).
+type Failure struct {
+	Code  string `json:"code"`
+	Error string `json:"error"`
+}
+
+// PrepareResult is the model-visible surface of the run. When Failure is set
+// the run exposes no tools (fail closed, CM-CFG-06/07). EffectiveConfig is
+// optional: targets that can report their resolved configuration do.
+type PrepareResult struct {
+	Run             string         `json:"run"`
+	CodeModeActive  bool           `json:"codeModeActive"`
+	Tools           []ModelTool    `json:"tools"`
+	Failure         *Failure       `json:"failure,omitempty"`
+	EffectiveConfig *config.Config `json:"effectiveConfig,omitempty"`
+}
+
+// ToolCallParams carries one model tool call (tool.exec / tool.wait). Input is
+// the exact model input object; the answer is the exact result object.
+type ToolCallParams struct {
+	Run        string          `json:"run"`
+	ToolCallID string          `json:"toolCallId"`
+	Input      json.RawMessage `json:"input"`
+}
+
+// RunParams names a run (run.abort, run.end).
+type RunParams struct {
+	Run string `json:"run"`
+}
+
+// Stats is runtime.stats: what the target holds right now (CM-RUN-01/02).
+type Stats struct {
+	LiveVMs       int   `json:"liveVMs"`
+	Snapshots     int   `json:"snapshots"`
+	SnapshotBytes int64 `json:"snapshotBytes"`
+	SuspendedRuns int   `json:"suspendedRuns"`
+	Runs          int   `json:"runs"`
+}
+
+// InvokeParams is a nested tool call the target sends back to the harness
+// (tool.invoke, CM-NEST-01). ToolCallID is the nested call's id; ParentToolCallID
+// is the exec/wait call id that produced it.
+type InvokeParams struct {
+	Run              string          `json:"run"`
+	ToolCallID       string          `json:"toolCallId"`
+	ParentToolCallID string          `json:"parentToolCallId"`
+	CatalogID        string          `json:"catalogId"`
+	Tool             string          `json:"tool"`
+	Input            json.RawMessage `json:"input"`
+	Context          RunContext      `json:"context"`
+}
+
+// InvokeResult is the tool's result, any JSON value.
+type InvokeResult struct {
+	Result json.RawMessage `json:"result"`
+}

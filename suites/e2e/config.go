@@ -1,0 +1,118 @@
+// Package e2e holds the functional contract specs: configuration, activation,
+// exec/wait, the guest API and run lifecycle.
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+// fillers declares n catalog tools whose names all match the query "widget".
+func fillers(n int) []tools.Tool {
+	out := make([]tools.Tool, n)
+	for i := range out {
+		out[i] = tools.Named("openclaw", "core", fmt.Sprintf("widget_%02d", i), "Widget tool number "+fmt.Sprint(i))
+	}
+	return out
+}
+
+func directNames(ts []tools.Tool) []string {
+	out := []string{}
+	for _, t := range ts {
+		out = append(out, t.Spec.Name)
+	}
+	return out
+}
+
+var _ = Describe("e2e", "configuration", func() {
+	std := tools.Standard()
+
+	It("CM-CFG-01", "enabled: true is the only activation gate; other fields alone do not enable code mode", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"timeoutMs": 5000, "maxOutputBytes": 2048, "languages": []string{"javascript"}}, Tools: std})
+		Expect(r.Prepared.CodeModeActive).To(BeFalse())
+		Expect(r.ModelToolNames()).To(ConsistOf(directNames(std)))
+		on := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: std})
+		Expect(on.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		def := NewRun(ctx, RunOptions{Tools: std})
+		Expect(def.ModelToolNames()).To(ConsistOf(directNames(std)), "code mode must be disabled by default")
+	})
+
+	It("CM-CFG-02", "shorthand tools.codeMode: true enables code mode and false disables it", func(ctx SpecContext) {
+		Expect(NewRun(ctx, RunOptions{CodeMode: true, Tools: std}).ModelToolNames()).To(ConsistOf("exec", "wait"))
+		Expect(NewRun(ctx, RunOptions{CodeMode: false, Tools: std}).ModelToolNames()).To(ConsistOf(directNames(std)))
+	})
+
+	It("CM-CFG-03", "omitted, false, or an object without enabled: true leaves code mode disabled", func(ctx SpecContext) {
+		for _, v := range []any{nil, false, map[string]any{}, map[string]any{"enabled": false}, map[string]any{"enabled": "true"}, map[string]any{"enabled": 1}} {
+			r := NewRun(ctx, RunOptions{CodeMode: v, Tools: std})
+			Expect(r.ModelToolNames()).To(ConsistOf(directNames(std)), "tools.codeMode = %v must leave code mode disabled", v)
+			Expect(r.Prepared.CodeModeActive).To(BeFalse())
+		}
+	})
+
+	It("CM-CFG-04", "defaults apply: searchDefaultLimit 8, maxSearchLimit 50, maxOutputBytes 65536, maxPendingToolCalls 16", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(fillers(60), tools.Slow())})
+		if ec := r.Prepared.EffectiveConfig; ec != nil {
+			Expect(ec.TimeoutMs).To(BeEquivalentTo(10000))
+			Expect(ec.MemoryLimitBytes).To(BeEquivalentTo(67108864))
+			Expect(ec.MaxOutputBytes).To(BeEquivalentTo(65536))
+			Expect(ec.MaxSnapshotBytes).To(BeEquivalentTo(10485760))
+			Expect(ec.MaxPendingToolCalls).To(BeEquivalentTo(16))
+			Expect(ec.SnapshotTTLSeconds).To(BeEquivalentTo(900))
+			Expect(ec.SearchDefaultLimit).To(BeEquivalentTo(8))
+			Expect(ec.MaxSearchLimit).To(BeEquivalentTo(50))
+		}
+		res, _ := r.RunToCompletion(ctx, `return [(await tools.search("widget")).length, (await tools.search("widget", {limit: 100})).length];`)
+		Expect(res).To(CompleteWith([]int{8, 50}))
+		res, _ = r.RunToCompletion(ctx, `text("x".repeat(60000)); return 1;`)
+		Expect(res).To(BeCompleted(), "60000 bytes of output are within the default maxOutputBytes")
+		res, _ = r.RunToCompletion(ctx, `text("x".repeat(70000)); return 1;`)
+		Expect(res).To(BeFailedWith("output_limit_exceeded"), "70000 bytes of output exceed the default maxOutputBytes")
+		res, _ = r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 16; i++) ps.push(tools.call(id("slow"), {ms: 50})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(CompleteWith(16))
+		res, _ = r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 17; i++) ps.push(tools.call(id("slow"), {ms: 200})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(BeFailedWith("too_many_pending_tool_calls"))
+	})
+
+	It("CM-CFG-05", "out-of-range values are clamped and invalid values fall back to the default", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxSearchLimit": 500, "maxOutputBytes": 10, "maxPendingToolCalls": "many"}), Tools: append(fillers(60), tools.Slow())})
+		res, _ := r.RunToCompletion(ctx, `return (await tools.search("widget", {limit: 100})).length;`)
+		Expect(res).To(CompleteWith(50), "maxSearchLimit 500 clamps to 50")
+		res, _ = r.RunToCompletion(ctx, `text("x".repeat(500)); return 1;`)
+		Expect(res).To(BeCompleted(), "maxOutputBytes 10 clamps up to 1024")
+		res, _ = r.RunToCompletion(ctx, `text("x".repeat(3000)); return 1;`)
+		Expect(res).To(BeFailedWith("output_limit_exceeded"), "maxOutputBytes clamped to 1024 still applies")
+		res, _ = r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 16; i++) ps.push(tools.call(id("slow"), {ms: 50})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(CompleteWith(16), "an invalid maxPendingToolCalls falls back to 16")
+
+		r2 := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"searchDefaultLimit": 30, "maxSearchLimit": 5, "maxPendingToolCalls": 2.5}), Tools: append(fillers(20), tools.Slow())})
+		res, _ = r2.RunToCompletion(ctx, `return (await tools.search("widget")).length;`)
+		Expect(res).To(CompleteWith(5), "searchDefaultLimit is capped at maxSearchLimit")
+		res, _ = r2.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 10; i++) ps.push(tools.call(id("slow"), {ms: 50})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(CompleteWith(10), "a non-integer maxPendingToolCalls falls back to 16")
+
+		r3 := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 500, "maxSearchLimit": 0}), Tools: append(fillers(60), tools.Slow())})
+		res, _ = r3.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 100; i++) ps.push(tools.call(id("slow"), {ms: 50})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(CompleteWith(100), "maxPendingToolCalls 500 clamps to 128")
+		res, _ = r3.RunToCompletion(ctx, `return (await tools.search("widget", {limit: 100})).length;`)
+		Expect(res).To(CompleteWith(50), "a non-positive maxSearchLimit falls back to 50")
+	})
+})
+
+// rawJSON decodes a raw result into a generic map for shape checks.
+func rawJSON(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	Expect(json.Unmarshal(raw, &m)).To(Succeed())
+	return m
+}
+
+func noHostFrames(msg string) {
+	Expect(msg).NotTo(ContainSubstring(".go:"), "host (Go) stack frames leaked into the error")
+	Expect(msg).NotTo(MatchRegexp(`\n\s+at `), "a stack trace leaked into the error")
+	Expect(strings.Count(msg, "Error:")).To(BeNumerically("<=", 1), "duplicated error headers: %q", msg)
+}

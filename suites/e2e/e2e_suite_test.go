@@ -1,0 +1,10 @@
+package e2e_test
+
+import (
+	"testing"
+
+	_ "github.com/codemode-conformance/codemode/suites/e2e"
+	"github.com/codemode-conformance/codemode/suites/framework"
+)
+
+func TestE2E(t *testing.T) { framework.RunSuite(t, "codemode e2e") }

@@ -1,0 +1,118 @@
+package e2e
+
+import (
+	"encoding/json"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("e2e", "guest API", func() {
+	It("CM-GUEST-01", "ALL_TOOLS, tools, MCP, namespaces, text, json, yield_control and API exist in every cell", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		code := `return {ALL_TOOLS: Array.isArray(ALL_TOOLS), tools: typeof tools, MCP: typeof MCP, namespaces: typeof namespaces,
+			text: typeof text, json: typeof json, yield_control: typeof yield_control, API: typeof API};`
+		want := map[string]any{"ALL_TOOLS": true, "tools": "object", "MCP": "object", "namespaces": "object", "text": "function", "json": "function", "yield_control": "function", "API": "object"}
+		Expect(r.Exec(ctx, code)).To(CompleteWith(want))
+		Expect(r.Exec(ctx, code)).To(CompleteWith(want), "a second cell must get the globals too")
+	})
+
+	It("CM-GUEST-02", "ALL_TOOLS lists every effective tool compactly, without schemas, and no denied tool", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Policy: &protocol.Policy{Deny: []string{"fail"}}})
+		res := r.Exec(ctx, `return ALL_TOOLS;`)
+		Expect(res).To(BeCompleted())
+		var entries []map[string]any
+		Expect(json.Unmarshal(res.Value, &entries)).To(Succeed())
+		names := []string{}
+		for _, e := range entries {
+			for k := range e {
+				Expect(k).To(BeElementOf("id", "name", "label", "description", "source", "sourceName"), "ALL_TOOLS entry has non-compact key %q", k)
+			}
+			Expect(e).To(HaveKeyWithValue("id", Not(BeEmpty())))
+			Expect(e).To(HaveKeyWithValue("source", BeElementOf("openclaw", "plugin", "client")))
+			names = append(names, e["name"].(string))
+		}
+		Expect(names).To(ConsistOf("echo", "add", "slow", "big"))
+	})
+
+	It("CM-GUEST-03", "tools.search ranks by relevance and honours limit defaults and caps", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"searchDefaultLimit": 3, "maxSearchLimit": 10}), Tools: append(tools.Standard(), fillers(20)...)})
+		res := r.Exec(ctx, `const a = await tools.search("add two numbers"); const w = await tools.search("widget"); const w2 = await tools.search("widget", {limit: 7}); const w3 = await tools.search("widget", {limit: 99});
+			return {first: a[0].name, keys: Object.keys(a[0]).sort(), n: w.length, n2: w2.length, n3: w3.length};`)
+		Expect(res).To(CompleteWith(map[string]any{"first": "add", "keys": []any{"description", "id", "name", "source"}, "n": 3, "n2": 7, "n3": 10}))
+	})
+
+	It("CM-GUEST-04", "tools.describe returns the entry plus its full parameters schema", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		res := r.Exec(ctx, Guest(`const d = await tools.describe(id("add")); return d;`))
+		Expect(res).To(BeCompleted())
+		var d map[string]any
+		Expect(json.Unmarshal(res.Value, &d)).To(Succeed())
+		var want any
+		Expect(json.Unmarshal(tools.Add().Spec.Parameters, &want)).To(Succeed())
+		Expect(d).To(HaveKeyWithValue("name", "add"))
+		Expect(d).To(HaveKeyWithValue("parameters", want))
+	})
+
+	It("CM-GUEST-05", "tools.call runs the tool; unknown and denied ids reject with guidance", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Policy: &protocol.Policy{Deny: []string{"fail"}}})
+		res, _ := r.RunToCompletion(ctx, Guest(`return await tools.call(id("add"), {a: 2, b: 3});`))
+		Expect(res).To(CompleteWith(map[string]any{"sum": 5}))
+		res, _ = r.RunToCompletion(ctx, `const guesses = ["openclaw:core:fail", "fail", "openclaw:core:nope"]; const out = [];
+			for (const g of guesses) { try { await tools.call(g, {}); out.push("called " + g); } catch (e) { out.push(String(e && e.message)); } }
+			return out;`)
+		Expect(res).To(BeCompleted())
+		var msgs []string
+		Expect(json.Unmarshal(res.Value, &msgs)).To(Succeed())
+		for _, m := range msgs {
+			Expect(m).NotTo(HavePrefix("called"), "a denied or unknown id was callable")
+			Expect(m).To(ContainSubstring("search"), "rejection must tell the model how to find tools: %q", m)
+		}
+		Expect(r.Tools.CallsOf("fail")).To(BeEmpty(), "the denied tool reached the harness")
+	})
+
+	It("CM-GUEST-07", "text and json append output in call order and the return value becomes value", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		res := r.Exec(ctx, `text("a"); json({b: [1, 2]}); text("c"); json("d"); return {final: true};`)
+		Expect(res).To(CompleteWith(map[string]any{"final": true}))
+		Expect(res.Output).To(HaveLen(4))
+		Expect(res.Output[0]).To(Equal(result.TextOutput("a")))
+		Expect(res.Output[1].Type).To(Equal("json"))
+		Expect(res.Output[1].Value).To(MatchJSON(`{"b":[1,2]}`))
+		Expect(res.Output[2]).To(Equal(result.TextOutput("c")))
+		Expect(res.Output[3].Value).To(MatchJSON(`"d"`))
+	})
+
+	It("CM-GUEST-10", "tool errors are catchable plain data; an uncaught one fails the cell and the run continues", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(`try { await tools.call(id("fail"), {message: "tool said no"}); return "not thrown"; } catch (e) {
+			const fnProps = Object.keys(e).filter((k) => typeof e[k] === "function");
+			return {message: String(e.message), fnProps, stackIsObject: typeof e.stack === "object" && e.stack !== null,
+				guestFunction: e.constructor.constructor === Function, roundTrips: JSON.stringify(JSON.parse(JSON.stringify(e))) === JSON.stringify(e)}; }`))
+		Expect(res).To(BeCompleted())
+		v := res.ValueAny().(map[string]any)
+		Expect(v["message"]).To(ContainSubstring("tool said no"))
+		Expect(v["fnProps"]).To(BeEmpty())
+		Expect(v["stackIsObject"]).To(BeFalse())
+		Expect(v["guestFunction"]).To(BeTrue())
+		Expect(v["roundTrips"]).To(BeTrue())
+		res, _ = r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))
+		Expect(res).To(BeFailed())
+		Expect(res.Error).To(ContainSubstring("uncaught"))
+		res, _ = r.RunToCompletion(ctx, Guest(`return (await tools.call(id("add"), {a: 1, b: 1})).sum;`))
+		Expect(res).To(CompleteWith(2), "the run must keep working after a failed cell")
+	})
+
+	It("CM-GUEST-11", "values crossing the bridge are fresh copies", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(`const input = {message: "original"}; const p = tools.call(id("echo"), input); input.message = "mutated";
+			const a = await p; a.message = "changed"; const b = await tools.call(id("echo"), {message: "original"});
+			const t1 = ALL_TOOLS[0]; const d1 = await tools.describe(t1.id); d1.parameters.injected = true; const d2 = await tools.describe(t1.id);
+			return [a.message, b.message, d2.parameters.injected === undefined];`))
+		Expect(res).To(CompleteWith([]any{"changed", "original", true}))
+		Expect(r.Tools.CallsOf("echo")[0].Input).To(MatchJSON(`{"message":"original"}`), "the tool received an input mutated after the call")
+	})
+})

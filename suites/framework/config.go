@@ -1,0 +1,58 @@
+package framework
+
+import (
+	"os"
+	"time"
+)
+
+// HarnessName and HarnessVersion identify the harness in initialize and
+// reports.
+const (
+	HarnessName    = "codemode-conformance"
+	HarnessVersion = "0.1.0"
+)
+
+// Timeouts are the harness's own bounds: each is the maximum a conformant
+// implementation may take, not a performance target.
+var Timeouts = struct {
+	// Initialize bounds the initialize handshake (engine compile included).
+	Initialize time.Duration
+	// Call bounds one protocol call other than exec/wait.
+	Call time.Duration
+	// ToolCallSlack is added to a run's timeoutMs to bound one exec/wait.
+	ToolCallSlack time.Duration
+	// MaxWaits bounds how many wait calls RunToCompletion makes.
+	MaxWaits int
+}{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: 15 * time.Second, MaxWaits: 20}
+
+// Config says which target the suites run against.
+type Config struct {
+	// Target is builtin, exec:<command>, tcp:<host:port> or a registered name.
+	Target string
+	// Features, if non-nil, replace the target's declared features.
+	Features []string
+	// ExemptFeatures are removed from the feature set.
+	ExemptFeatures []string
+}
+
+// TargetEnv is the environment variable that selects the target under go test.
+const TargetEnv = "CODEMODE_TARGET"
+
+var current = Config{Target: "builtin"}
+
+// Configure sets the configuration used by the next RunSpecs.
+func Configure(c Config) {
+	if c.Target == "" {
+		c.Target = "builtin"
+	}
+	current = c
+}
+
+// ConfigFromEnv returns the configuration selected by CODEMODE_TARGET.
+func ConfigFromEnv() Config {
+	c := Config{Target: os.Getenv(TargetEnv)}
+	if c.Target == "" {
+		c.Target = "builtin"
+	}
+	return c
+}

@@ -1,0 +1,290 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+)
+
+// RunOptions describe one agent run. CodeMode is the raw `tools.codeMode`
+// value: nil (omitted), a bool, a map, or json.RawMessage.
+type RunOptions struct {
+	CodeMode     any
+	Tools        []tools.Tool
+	Policy       *protocol.Policy
+	DisableTools bool
+	Raw          bool
+	// Context overrides the run identity; empty fields get unique values.
+	Context protocol.RunContext
+}
+
+// Enabled returns a `tools.codeMode` object with enabled: true plus fields.
+func Enabled(fields map[string]any) map[string]any {
+	m := map[string]any{"enabled": true}
+	for k, v := range fields {
+		m[k] = v
+	}
+	return m
+}
+
+// Run is one prepared agent run on the target. Created with NewRun, it is
+// ended (run.end) when the spec finishes, whatever happened.
+type Run struct {
+	ID       string
+	Params   protocol.PrepareParams
+	Prepared protocol.PrepareResult
+	Tools    *tools.Set
+	timeout  time.Duration
+
+	mu         sync.Mutex
+	transcript []string
+	calls      atomic.Int64
+}
+
+var runSeq atomic.Int64
+
+// NewRun prepares a run and registers its cleanup. It fails the spec if
+// run.prepare itself fails at the protocol level.
+func NewRun(ctx context.Context, o RunOptions) *Run {
+	ginkgo.GinkgoHelper()
+	t := T()
+	n := runSeq.Add(1)
+	id := fmt.Sprintf("run-%d-%d", time.Now().UnixNano()%1e9, n)
+	rc := o.Context
+	if rc.AgentID == "" {
+		rc.AgentID = "agent-" + id
+	}
+	if rc.SessionID == "" {
+		rc.SessionID = "session-" + id
+	}
+	if rc.SessionKey == "" {
+		rc.SessionKey = "agent:" + rc.AgentID + ":" + rc.SessionID
+	}
+	if rc.SenderID == "" {
+		rc.SenderID = "sender-" + id
+	}
+	if rc.Channel == "" {
+		rc.Channel = "conformance"
+	}
+	set := tools.NewSet(o.Tools...)
+	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw}
+	if o.CodeMode != nil {
+		raw, ok := o.CodeMode.(json.RawMessage)
+		if !ok {
+			var err error
+			raw, err = json.Marshal(o.CodeMode)
+			gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		}
+		p.CodeMode = raw
+	}
+	r := &Run{ID: id, Params: p, Tools: set, timeout: 10 * time.Second}
+	t.router.add(id, set)
+	ginkgo.DeferCleanup(func() {
+		if ginkgo.CurrentSpecReport().Failed() {
+			ginkgo.AddReportEntry("transcript "+id, r.Transcript(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+		}
+		cctx, cancel := context.WithTimeout(context.Background(), Timeouts.Call)
+		defer cancel()
+		if T().Alive() {
+			_ = T().Call(cctx, protocol.MethodRunEnd, protocol.RunParams{Run: id}, nil)
+		}
+		T().router.remove(id)
+	})
+	cctx, cancel := context.WithTimeout(ctx, Timeouts.Call)
+	defer cancel()
+	err := t.Call(cctx, protocol.MethodRunPrepare, p, &r.Prepared)
+	r.log("run.prepare", p, r.Prepared, err)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.prepare failed at the protocol level")
+	if r.Prepared.EffectiveConfig != nil && r.Prepared.EffectiveConfig.TimeoutMs > 0 {
+		r.timeout = time.Duration(r.Prepared.EffectiveConfig.TimeoutMs) * time.Millisecond
+	} else if m, ok := o.CodeMode.(map[string]any); ok {
+		if v, ok := m["timeoutMs"].(int); ok && v > 0 && v <= 60000 {
+			r.timeout = time.Duration(v) * time.Millisecond
+		}
+	}
+	return r
+}
+
+func (r *Run) log(method string, req, resp any, err error) {
+	rq, _ := json.MarshalIndent(req, "  ", "  ")
+	var rs string
+	if err != nil {
+		rs = "error: " + err.Error()
+	} else {
+		b, _ := json.MarshalIndent(resp, "  ", "  ")
+		rs = string(b)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	entry := fmt.Sprintf("→ %s\n  %s\n← %s", method, rq, rs)
+	if len(entry) > 16<<10 {
+		entry = entry[:16<<10] + "\n  …(truncated)"
+	}
+	r.transcript = append(r.transcript, entry)
+}
+
+// Transcript is every request and response of this run, in order, plus the
+// nested tool invocations the harness answered.
+func (r *Run) Transcript() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var b strings.Builder
+	b.WriteString(strings.Join(r.transcript, "\n"))
+	for _, c := range r.Tools.Calls() {
+		j, _ := json.Marshal(c)
+		b.WriteString("\n↺ tool.invoke " + string(j))
+	}
+	return b.String()
+}
+
+// ModelToolNames lists the names of the model-visible tools.
+func (r *Run) ModelToolNames() []string {
+	out := []string{}
+	for _, t := range r.Prepared.Tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// Result is a decoded exec/wait result plus the exact bytes the target sent.
+type Result struct {
+	result.Result
+	Raw json.RawMessage
+	// Code is the guest code of the exec that produced this result (for
+	// failure messages).
+	GuestCode string
+}
+
+// Decoded value of a completed result (nil otherwise).
+func (r Result) ValueAny() any {
+	var v any
+	if len(r.Value) == 0 {
+		return nil
+	}
+	_ = json.Unmarshal(r.Value, &v)
+	return v
+}
+
+// String describes the result for failure messages.
+func (r Result) String() string {
+	s := string(r.Raw)
+	if len(s) > 4000 {
+		s = s[:4000] + "…"
+	}
+	if r.GuestCode != "" {
+		return fmt.Sprintf("result %s\nguest code:\n%s", s, r.GuestCode)
+	}
+	return "result " + s
+}
+
+// Exec sends exec with {code}.
+func (r *Run) Exec(ctx context.Context, code string) Result {
+	ginkgo.GinkgoHelper()
+	res := r.ExecInput(ctx, map[string]any{"code": code})
+	res.GuestCode = code
+	return res
+}
+
+// ExecInput sends exec with an arbitrary model input.
+func (r *Run) ExecInput(ctx context.Context, input any) Result {
+	ginkgo.GinkgoHelper()
+	return r.toolCall(ctx, protocol.MethodToolExec, input)
+}
+
+// Wait sends wait {runId}.
+func (r *Run) Wait(ctx context.Context, runID string) Result {
+	ginkgo.GinkgoHelper()
+	return r.toolCall(ctx, protocol.MethodToolWait, map[string]any{"runId": runID})
+}
+
+// WaitInput sends wait with an arbitrary model input.
+func (r *Run) WaitInput(ctx context.Context, input any) Result {
+	ginkgo.GinkgoHelper()
+	return r.toolCall(ctx, protocol.MethodToolWait, input)
+}
+
+func (r *Run) toolCall(ctx context.Context, method string, input any) Result {
+	ginkgo.GinkgoHelper()
+	in, err := json.Marshal(input)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	p := protocol.ToolCallParams{Run: r.ID, ToolCallID: fmt.Sprintf("%s-call-%d", r.ID, r.calls.Add(1)), Input: in}
+	cctx, cancel := context.WithTimeout(ctx, r.timeout+Timeouts.ToolCallSlack)
+	defer cancel()
+	var raw json.RawMessage
+	err = T().Call(cctx, method, p, &raw)
+	r.log(method, p, raw, err)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s failed at the protocol level", method)
+	var res Result
+	res.Raw = raw
+	gomega.Expect(json.Unmarshal(raw, &res.Result)).To(gomega.Succeed(), "%s returned a result that is not a result object: %s", method, raw)
+	gomega.Expect(res.Status).To(gomega.BeElementOf(result.StatusCompleted, result.StatusWaiting, result.StatusFailed),
+		"%s returned an unknown status: %s", method, raw)
+	return res
+}
+
+// RunToCompletion execs code and follows every waiting result with wait, as a
+// model would, up to Timeouts.MaxWaits times. It returns the final result and
+// every intermediate one. Specs use it so they do not depend on whether a
+// target drains quick nested calls inside exec.
+func (r *Run) RunToCompletion(ctx context.Context, code string) (Result, []Result) {
+	ginkgo.GinkgoHelper()
+	res := r.Exec(ctx, code)
+	steps := []Result{res}
+	for i := 0; res.Status == result.StatusWaiting && i < Timeouts.MaxWaits; i++ {
+		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
+		res = r.Wait(ctx, res.RunID)
+		res.GuestCode = code
+		steps = append(steps, res)
+	}
+	return res, steps
+}
+
+// AllOutput concatenates the output of a sequence of results.
+func AllOutput(steps []Result) []result.Output {
+	var out []result.Output
+	for _, s := range steps {
+		out = append(out, s.Output...)
+	}
+	return out
+}
+
+// Abort sends run.abort.
+func (r *Run) Abort(ctx context.Context) {
+	ginkgo.GinkgoHelper()
+	err := T().Call(ctx, protocol.MethodRunAbort, protocol.RunParams{Run: r.ID}, nil)
+	r.log("run.abort", protocol.RunParams{Run: r.ID}, nil, err)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+}
+
+// End sends run.end.
+func (r *Run) End(ctx context.Context) {
+	ginkgo.GinkgoHelper()
+	err := T().Call(ctx, protocol.MethodRunEnd, protocol.RunParams{Run: r.ID}, nil)
+	r.log("run.end", protocol.RunParams{Run: r.ID}, nil, err)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+}
+
+// Stats asks runtime.stats and fails the spec on a protocol error.
+func Stats(ctx context.Context) protocol.Stats {
+	ginkgo.GinkgoHelper()
+	s, err := T().Stats(ctx)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "runtime.stats")
+	return s
+}
+
+// Guest is guest code prefixed with helpers every spec may use:
+// id(name) returns the catalog id of the tool named name (ids are the
+// target's own business: specs never hard-code them).
+func Guest(body string) string {
+	return "const id = (n) => { const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error('no tool named ' + n); return t.id; };\n" + body
+}

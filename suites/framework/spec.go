@@ -1,0 +1,160 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/codemode-conformance/codemode/spec"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+)
+
+// registered is one suite's top-level container, kept until Define turns it
+// into Ginkgo nodes (csi-sanity style: the same specs run under go test and in
+// the conformance CLI).
+type registered struct {
+	suite, text string
+	body        func()
+}
+
+var (
+	regMu    sync.Mutex
+	registry []registered
+	defined  bool
+)
+
+// Describe registers a container of specs for suite ("e2e", "limits",
+// "security"). Use it from a package-level var: `var _ = framework.Describe(...)`.
+func Describe(suite, text string, body func()) bool {
+	regMu.Lock()
+	defer regMu.Unlock()
+	registry = append(registry, registered{suite: suite, text: text, body: body})
+	return true
+}
+
+// Define turns every registered container into Ginkgo nodes and adds the
+// suite-level target connection. Call it once, before RunSpecs.
+func Define() {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if defined {
+		return
+	}
+	defined = true
+	sort.SliceStable(registry, func(i, j int) bool { return registry[i].suite < registry[j].suite })
+	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) { connectTarget(ctx) }, ginkgo.NodeTimeout(Timeouts.Initialize+10e9))
+	ginkgo.AfterSuite(func() { disconnectTarget() })
+	for _, r := range registry {
+		ginkgo.Describe(r.text, ginkgo.Label("suite:"+r.suite), r.body)
+	}
+}
+
+// It declares a spec for one requirement. The spec text is prefixed with the
+// ID and labelled req:<ID>, feature:<feature>, level:<must|should> and
+// area:<AREA>; it is skipped, with a reason naming the feature and the
+// requirement, when the target does not declare the feature. An unknown ID
+// panics at tree construction, so a typo can never produce an unlabelled spec.
+func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
+	req, ok := spec.Lookup(id)
+	if !ok {
+		panic(fmt.Sprintf("framework.It: unknown requirement id %q", id))
+	}
+	labels := ginkgo.Label("req:"+id, "feature:"+req.Feature, "level:"+strings.ToLower(req.Level), "area:"+req.Area)
+	wrapped := func(ctx ginkgo.SpecContext) {
+		if !Features().Has(req.Feature) {
+			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
+		}
+		body(ctx)
+	}
+	all := append([]any{labels, wrapped}, args...)
+	return ginkgo.It(id+" "+text, all...)
+}
+
+// FeatureSet is the effective feature set of the run.
+type FeatureSet map[string]bool
+
+// Has reports whether f is in the set; core is always in.
+func (s FeatureSet) Has(f string) bool { return f == "core" || s[f] }
+
+var (
+	tgtMu    sync.Mutex
+	tgt      *Target
+	features FeatureSet
+	// FeatureSource records where the feature set came from: "declared" or
+	// "command line".
+	FeatureSource = "declared"
+)
+
+// T returns the connected target, reconnecting first if the previous spec
+// left it dead (a crashed target fails that spec, never the rest of the run).
+func T() *Target {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	if tgt == nil || !tgt.Alive() {
+		if tgt != nil {
+			tgt.Close()
+		}
+		var err error
+		tgt, err = Connect(context.Background(), current.Target)
+		if err != nil {
+			ginkgo.Fail(fmt.Sprintf("harness could not (re)connect to the target: %v", err))
+		}
+	}
+	return tgt
+}
+
+// Features is the effective feature set (declared, or as overridden).
+func Features() FeatureSet {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	return features
+}
+
+func connectTarget(ctx context.Context) {
+	t, err := Connect(ctx, current.Target)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "connecting to target %q", current.Target)
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	tgt = t
+	features = FeatureSet{}
+	list := t.Init.Features
+	if current.Features != nil {
+		list = current.Features
+		FeatureSource = "command line"
+	}
+	for _, f := range list {
+		features[f] = true
+	}
+	for _, f := range current.ExemptFeatures {
+		delete(features, f)
+		FeatureSource = "command line"
+	}
+	ginkgo.GinkgoWriter.Printf("target %s: %s %s, features %v (%s)\n", current.Target, t.Init.Implementation.Name, t.Init.Implementation.Version, list, FeatureSource)
+}
+
+func disconnectTarget() {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	if tgt != nil {
+		tgt.Close()
+		tgt = nil
+	}
+}
+
+// Implementation returns what the target said in initialize (zero before the
+// suite connected).
+func Implementation() (name, version string, declared []string) {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	if tgt == nil {
+		return "", "", nil
+	}
+	return tgt.Init.Implementation.Name, tgt.Init.Implementation.Version, tgt.Init.Features
+}
+
+// SpecContext is Ginkgo's spec context, re-exported so spec files need only
+// this package and Gomega.
+type SpecContext = ginkgo.SpecContext

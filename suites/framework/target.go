@@ -1,0 +1,214 @@
+// Package framework connects the conformance suites to a target and gives
+// specs what they need: requirement-tagged specs (It), runs with cleanup that
+// cannot be forgotten, the fake tool set answered through tool.invoke, and a
+// transcript of every request and response attached to failing specs.
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/creachadair/jrpc2"
+)
+
+// Connector opens an in-process target: it serves the driver protocol on r/w
+// until r is closed. Registered by name with RegisterTarget (the reference is
+// "builtin"; broken variants register "fake:<name>").
+type Connector func(ctx context.Context, r io.Reader, w io.WriteCloser) error
+
+var (
+	connMu     sync.Mutex
+	connectors = map[string]Connector{}
+)
+
+// RegisterTarget makes an in-process target available as --target name.
+func RegisterTarget(name string, c Connector) {
+	connMu.Lock()
+	defer connMu.Unlock()
+	connectors[name] = c
+}
+
+// Target is a connected implementation.
+type Target struct {
+	Spec string
+	Init protocol.InitializeResult
+
+	client *jrpc2.Client
+	closer func() error
+	stderr *syncBuffer
+	router *router
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b.Len() > 1<<20 {
+		s.b.Reset()
+	}
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Connect opens a target: "builtin" or another registered in-process name,
+// "exec:<command line>" (spawned, protocol on its stdio) or "tcp:<host:port>".
+func Connect(ctx context.Context, spec string) (*Target, error) {
+	t := &Target{Spec: spec, router: newRouter()}
+	var r io.Reader
+	var w io.WriteCloser
+	switch {
+	case strings.HasPrefix(spec, "exec:"):
+		cmdline := strings.TrimSpace(strings.TrimPrefix(spec, "exec:"))
+		if cmdline == "" {
+			return nil, fmt.Errorf("target %q: empty command", spec)
+		}
+		cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
+		t.stderr = &syncBuffer{}
+		cmd.Stderr = t.stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("target %q: %w", spec, err)
+		}
+		r, w = stdout, stdin
+		t.closer = func() error {
+			stdin.Close()
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				return err
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				return <-done
+			}
+		}
+	case strings.HasPrefix(spec, "tcp:"):
+		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(spec, "tcp:"), 10*time.Second)
+		if err != nil {
+			return nil, fmt.Errorf("target %q: %w", spec, err)
+		}
+		r, w = conn, conn
+		t.closer = conn.Close
+	default:
+		connMu.Lock()
+		c, ok := connectors[spec]
+		connMu.Unlock()
+		if !ok {
+			return nil, fmt.Errorf("unknown target %q (want builtin, exec:<command>, tcp:<host:port> or a registered name)", spec)
+		}
+		// Two pipes: harness → target and target → harness.
+		hr, tw := io.Pipe()
+		tr, hw := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- c(context.Background(), tr, tw) }()
+		r, w = hr, hw
+		t.closer = func() error {
+			hw.Close()
+			select {
+			case err := <-done:
+				return err
+			case <-time.After(5 * time.Second):
+				return fmt.Errorf("in-process target %q did not stop", spec)
+			}
+		}
+	}
+	t.client = protocol.NewClient(protocol.NewChannel(r, w), t.router.invoke)
+	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
+	defer cancel()
+	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{
+		ProtocolVersion: protocol.Version, Harness: protocol.Peer{Name: HarnessName, Version: HarnessVersion},
+	}, &t.Init); err != nil {
+		t.Close()
+		return nil, fmt.Errorf("target %q: initialize: %w%s", spec, err, t.stderrTail())
+	}
+	return t, nil
+}
+
+func (t *Target) stderrTail() string {
+	if t.stderr == nil {
+		return ""
+	}
+	s := t.stderr.String()
+	if len(s) > 2000 {
+		s = s[len(s)-2000:]
+	}
+	if s == "" {
+		return ""
+	}
+	return "\ntarget stderr:\n" + s
+}
+
+// Alive reports whether the connection is still up.
+func (t *Target) Alive() bool { return !t.client.IsStopped() }
+
+// HasFeature reports whether the target declared f.
+func (t *Target) HasFeature(f string) bool {
+	if f == "core" {
+		return true
+	}
+	for _, x := range t.Init.Features {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// Call sends one request and decodes its result into out.
+func (t *Target) Call(ctx context.Context, method string, params, out any) error {
+	var err error
+	if out == nil {
+		_, err = t.client.Call(ctx, method, params)
+	} else {
+		err = t.client.CallResult(ctx, method, params, out)
+	}
+	if err != nil && !t.Alive() {
+		err = fmt.Errorf("%w (target connection closed)%s", err, t.stderrTail())
+	}
+	return err
+}
+
+// Stats asks runtime.stats.
+func (t *Target) Stats(ctx context.Context) (protocol.Stats, error) {
+	var s protocol.Stats
+	err := t.Call(ctx, protocol.MethodRuntimeStats, nil, &s)
+	return s, err
+}
+
+// Close sends shutdown (best effort) and closes the connection.
+func (t *Target) Close() error {
+	if t.client != nil && t.Alive() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		t.client.Call(ctx, protocol.MethodShutdown, nil)
+		cancel()
+		t.client.Close()
+	}
+	if t.closer != nil {
+		return t.closer()
+	}
+	return nil
+}
