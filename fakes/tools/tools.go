@@ -219,5 +219,7 @@ func Standard() []Tool { return []Tool{Echo(), Add(), Slow(), Fail(), Big()} }
 // catalog filler for search and policy specs.
 func Named(source, owner, name, description string) Tool {
 	return Tool{Spec: protocol.ToolSpec{Name: name, Description: description, Parameters: obj(""), Source: source, Owner: owner},
-		Handler: func(ctx context.Context, in json.RawMessage) (any, error) { return map[string]string{"tool": name}, nil }}
+		Handler: func(ctx context.Context, in json.RawMessage) (any, error) {
+			return map[string]string{"tool": name}, nil
+		}}
 }

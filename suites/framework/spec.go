@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 )
@@ -119,6 +120,7 @@ func connectTarget(ctx context.Context) {
 	tgtMu.Lock()
 	defer tgtMu.Unlock()
 	tgt = t
+	lastInit = t.Init
 	features = FeatureSet{}
 	list := t.Init.Features
 	if current.Features != nil {
@@ -149,11 +151,12 @@ func disconnectTarget() {
 func Implementation() (name, version string, declared []string) {
 	tgtMu.Lock()
 	defer tgtMu.Unlock()
-	if tgt == nil {
-		return "", "", nil
-	}
-	return tgt.Init.Implementation.Name, tgt.Init.Implementation.Version, tgt.Init.Features
+	return lastInit.Implementation.Name, lastInit.Implementation.Version, lastInit.Features
 }
+
+// lastInit outlives the connection so that reports written after the suite
+// can still name the implementation.
+var lastInit protocol.InitializeResult
 
 // SpecContext is Ginkgo's spec context, re-exported so spec files need only
 // this package and Gomega.

@@ -1,0 +1,68 @@
+// Package limits holds the specs of the resource limits: wall clock, memory,
+// output and pending nested calls.
+package limits
+
+import (
+	"time"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/result"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("limits", "limits", func() {
+	It("CM-LIM-01", "infinite loops end with timeout at about timeoutMs and never block the runtime", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 500}), Tools: tools.Standard()})
+		loops := map[string]string{
+			"sync":          `while (true) {}`,
+			"promise jobs":  `const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});`,
+			"regexp":        `return /^(a+)+$/.test("a".repeat(40) + "b");`,
+			"after a call":  Guest(`await tools.call(id("echo"), {}); for (;;) {}`),
+			"in a catch":    `for (;;) { try { throw 1 } catch (e) {} }`,
+			"finally loops": `try { return 1 } finally { for (;;) {} }`,
+		}
+		for name, code := range loops {
+			done := make(chan Result, 1)
+			start := time.Now()
+			go func() {
+				defer GinkgoRecoverNoop()
+				res, _ := r.RunToCompletion(ctx, code)
+				done <- res
+			}()
+			// The runtime keeps serving while the guest spins.
+			Expect(Stats(ctx).Runs).To(BeNumerically(">=", 1), "runtime.stats while a %s loop runs", name)
+			var res Result
+			Eventually(done).WithTimeout(20 * time.Second).Should(Receive(&res))
+			Expect(res).To(BeFailedWith(result.CodeTimeout), "%s loop", name)
+			Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second), "%s loop ended far past timeoutMs", name)
+		}
+	})
+
+	It("CM-LIM-02", "exceeding memoryLimitBytes fails with memory_limit_exceeded", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": 8 << 20}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, `const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length);`)
+		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded))
+		res, _ = r.RunToCompletion(ctx, `const a = new Array(64 * 1024 * 1024).fill(1.5); return a.length;`)
+		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded))
+		Expect(r.Exec(ctx, `return "still serving"`)).To(CompleteWith("still serving"))
+	})
+
+	It("CM-LIM-03", "output beyond maxOutputBytes fails on completed cells, for the final value and before suspending", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 2048, "timeoutMs": 1000}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, `text("x".repeat(5000)); return 1;`)
+		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
+		res, _ = r.RunToCompletion(ctx, `for (let i = 0; i < 100; i++) json({i, pad: "y".repeat(50)}); return 1;`)
+		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
+		res, _ = r.RunToCompletion(ctx, `return "z".repeat(5000);`)
+		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "the final value counts towards maxOutputBytes")
+		first := r.Exec(ctx, Guest(`text("w".repeat(5000)); await tools.call(id("slow"), {ms: 1500}); return 1;`))
+		Expect(first).To(BeFailedWith(result.CodeOutputLimitExceeded), "output over the limit must fail before the cell suspends")
+		res, _ = r.RunToCompletion(ctx, `text("small"); return 1;`)
+		Expect(res).To(CompleteWith(1))
+	})
+})
+
+// GinkgoRecoverNoop keeps a failed assertion in a helper goroutine from
+// crashing the process; the spec fails on the missing result instead.
+func GinkgoRecoverNoop() { recover() }

@@ -1,0 +1,10 @@
+package limits_test
+
+import (
+	"testing"
+
+	"github.com/codemode-conformance/codemode/suites/framework"
+	_ "github.com/codemode-conformance/codemode/suites/limits"
+)
+
+func TestLimits(t *testing.T) { framework.RunSuite(t, "codemode limits") }
