@@ -30,7 +30,7 @@ type cell struct {
 
 	mu       sync.Mutex
 	state    string // running | waiting | resuming | ended
-	snap     *engine.Snapshot
+	snap     Parked
 	expires  time.Time
 	inflight map[int64]*nestedCall
 	ready    []prelude.Delivery // settled results not yet delivered to the VM
@@ -51,7 +51,7 @@ type completion struct {
 	d     prelude.Delivery
 }
 
-func (c *cell) snapshot() *engine.Snapshot {
+func (c *cell) parked() Parked {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.snap
@@ -68,6 +68,9 @@ func (c *cell) expired(now time.Time) bool {
 func (c *cell) terminate() {
 	c.mu.Lock()
 	c.state = "ended"
+	if c.snap != nil {
+		c.snap.Release()
+	}
 	c.snap = nil
 	c.inflight = map[int64]*nestedCall{}
 	c.ready = nil
@@ -370,7 +373,6 @@ func (s *step) closeVM() {
 	if s.vm != nil {
 		s.vm.Close(context.Background())
 		s.vm = nil
-		s.rt.liveVMs.Add(-1)
 	}
 }
 
@@ -405,18 +407,20 @@ func (s *step) complete(value json.RawMessage) result.Result {
 // CM-RUN-04, CM-RUN-05).
 func (s *step) suspend(reason result.Reason) result.Result {
 	cfg := s.c.run.cfg
-	snap, err := s.vm.Snapshot()
+	snap, err := s.rt.opts.Suspender.Suspend(s.vm)
+	s.vm = nil // owned by the suspender now
 	if err != nil {
 		return s.fail(result.Failed(result.CodeInternalError, "snapshot failed: "+err.Error()))
 	}
 	if snap.Bytes() > cfg.MaxSnapshotBytes {
+		snap.Release()
 		return s.fail(s.limit(result.CodeSnapshotLimitExceeded,
 			fmt.Sprintf("the VM snapshot (%d bytes) exceeds maxSnapshotBytes (%d bytes)", snap.Bytes(), cfg.MaxSnapshotBytes)))
 	}
 	if s.rt.suspendedCount() >= s.rt.opts.MaxSuspendedRuns {
+		snap.Release()
 		return s.fail(result.Result{Status: result.StatusFailed, Error: "too many suspended code mode runs."})
 	}
-	s.closeVM()
 	s.c.mu.Lock()
 	s.c.snap = snap
 	s.c.state = "waiting"

@@ -104,7 +104,6 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	if err != nil {
 		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
 	}
-	rt.liveVMs.Add(1)
 	s.vm = vm
 	if _, err := vm.Eval(vctx, prelude.Source, prelude.Filename); err != nil {
 		return s.fail(s.trapResult(err)), nil
@@ -149,7 +148,7 @@ func (rt *Runtime) suspendedCount() int {
 	defer rt.mu.Unlock()
 	n := 0
 	for _, c := range rt.cells {
-		if c.snapshot() != nil {
+		if c.parked() != nil {
 			n++
 		}
 	}

@@ -39,6 +39,9 @@ type Options struct {
 	// DrainFraction is the part of timeoutMs the host keeps waiting for
 	// unsettled nested calls before it suspends the cell (default 0.25, at most 1).
 	DrainFraction float64
+	// Suspender keeps suspended VMs (default: serialize linear memory into a
+	// snapshot and close the instance, CM-RUN-01).
+	Suspender Suspender
 	// MaxSuspendedRuns bounds suspended runs per process (default 64, CM-RUN-05).
 	MaxSuspendedRuns int
 	// Now is the clock (default time.Now); tests move it to expire snapshots.
@@ -56,8 +59,7 @@ type Runtime struct {
 	cells map[string]*cell // by runId
 	ended map[string]string
 
-	liveVMs atomic.Int64
-	seq     atomic.Int64
+	seq atomic.Int64
 }
 
 // agentRun is one prepared agent run: its identity, config and catalog.
@@ -85,6 +87,9 @@ func New(eng *engine.Engine, inv Invoker, opts Options) *Runtime {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Suspender == nil {
+		opts.Suspender = SnapshotSuspender{}
 	}
 	return &Runtime{eng: eng, inv: inv, opts: opts, runs: map[string]*agentRun{}, cells: map[string]*cell{}, ended: map[string]string{}}
 }
@@ -183,9 +188,12 @@ func (rt *Runtime) Stats() protocol.Stats {
 	rt.sweep()
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	s := protocol.Stats{LiveVMs: int(rt.liveVMs.Load()), Runs: len(rt.runs)}
+	s := protocol.Stats{Runs: len(rt.runs)}
+	if rt.eng != nil {
+		s.LiveVMs = rt.eng.LiveVMs()
+	}
 	for _, c := range rt.cells {
-		if sn := c.snapshot(); sn != nil {
+		if sn := c.parked(); sn != nil {
 			s.Snapshots++
 			s.SnapshotBytes += sn.Bytes()
 			s.SuspendedRuns++

@@ -77,15 +77,16 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 
 	s := &step{rt: rt, c: c, parent: toolCallID, start: start, deadline: start.Add(time.Duration(r.cfg.TimeoutMs) * time.Millisecond)}
 	if snap.Bytes() > r.cfg.MaxSnapshotBytes {
+		snap.Release()
 		return s.fail(s.limit(result.CodeSnapshotLimitExceeded, "restoring the snapshot would exceed maxSnapshotBytes")), nil
 	}
 	vctx, cancel := context.WithDeadline(ctx, s.deadline)
 	defer cancel()
-	vm, err := rt.eng.Restore(vctx, snap)
+	vm, err := rt.opts.Suspender.Resume(vctx, rt.eng, snap)
 	if err != nil {
+		snap.Release()
 		return s.fail(result.Failed(result.CodeSnapshotRestoreFailed, "snapshot restore failed: "+err.Error())), nil
 	}
-	rt.liveVMs.Add(1)
 	s.vm = vm
 	var ds []prelude.Delivery
 	if yieldID != 0 {

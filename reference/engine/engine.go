@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	quickjswasi "github.com/aperturerobotics/go-quickjs-wasi-reactor"
 	"github.com/tetratelabs/wazero"
@@ -32,7 +33,12 @@ type Engine struct {
 	mu       sync.Mutex
 	runtimes map[uint32]*runtime // by memory page cap
 	closed   bool
+
+	live atomic.Int64
 }
+
+// LiveVMs is the number of VM instances currently open on this engine.
+func (e *Engine) LiveVMs() int { return int(e.live.Load()) }
 
 type runtime struct {
 	r  wazero.Runtime

@@ -44,7 +44,7 @@ func (e *Engine) Restore(ctx context.Context, s *Snapshot) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm, err := instantiate(ctx, rt)
+	vm, err := e.instantiate(ctx, rt)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,7 @@ type VM struct {
 	plen  uint32 // scratch size_t* for JS_ToCStringLen2
 	pages uint32 // the memory cap this VM's runtime was compiled for
 	dead  error
+	eng   *Engine
 }
 
 type funcs struct {
@@ -70,7 +71,7 @@ func (e *Engine) NewVM(ctx context.Context, lim Limits) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm, err := instantiate(ctx, rt, "_initialize")
+	vm, err := e.instantiate(ctx, rt, "_initialize")
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,7 @@ func (e *Engine) NewVM(ctx context.Context, lim Limits) (*VM, error) {
 	return vm, nil
 }
 
-func instantiate(ctx context.Context, rt *runtime, start ...string) (*VM, error) {
+func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) (*VM, error) {
 	cfg := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions(start...).
@@ -113,7 +114,8 @@ func instantiate(ctx context.Context, rt *runtime, start ...string) (*VM, error)
 	if err != nil {
 		return nil, fmt.Errorf("%w: instantiate: %v", ErrUnavailable, err)
 	}
-	vm := &VM{mod: mod, mem: mod.Memory()}
+	e.live.Add(1)
+	vm := &VM{mod: mod, mem: mod.Memory(), eng: e}
 	get := func(name string) api.Function { return mod.ExportedFunction(name) }
 	vm.fn = funcs{
 		malloc: get("malloc"), free: get("free"), eval: get("JS_Eval"),
@@ -261,6 +263,7 @@ func (vm *VM) Close(ctx context.Context) {
 	if vm.mod != nil {
 		vm.mod.Close(context.WithoutCancel(ctx))
 		vm.mod = nil
+		vm.eng.live.Add(-1)
 	}
 	if vm.dead == nil {
 		vm.dead = &Trap{Err: errors.New("vm closed")}

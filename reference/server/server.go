@@ -126,10 +126,10 @@ func methods(rt *codemode.Runtime) handler.Map {
 			}
 			return true, nil
 		}),
-		protocol.MethodRuntimeStats: handler.New(func(ctx context.Context) (protocol.Stats, error) {
+		protocol.MethodRuntimeStats: handler.New(func(ctx context.Context, _ *struct{}) (protocol.Stats, error) {
 			return rt.Stats(), nil
 		}),
-		protocol.MethodShutdown: handler.New(func(ctx context.Context) (bool, error) {
+		protocol.MethodShutdown: handler.New(func(ctx context.Context, _ *struct{}) (bool, error) {
 			srv := jrpc2.ServerFromContext(ctx)
 			go srv.Stop()
 			return true, nil

@@ -79,7 +79,7 @@ type ToolSpec struct {
 // owners (a plugin id denies or allows all its tools). A nil Allow allows
 // everything; an empty non-nil Allow allows nothing.
 type Policy struct {
-	Allow []string `json:"allow,omitempty"`
+	Allow []string `json:"allow"`
 	Deny  []string `json:"deny,omitempty"`
 }
 

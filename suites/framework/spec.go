@@ -70,7 +70,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		}
 		body(ctx)
 	}
-	all := append([]any{labels, wrapped}, args...)
+	all := append([]any{labels, wrapped, ginkgo.Offset(1)}, args...)
 	return ginkgo.It(id+" "+text, all...)
 }
 

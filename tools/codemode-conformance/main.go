@@ -118,8 +118,8 @@ func run(fs *flag.FlagSet) int {
 
 	var n atomic.Int64
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
-		if r.LeafNodeType != types.NodeTypeIt {
-			return
+		if r.LeafNodeType != types.NodeTypeIt || (r.State == types.SpecStateSkipped && r.Failure.Message == "") {
+			return // not selected by the filters
 		}
 		state := strings.ToUpper(r.State.String())
 		fmt.Fprintf(os.Stderr, "[%3d] %-7s %s (%s)\n", n.Add(1), state, r.LeafNodeText, r.RunTime.Round(time.Millisecond))

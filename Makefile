@@ -1,0 +1,37 @@
+# codemode-conformance: the two commands a new user needs are
+#   make conformance   run every suite against the embedded reference runtime
+#   make test          run all tests (unit, suites under go test, broken variants, CONFORMANCE.md freshness)
+GO      ?= go
+TARGET  ?= builtin
+RESULTS ?= results
+
+.PHONY: all build conformance conformance-exec conformance-md test vet fmt clean
+
+all: build
+
+build:
+	$(GO) build -o bin/codemode-conformance ./tools/codemode-conformance
+	$(GO) build -o bin/codemode-reference ./reference/cmd/codemode-reference
+
+## conformance: the whole suite against TARGET (default: the embedded reference), reports in RESULTS/
+conformance: build
+	./bin/codemode-conformance run --target "$(TARGET)" --results-dir "$(RESULTS)"
+
+## conformance-exec: the same, with the reference as a separate process over stdio
+conformance-exec: build
+	./bin/codemode-conformance run --target "exec:$(CURDIR)/bin/codemode-reference serve --stdio" --results-dir "$(RESULTS)-exec"
+
+## conformance-md: regenerate CONFORMANCE.md from a run against the reference
+conformance-md: build
+	./bin/codemode-conformance run --target builtin --results-dir "$(RESULTS)" >/dev/null || true
+	$(GO) run ./tools/conformance-md --report "$(RESULTS)/report.json" --out CONFORMANCE.md
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+test: vet
+	$(GO) test -count=1 -timeout 20m ./...
+
+clean:
+	rm -rf bin $(RESULTS) $(RESULTS)-exec

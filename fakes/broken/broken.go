@@ -1,0 +1,105 @@
+// Package broken holds deliberately broken variants of the reference runtime.
+// Each one violates one requirement the way a real implementation could; the
+// test in this package proves the conformance suite reports each of them as
+// failing (a spec that cannot fail is a defect).
+package broken
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/codemode-conformance/codemode/reference/codemode"
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/server"
+)
+
+// Variant is one broken target, served in process on r/w.
+type Variant struct {
+	Name string
+	// Breaks is the requirement the defect violates.
+	Breaks string
+	// Defect says what is wrong, for reports.
+	Defect string
+	Serve  func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error
+}
+
+// Variants lists every broken variant.
+var Variants = []Variant{
+	{Name: "live-vm-snapshot", Breaks: "CM-RUN-01", Defect: "a waiting run keeps its live VM instead of a serialized snapshot",
+		Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+			return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Suspender: liveSuspender{}}})
+		}},
+	{Name: "no-output-limit", Breaks: "CM-LIM-03", Defect: "maxOutputBytes from the configuration is ignored (always 10 MiB)",
+		Serve: rewriting(func(p map[string]any) {
+			switch cm := p["codeMode"].(type) {
+			case map[string]any:
+				cm["maxOutputBytes"] = 10485760
+			case bool:
+				if cm {
+					p["codeMode"] = map[string]any{"enabled": true, "maxOutputBytes": 10485760}
+				}
+			}
+		})},
+	{Name: "deny-ignored", Breaks: "CM-GUEST-05", Defect: "the deny policy is dropped, so a denied tool is reachable by a guessed id",
+		Serve: rewriting(func(p map[string]any) {
+			if pol, ok := p["policy"].(map[string]any); ok {
+				delete(pol, "deny")
+			}
+		})},
+}
+
+// Lookup finds a variant by name.
+func Lookup(name string) (Variant, bool) {
+	for _, v := range Variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// liveSuspender "suspends" by keeping the VM instance alive: no snapshot at
+// all, the defect CM-RUN-01 forbids.
+type liveSuspender struct{}
+
+type parkedVM struct{ vm *engine.VM }
+
+func (p parkedVM) Bytes() int64 { return p.vm.MemoryBytes() }
+func (p parkedVM) Release()     { p.vm.Close(context.Background()) }
+
+func (liveSuspender) Suspend(vm *engine.VM) (codemode.Parked, error) { return parkedVM{vm}, nil }
+func (liveSuspender) Resume(ctx context.Context, eng *engine.Engine, p codemode.Parked) (*engine.VM, error) {
+	return p.(parkedVM).vm, nil
+}
+
+// rewriting serves the reference behind a proxy that rewrites the params of
+// every run.prepare request with edit: the reference then honestly does the
+// wrong thing (it never sees the harness's configuration or policy).
+func rewriting(edit func(params map[string]any)) func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		innerR, toInner := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- server.Serve(ctx, innerR, w, server.Options{Engine: eng}) }()
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 1<<20), 64<<20)
+		for sc.Scan() {
+			line := sc.Bytes()
+			var msg map[string]any
+			if json.Unmarshal(line, &msg) == nil && msg["method"] == "run.prepare" {
+				if p, ok := msg["params"].(map[string]any); ok {
+					edit(p)
+					if b, err := json.Marshal(msg); err == nil {
+						line = b
+					}
+				}
+			}
+			if _, err := toInner.Write(append(append([]byte(nil), line...), '\n')); err != nil {
+				break
+			}
+		}
+		toInner.Close()
+		return <-done
+	}
+}
