@@ -42,8 +42,8 @@ var _ = Describe("Render", func() {
 	It("lists covered requirements with their verdict and uncovered ones as not covered", func() {
 		md, err := Render([]report.SpecResult{ok})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | 000 [`exec`] | pass |"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [`exec`] | not covered | — |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | 000 [exec] | pass |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [exec] | not covered | — |"))
 	})
 })
 
