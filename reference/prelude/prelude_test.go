@@ -1,0 +1,70 @@
+package prelude_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/prelude"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestPrelude(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "reference/prelude")
+}
+
+var catalog = []prelude.Entry{
+	{ID: "openclaw:core:add", Name: "add", Description: "Add two numbers", Source: "openclaw", Parameters: json.RawMessage(`{"type":"object","required":["a","b"]}`)},
+	{ID: "plugin:a:web_search", Name: "web_search", Description: "Search the web (a)", Source: "plugin", SourceName: "a"},
+	{ID: "plugin:b:web-search", Name: "web-search", Description: "Search the web (b)", Source: "plugin", SourceName: "b"},
+	{ID: "openclaw:core:constructor", Name: "constructor", Description: "A tool named like a prototype member", Source: "openclaw"},
+	{ID: "openclaw:core:search", Name: "search", Description: "A tool named like a catalog helper", Source: "openclaw"},
+}
+
+var _ = Describe("prelude.js", func() {
+	It("passes its own JavaScript tests (testdata/prelude.test.js)", func(ctx SpecContext) {
+		eng, err := engine.New(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { eng.Close(context.Background()) })
+		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { vm.Close(context.Background()) })
+
+		_, err = vm.Eval(ctx, prelude.Source, prelude.Filename)
+		Expect(err).NotTo(HaveOccurred())
+		boot, err := prelude.BootScript(prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = vm.Eval(ctx, boot, "boot")
+		Expect(err).NotTo(HaveOccurred())
+
+		src, err := os.ReadFile("testdata/prelude.test.js")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = vm.Eval(ctx, "globalThis.__t = ("+string(src)+")()", "prelude.test.js")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = vm.RunJobs(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		out, err := vm.Eval(ctx, `(() => { for (const [name, kind, v, cb] of __t.results) { try { cb(v, kind) } catch (e) { __t.failures.push(name + ": " + e) } }
+			return JSON.stringify({failures: __t.failures, settled: __t.results.length}) })()`, "collect")
+		Expect(err).NotTo(HaveOccurred())
+		var got struct {
+			Failures []string
+			Settled  int
+		}
+		Expect(json.Unmarshal([]byte(out), &got)).To(Succeed())
+		Expect(got.Failures).To(BeEmpty())
+		Expect(got.Settled).To(Equal(6))
+
+		raw, err := vm.Eval(ctx, prelude.PollScript, "poll")
+		Expect(err).NotTo(HaveOccurred())
+		var p prelude.Poll
+		Expect(json.Unmarshal([]byte(raw), &p)).To(Succeed())
+		Expect(p.Output).To(HaveLen(3))
+		Expect(p.Output[0]).To(MatchJSON(`{"type":"json","value":{"f":"[Function: f]","s":"Symbol(q)","b":"10","cyc":{"a":1,"self":"[Circular]"},"d":"1970-01-01T00:00:00.000Z","bin":"[Binary data is not supported]","bad":"[Unserializable: nope]"}}`))
+		Expect(p.Output[1]).To(MatchJSON(`{"type":"text","text":"42"}`))
+		Expect(p.Requests).To(BeEmpty(), "no host request for an unknown tool")
+	})
+})
