@@ -77,7 +77,27 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 	i.mu.Lock()
 	srv := i.srv
 	i.mu.Unlock()
-	rsp, err := srv.Callback(ctx, protocol.MethodToolInvoke, p)
+	// The callback itself is never canceled: jrpc2 forgets a canceled
+	// callback's id and answers the harness's late reply with an error that
+	// could collide with one of the harness's own request ids. The caller
+	// stops waiting instead.
+	type answer struct {
+		rsp *jrpc2.Response
+		err error
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		rsp, err := srv.Callback(context.WithoutCancel(ctx), protocol.MethodToolInvoke, p)
+		ch <- answer{rsp, err}
+	}()
+	var rsp *jrpc2.Response
+	var err error
+	select {
+	case a := <-ch:
+		rsp, err = a.rsp, a.err
+	case <-ctx.Done():
+		return nil, &codemode.ToolError{Message: "nested tool call canceled: " + ctx.Err().Error()}
+	}
 	if err != nil {
 		var je *jrpc2.Error
 		if errors.As(err, &je) {
