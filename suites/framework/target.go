@@ -36,6 +36,14 @@ func RegisterTarget(name string, c Connector) {
 	connectors[name] = c
 }
 
+// HasTarget reports whether name is a registered in-process target.
+func HasTarget(name string) bool {
+	connMu.Lock()
+	defer connMu.Unlock()
+	_, ok := connectors[name]
+	return ok
+}
+
 // Target is a connected implementation.
 type Target struct {
 	Spec string

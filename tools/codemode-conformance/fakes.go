@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/fakes/broken"
 	"github.com/codemode-conformance/codemode/reference/server"
@@ -22,4 +24,24 @@ func init() {
 			return v.Serve(ctx, eng, r, w)
 		})
 	}
+}
+
+func variantNames() []string {
+	var out []string
+	for _, v := range broken.Variants {
+		out = append(out, v.Name)
+	}
+	return out
+}
+
+// checkTarget rejects a target spec that cannot name anything, before any
+// suite starts.
+func checkTarget(t string) error {
+	switch {
+	case strings.HasPrefix(t, "exec:") && strings.TrimSpace(t[5:]) != "",
+		strings.HasPrefix(t, "tcp:") && strings.Contains(t[4:], ":"),
+		framework.HasTarget(t):
+		return nil
+	}
+	return fmt.Errorf("unknown target %q: want builtin, exec:<command line>, tcp:<host:port> or fake:<variant> (%s)", t, strings.Join(variantNames(), ", "))
 }

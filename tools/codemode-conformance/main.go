@@ -43,10 +43,10 @@ Targets:
   builtin                 the reference runtime, in process (default)
   exec:<command line>     spawn a process speaking the driver protocol on stdio
   tcp:<host:port>         connect to a process speaking the driver protocol
-  fake:<variant>          a deliberately broken reference variant (see fakes/broken)
+  fake:<variant>          a deliberately broken reference variant: %s
 
 Flags:
-`)
+`, strings.Join(variantNames(), ", "))
 }
 
 type fakeT struct{ failed bool }
@@ -61,6 +61,10 @@ func main() {
 	}
 	fs := runFlags()
 	fs.Parse(os.Args[2:])
+	if fs.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "unexpected argument %q (flags go after run; see run --help)\n", fs.Arg(0))
+		os.Exit(2)
+	}
 	os.Exit(run(fs))
 }
 
@@ -102,6 +106,10 @@ func run(fs *flag.FlagSet) int {
 	if features != "" {
 		cfg.Features = append([]string{}, split(features)...)
 	}
+	if err := checkTarget(target); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	for _, id := range reqs {
 		if _, ok := spec.Lookup(id); !ok {
 			fmt.Fprintf(os.Stderr, "unknown requirement id %q\n", id)
@@ -122,9 +130,17 @@ func run(fs *flag.FlagSet) int {
 			return // not selected by the filters
 		}
 		state := strings.ToUpper(r.State.String())
-		fmt.Fprintf(os.Stderr, "[%3d] %-7s %s (%s)\n", n.Add(1), state, r.LeafNodeText, r.RunTime.Round(time.Millisecond))
-		if r.State == types.SpecStateSkipped && r.Failure.Message != "" {
-			fmt.Fprintf(os.Stderr, "        skipped: %s\n", r.Failure.Message)
+		fmt.Printf("[%3d] %-7s %s (%s)\n", n.Add(1), state, r.LeafNodeText, r.RunTime.Round(time.Millisecond))
+		switch r.State {
+		case types.SpecStateSkipped:
+			fmt.Printf("        skipped: %s\n", r.Failure.Message)
+		case types.SpecStatePassed:
+		default:
+			msg := r.Failure.Message
+			if len(msg) > 600 {
+				msg = msg[:600] + "…"
+			}
+			fmt.Printf("        %s\n        at %s (full transcript in report.json)\n", strings.ReplaceAll(msg, "\n", "\n        "), r.Failure.Location)
 		}
 	})
 	var failing []string
@@ -142,7 +158,7 @@ func run(fs *flag.FlagSet) int {
 			}
 		}
 		failing = report.Failing(verdicts)
-		fmt.Printf("\n%d requirements passed, %d failed\n", passing, len(failing))
+		fmt.Printf("\nrequirements: %d passed, %d failed\n", passing, len(failing))
 		if len(failing) > 0 {
 			fmt.Printf("failing: %s\n", strings.Join(failing, " "))
 		}
@@ -165,14 +181,20 @@ func run(fs *flag.FlagSet) int {
 		sc.LabelFilter = f
 	}
 	sc.RandomizeAllSpecs = false
+	sc.RandomSeed = 1 // the same order on every run and every target
 	rc.JUnitReport = filepath.Join(resultsDir, "junit.xml")
 	rc.JSONReport = filepath.Join(resultsDir, "report.json")
 	rc.Succinct = !verbose
+	rc.SilenceSkips = true
 	rc.Verbose = verbose
 	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != ""
 	t := &fakeT{}
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
 	ok := ginkgo.RunSpecs(t, "codemode conformance", sc, rc)
+	if n.Load() == 0 {
+		fmt.Fprintln(os.Stderr, "no spec matched the filters (a requirement listed as not covered in CONFORMANCE.md has no spec yet)")
+		return 1
+	}
 	if !ok || t.failed {
 		return 1
 	}

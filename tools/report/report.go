@@ -46,8 +46,8 @@ func RequirementOf(labels []string) string {
 func Specs(r types.Report) []SpecResult {
 	var out []SpecResult
 	for _, s := range r.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt {
-			continue
+		if s.LeafNodeType != types.NodeTypeIt || (s.State == types.SpecStateSkipped && s.Failure.Message == "") {
+			continue // not selected by the run's filters
 		}
 		out = append(out, SpecResult{
 			Requirement: RequirementOf(s.Labels()),
