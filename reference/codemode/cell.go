@@ -38,6 +38,7 @@ type cell struct {
 
 	counts      map[string]int
 	calledTools []string
+	seen        map[int64]bool // bridge request ids already taken
 }
 
 type nestedCall struct {
@@ -108,6 +109,10 @@ func (s *step) drive(ctx context.Context) result.Result {
 	cfg := s.c.run.cfg
 	vctx, cancel := context.WithDeadline(ctx, s.deadline)
 	defer cancel()
+	// Abort and run end cancel the cell's context: that must also stop the VM
+	// mid-computation and any wait for nested calls (CM-NEST-08).
+	stop := context.AfterFunc(s.c.callCtx, cancel)
+	defer stop()
 	window := time.Duration(float64(cfg.TimeoutMs)*s.rt.opts.DrainFraction) * time.Millisecond
 	for {
 		if _, err := s.vm.RunJobs(vctx); err != nil {
@@ -167,9 +172,9 @@ func (s *step) drive(ctx context.Context) result.Result {
 		if left := time.Until(s.deadline) - 20*time.Millisecond; left < wait {
 			wait = left
 		}
-		ds, ok := s.collect(ctx, wait)
+		ds, ok := s.collect(vctx, wait)
 		if !ok {
-			if ctx.Err() != nil {
+			if s.c.callCtx.Err() != nil || errors.Is(ctx.Err(), context.Canceled) {
 				return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
 			}
 			return s.suspend(result.ReasonPendingTools)
@@ -207,6 +212,11 @@ func (s *step) limit(code result.ErrorCode, msg string) result.Result {
 func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, yield bool, r result.Result, bad bool) {
 	cfg := s.c.run.cfg
 	for _, q := range reqs {
+		if q.ID <= 0 || s.c.seen[q.ID] {
+			return nil, false, result.Failed(result.CodeInternalError,
+				fmt.Sprintf("guest bridge protocol violated: request id %d is not fresh", q.ID)), true
+		}
+		s.c.seen[q.ID] = true
 		switch q.Op {
 		case "call":
 			t, ok := s.c.run.catalog.Lookup(q.Tool)
@@ -254,6 +264,10 @@ func (s *step) startCall(q prelude.Request, toolID, name string) {
 	c := s.c
 	callID := fmt.Sprintf("%s/call-%03d", c.id, q.ID)
 	c.mu.Lock()
+	if c.state == "ended" {
+		c.mu.Unlock()
+		return
+	}
 	c.inflight[q.ID] = &nestedCall{reqID: q.ID, callID: callID, toolID: toolID}
 	c.calledTools = append(c.calledTools, toolID)
 	c.mu.Unlock()
@@ -279,7 +293,10 @@ func (s *step) startCall(q prelude.Request, toolID, name string) {
 			}
 			d = prelude.Delivery{ID: q.ID, OK: true, Value: v}
 		}
-		c.done <- completion{reqID: q.ID, d: d}
+		select {
+		case c.done <- completion{reqID: q.ID, d: d}:
+		case <-c.callCtx.Done():
+		}
 	}()
 }
 
@@ -358,7 +375,8 @@ func (s *step) trapResult(err error) result.Result {
 	case errors.Is(err, engine.ErrCanceled):
 		return result.Failed(result.CodeAborted, "the code mode run was aborted")
 	}
-	if s.vm != nil && s.vm.MemoryBytes() >= int64(engine.PagesFor(s.c.run.cfg.MemoryLimitBytes)-16)*engine.PageSize {
+	if strings.Contains(err.Error(), "out of memory") ||
+		s.vm != nil && s.vm.MemoryBytes() >= int64(engine.PagesFor(s.c.run.cfg.MemoryLimitBytes)-16)*engine.PageSize {
 		return s.limit(result.CodeMemoryLimitExceeded, "memoryLimitBytes exceeded: the VM reached its memory cap")
 	}
 	msg := err.Error()
@@ -407,6 +425,9 @@ func (s *step) complete(value json.RawMessage) result.Result {
 // CM-RUN-04, CM-RUN-05).
 func (s *step) suspend(reason result.Reason) result.Result {
 	cfg := s.c.run.cfg
+	if s.c.callCtx.Err() != nil {
+		return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
+	}
 	snap, err := s.rt.opts.Suspender.Suspend(s.vm)
 	s.vm = nil // owned by the suspender now
 	if err != nil {

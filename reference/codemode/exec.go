@@ -125,7 +125,7 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 func (rt *Runtime) newCell(r *agentRun) *cell {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, callCtx: ctx, cancel: cancel,
-		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}}
+		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}}
 	rt.mu.Lock()
 	rt.cells[c.id] = c
 	rt.mu.Unlock()

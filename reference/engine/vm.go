@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -109,7 +110,10 @@ func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) 
 		WithName("").
 		WithStartFunctions(start...).
 		WithStdout(io.Discard).
-		WithStderr(io.Discard)
+		WithStderr(io.Discard).
+		WithSysWalltime().
+		WithSysNanotime().
+		WithRandSource(rand.Reader)
 	mod, err := rt.r.InstantiateModule(ctx, rt.cm, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: instantiate: %v", ErrUnavailable, err)

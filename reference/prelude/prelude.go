@@ -94,5 +94,6 @@ type Delivery struct {
 // DeliverScript returns the script that settles ds inside the guest.
 func DeliverScript(ds []Delivery) string {
 	j, _ := json.Marshal(ds)
-	return "__codemode.deliver(" + string(j) + ")"
+	lit, _ := json.Marshal(string(j))
+	return "__codemode.deliver(" + string(lit) + ")"
 }

@@ -40,6 +40,13 @@
   const replace = String.prototype.replace;
   const mathMin = Math.min;
   const isInteger = Number.isInteger;
+  const setPrototypeOf = Object.setPrototypeOf;
+
+  // Bridge containers have no prototype: a guest that installs
+  // Array.prototype.toJSON or Object.prototype getters cannot change what
+  // poll() reports.
+  function list() { return setPrototypeOf([], null); }
+  function record() { return create(null); }
 
   const MAX_DEPTH = 64;
   const RESERVED_HELPERS = ["search", "describe", "call"];
@@ -48,14 +55,18 @@
   let catalog = []; // full entries with parameters
   let nextId = 1;
   const pending = new MapCtor(); // request id -> {resolve, reject}
-  let outbox = []; // requests not yet polled by the host
-  let output = []; // output items not yet polled
+  let outbox = list(); // requests not yet polled by the host
+  let output = list(); // output items not yet polled
+  let pendingCount = 0;
   let outChars = 0;
   let state = "idle"; // idle | running | done | error
   let valueJSON = "null";
   let failure = null; // {name, message, code?}
   let fatal = null; // {code, message}: fails the cell whatever the guest does
-  const counts = { search: 0, describe: 0, call: 0 };
+  const counts = record();
+  counts.search = 0;
+  counts.describe = 0;
+  counts.call = 0;
 
   function own(o, k) {
     return apply(ObjectCtor.prototype.hasOwnProperty, o, [k]);
@@ -71,11 +82,18 @@
       try { name = StringCtor(e.name); } catch (_) { name = "Error"; }
       try { message = StringCtor(e.message); } catch (_) { message = "(unreadable message)"; }
       try { if (typeof e.code === "string") code = e.code; } catch (_) {}
-      return { name: name, message: message, code: code };
+      const r = record();
+      r.name = name;
+      r.message = message;
+      if (code !== undefined) r.code = code;
+      return r;
     }
     let s;
     try { s = StringCtor(e); } catch (_) { s = "(unprintable value)"; }
-    return { name: "Error", message: "Uncaught " + s };
+    const r = record();
+    r.name = "Error";
+    r.message = "Uncaught " + s;
+    return r;
   }
 
   // toJSONValue is the output adapter: a fresh JSON-compatible copy of v.
@@ -109,7 +127,7 @@
         return toJSONValue(r, depth + 1, seen);
       }
       if (isArray(v)) {
-        const out = [];
+        const out = list();
         let n = 0;
         try { n = v.length; } catch (_) {}
         for (let i = 0; i < n; i++) {
@@ -140,7 +158,11 @@
   }
 
   function setFatal(code, message) {
-    if (!fatal) fatal = { code: code, message: message };
+    if (!fatal) {
+      fatal = record();
+      fatal.code = code;
+      fatal.message = message;
+    }
   }
 
   function pushOutput(item) {
@@ -170,20 +192,29 @@
     if (typeof value === "string") s = value;
     else if (value !== null && typeof value === "object") s = encode(value);
     else s = StringCtor(toJSONValue(value, 0, new MapCtor()));
-    pushOutput({ type: "text", text: s });
+    const item = record();
+    item.type = "text";
+    item.text = s;
+    pushOutput(item);
   }
 
   function json(value) {
-    pushOutput({ type: "json", value: parse(encode(value)) });
+    const item = record();
+    item.type = "json";
+    item.value = toJSONValue(parse(encode(value)), 0, new MapCtor());
+    pushOutput(item);
   }
 
   // request enqueues a host request and returns its promise.
   function request(op, fields) {
     const id = nextId++;
-    const msg = { id: id, op: op };
+    const msg = record();
+    msg.id = id;
+    msg.op = op;
     const ks = objectKeys(fields);
     for (let i = 0; i < ks.length; i++) msg[ks[i]] = fields[ks[i]];
     outbox[outbox.length] = msg;
+    pendingCount++;
     return new PromiseCtor(function (resolve, reject) {
       apply(mapSet, pending, [id, { resolve: resolve, reject: reject }]);
     });
@@ -292,7 +323,10 @@
       counts.call++;
       const t = findById(id);
       if (!t) return PromiseCtor.reject(unknownTool(id));
-      return request("call", { tool: t.id, input: parse(encode(input === undefined ? {} : input)) });
+      const fields = record();
+      fields.tool = t.id;
+      fields.input = toJSONValue(input === undefined ? {} : input, 0, new MapCtor());
+      return request("call", fields);
     },
   });
 
@@ -322,7 +356,9 @@
   }
 
   function yield_control(reason) {
-    return request("yield", { reason: reason === undefined ? "" : StringCtor(reason) });
+    const fields = record();
+    fields.reason = reason === undefined ? "" : StringCtor(reason);
+    return request("yield", fields);
   }
 
   const API = freeze({
@@ -394,10 +430,10 @@
     poll: function () {
       const out = output;
       const req = outbox;
-      output = [];
-      outbox = [];
+      output = list();
+      outbox = list();
       let s = '{"state":' + stringify(state) +
-        ',"pending":' + pending.size +
+        ',"pending":' + stringify(pendingCount) +
         ',"counts":' + stringify(counts) +
         ',"output":' + stringify(out) +
         ',"requests":' + stringify(req);
@@ -406,13 +442,17 @@
       if (state === "error") s += ',"failure":' + stringify(failure);
       return s + "}";
     },
-    // deliver settles requests: [{id, ok, value} | {id, ok:false, error}].
-    deliver: function (list) {
-      for (let i = 0; i < list.length; i++) {
-        const d = list[i];
+    // deliver settles requests. text is JSON of [{id, ok, value} | {id,
+    // ok:false, error}]; parsing it here (not as a JS literal) keeps keys such
+    // as "__proto__" plain data.
+    deliver: function (text) {
+      const ds = parse(text);
+      for (let i = 0; i < ds.length; i++) {
+        const d = ds[i];
         const p = apply(mapGet, pending, [d.id]);
         if (!p) continue;
         apply(mapDelete, pending, [d.id]);
+        pendingCount--;
         if (d.ok) p.resolve(d.value);
         else p.reject(d.error);
       }

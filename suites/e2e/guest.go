@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -114,5 +115,15 @@ var _ = Describe("e2e", "guest API", func() {
 			return [a.message, b.message, d2.parameters.injected === undefined];`))
 		Expect(res).To(CompleteWith([]any{"changed", "original", true}))
 		Expect(r.Tools.CallsOf("echo")[0].Input).To(MatchJSON(`{"message":"original"}`), "the tool received an input mutated after the call")
+	})
+
+	It("CM-GUEST-11", "tool results are plain JSON data: a __proto__ key stays an own property", func(ctx SpecContext) {
+		proto := tools.Core("proto", "Return an object with a __proto__ key.", nil, func(ctx context.Context, in json.RawMessage) (any, error) {
+			return json.RawMessage(`{"__proto__": {"isAdmin": true}, "a": 1}`), nil
+		})
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{proto}})
+		res, _ := r.RunToCompletion(ctx, Guest(`const v = await tools.call(id("proto"), {});
+			return {keys: Object.keys(v).sort(), inherited: v.isAdmin === true, plainProto: Object.getPrototypeOf(v) === Object.prototype};`))
+		Expect(res).To(CompleteWith(map[string]any{"keys": []any{"__proto__", "a"}, "inherited": false, "plainProto": true}))
 	})
 })

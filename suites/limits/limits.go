@@ -66,3 +66,18 @@ var _ = Describe("limits", "limits", func() {
 // GinkgoRecoverNoop keeps a failed assertion in a helper goroutine from
 // crashing the process; the spec fails on the missing result instead.
 func GinkgoRecoverNoop() { recover() }
+
+var _ = Describe("limits", "pending nested calls", func() {
+	It("CM-LIM-05", "more than maxPendingToolCalls concurrent nested calls fail with too_many_pending_tool_calls, even with a tampered bridge", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(`const ps = [1, 2, 3].map((i) => tools.call(id("slow"), {ms: 300, tag: String(i)})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(BeFailedWith(result.CodeTooManyPendingToolCalls))
+		r = NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
+		res, _ = r.RunToCompletion(ctx, Guest(`const slow = id("slow");
+			Array.prototype.toJSON = function () { return Array.from(this, (q) => (q && q.op === "call") ? {id: 1, op: q.op, tool: q.tool, input: q.input} : q); };
+			Object.defineProperty(Map.prototype, "size", {get() { return 0; }});
+			const ps = []; for (let k = 0; k < 50; k++) ps.push(tools.call(slow, {ms: 300})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(BeFailed())
+		Expect(r.Tools.MaxConcurrent()).To(BeNumerically("<=", 2), "the target dispatched more nested calls at once than maxPendingToolCalls")
+	})
+})
