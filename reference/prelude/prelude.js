@@ -201,7 +201,8 @@
   function json(value) {
     const item = record();
     item.type = "json";
-    item.value = toJSONValue(parse(encode(value)), 0, new MapCtor());
+    const v = toJSONValue(value, 0, new MapCtor()); // already a fresh, prototype-free copy
+    item.value = v === undefined ? null : v;
     pushOutput(item);
   }
 
