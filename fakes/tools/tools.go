@@ -29,12 +29,15 @@ type Tool struct {
 // concurrent use.
 type Set struct {
 	mu      sync.Mutex
-	tools   map[string]Tool // by name
+	tools   map[string]Tool // by key(source, owner, name)
 	order   []string
 	calls   []protocol.InvokeParams
 	active  int
 	maxSeen int
 	done    int
+	// canceled counts invocations whose context was canceled (tool.cancel)
+	// before they returned.
+	canceled int
 }
 
 // NewSet returns a set holding ts.
@@ -46,14 +49,18 @@ func NewSet(ts ...Tool) *Set {
 	return s
 }
 
-// Add declares t (replacing a tool of the same name).
+// key identifies a tool: two tools may share a name (CM-GUEST-06).
+func key(source, owner, name string) string { return source + "\x00" + owner + "\x00" + name }
+
+// Add declares t (replacing a tool with the same source, owner and name).
 func (s *Set) Add(t Tool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.tools[t.Spec.Name]; !ok {
-		s.order = append(s.order, t.Spec.Name)
+	k := key(t.Spec.Source, t.Spec.Owner, t.Spec.Name)
+	if _, ok := s.tools[k]; !ok {
+		s.order = append(s.order, k)
 	}
-	s.tools[t.Spec.Name] = t
+	s.tools[k] = t
 }
 
 // Specs lists the declared tools in declaration order.
@@ -71,7 +78,7 @@ func (s *Set) Specs() []protocol.ToolSpec {
 // never invoke a tool that was not declared).
 func (s *Set) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
 	s.mu.Lock()
-	t, ok := s.tools[p.Tool]
+	t, ok := s.tools[key(p.Source, p.Owner, p.Tool)]
 	s.calls = append(s.calls, p)
 	s.active++
 	if s.active > s.maxSeen {
@@ -82,6 +89,9 @@ func (s *Set) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMess
 		s.mu.Lock()
 		s.active--
 		s.done++
+		if ctx.Err() != nil {
+			s.canceled++
+		}
 		s.mu.Unlock()
 	}()
 	if !ok {
@@ -117,6 +127,21 @@ func (s *Set) Finished() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.done
+}
+
+// Canceled counts invocations that were canceled (through tool.cancel or the
+// connection closing) before they returned.
+func (s *Set) Canceled() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.canceled
+}
+
+// Active counts invocations in flight now.
+func (s *Set) Active() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active
 }
 
 // MaxConcurrent is the largest number of invocations seen in flight at once.

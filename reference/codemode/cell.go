@@ -228,7 +228,7 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				return nil, false, s.limit(result.CodeTooManyPendingToolCalls,
 					fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", cfg.MaxPendingToolCalls)), true
 			}
-			s.startCall(q, t.ID, t.Spec.Name)
+			s.startCall(q, t.ID, t.Spec)
 		case "yield":
 			s.c.mu.Lock()
 			s.c.yieldID = q.ID
@@ -260,7 +260,7 @@ func (s *step) inflightCount() int {
 }
 
 // start runs one nested call in its own goroutine (CM-NEST-01, CM-NEST-04).
-func (s *step) startCall(q prelude.Request, toolID, name string) {
+func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpec) {
 	c := s.c
 	callID := fmt.Sprintf("%s/call-%03d", c.id, q.ID)
 	c.mu.Lock()
@@ -276,7 +276,7 @@ func (s *step) startCall(q prelude.Request, toolID, name string) {
 		input = json.RawMessage("{}")
 	}
 	p := protocol.InvokeParams{Run: c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
-		CatalogID: toolID, Tool: name, Input: input, Context: c.run.ctx}
+		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: c.run.ctx}
 	go func() {
 		v, err := s.rt.inv.Invoke(c.callCtx, p)
 		var d prelude.Delivery

@@ -118,7 +118,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 			}
 			res.Tools = append(res.Tools, protocol.ModelTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 		}
-	case rt.eng == nil:
+	case rt.eng == nil || (p.Faults != nil && p.Faults.RuntimeUnavailable):
 		res.Failure = &protocol.Failure{Code: "runtime_unavailable", Error: "code mode is enabled but the quickjs-wasi runtime cannot be loaded; no tools are exposed"}
 	default:
 		run.active = true

@@ -24,7 +24,7 @@ const Name = "codemode-reference"
 const Version = "0.1.0"
 
 // Features are the features the reference declares (spec/protocol.md).
-var Features = []string{"core", "yield", "typescript"}
+var Features = []string{"core", "yield", "typescript", "shell-exec", "fault-injection"}
 
 // Options configure a server.
 type Options struct {
@@ -96,6 +96,9 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 	case a := <-ch:
 		rsp, err = a.rsp, a.err
 	case <-ctx.Done():
+		// Tell the harness to stop the tool (CM-NEST-08); its late answer is
+		// discarded by jrpc2's callback bookkeeping.
+		_ = srv.Notify(context.WithoutCancel(ctx), protocol.MethodToolCancel, protocol.CancelParams{Run: p.Run, ToolCallID: p.ToolCallID})
 		return nil, &codemode.ToolError{Message: "nested tool call canceled: " + ctx.Err().Error()}
 	}
 	if err != nil {

@@ -29,10 +29,21 @@ func NewServer(methods handler.Map, ch channel.Channel) *jrpc2.Server {
 // result or an error (a *jrpc2.Error with ErrToolFailed reaches the guest).
 type InvokeFunc func(ctx context.Context, p InvokeParams) (json.RawMessage, error)
 
+// CancelFunc handles a tool.cancel notification from the target.
+type CancelFunc func(p CancelParams)
+
 // NewClient starts a harness-side client on ch; invoke answers tool.invoke
-// callbacks (concurrently).
-func NewClient(ch channel.Channel, invoke InvokeFunc) *jrpc2.Client {
+// callbacks (concurrently) and cancel receives tool.cancel notifications
+// (malformed ones and other notifications are dropped).
+func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc) *jrpc2.Client {
 	return jrpc2.NewClient(ch, &jrpc2.ClientOptions{
+		OnNotify: func(req *jrpc2.Request) {
+			var p CancelParams
+			if req.Method() != MethodToolCancel || cancel == nil || req.UnmarshalParams(&p) != nil {
+				return
+			}
+			cancel(p)
+		},
 		OnCallback: func(ctx context.Context, req *jrpc2.Request) (any, error) {
 			if req.Method() != MethodToolInvoke {
 				return nil, jrpc2.Errorf(jrpc2.MethodNotFound, "harness does not serve %q", req.Method())

@@ -25,6 +25,9 @@ const (
 	MethodShutdown     = "shutdown"
 	// MethodToolInvoke is target → harness: a nested call of a harness tool.
 	MethodToolInvoke = "tool.invoke"
+	// MethodToolCancel is a target → harness notification: stop the nested
+	// call toolCallId, the target no longer waits for it (CM-NEST-08).
+	MethodToolCancel = "tool.cancel"
 )
 
 // JSON-RPC error codes of the protocol (besides the standard -327xx ones).
@@ -103,6 +106,21 @@ type PrepareParams struct {
 	DisableTools bool            `json:"disableTools,omitempty"`
 	// Raw marks a raw model call: no tools at all (CM-ACT-03).
 	Raw bool `json:"raw,omitempty"`
+	// Faults asks a target that declares feature fault-injection to simulate
+	// failures for this run only (CM-CFG-07). Other targets ignore it.
+	Faults *Faults `json:"faults,omitempty"`
+}
+
+// Faults are simulated failures for one run (feature fault-injection).
+type Faults struct {
+	// RuntimeUnavailable: behave as if the sandbox engine could not be loaded.
+	RuntimeUnavailable bool `json:"runtimeUnavailable,omitempty"`
+}
+
+// CancelParams are the params of the tool.cancel notification.
+type CancelParams struct {
+	Run        string `json:"run"`
+	ToolCallID string `json:"toolCallId"`
 }
 
 // ModelTool is one tool as the model would see it.
@@ -155,13 +173,17 @@ type Stats struct {
 // (tool.invoke, CM-NEST-01). ToolCallID is the nested call's id; ParentToolCallID
 // is the exec/wait call id that produced it.
 type InvokeParams struct {
-	Run              string          `json:"run"`
-	ToolCallID       string          `json:"toolCallId"`
-	ParentToolCallID string          `json:"parentToolCallId"`
-	CatalogID        string          `json:"catalogId"`
-	Tool             string          `json:"tool"`
-	Input            json.RawMessage `json:"input"`
-	Context          RunContext      `json:"context"`
+	Run              string `json:"run"`
+	ToolCallID       string `json:"toolCallId"`
+	ParentToolCallID string `json:"parentToolCallId"`
+	CatalogID        string `json:"catalogId"`
+	Tool             string `json:"tool"`
+	// Source and Owner repeat the ToolSpec's, so the harness can route two
+	// tools with the same name (CM-GUEST-06 collisions).
+	Source  string          `json:"source"`
+	Owner   string          `json:"owner"`
+	Input   json.RawMessage `json:"input"`
+	Context RunContext      `json:"context"`
 }
 
 // InvokeResult is the tool's result, any JSON value.

@@ -10,17 +10,27 @@ import (
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
-// router sends each tool.invoke to the tool set of the run it names.
+// router sends each tool.invoke to the tool set of the run it names, and
+// each tool.cancel to the invocation it names (CM-NEST-08).
 type router struct {
 	mu   sync.Mutex
-	runs map[string]*tools.Set
+	runs map[string]*routedRun
 }
 
-func newRouter() *router { return &router{runs: map[string]*tools.Set{}} }
+type routedRun struct {
+	set *tools.Set
+	// inflight cancels running invocations by toolCallId; canceled remembers
+	// cancels that arrived before their invocation (the notification and the
+	// callback race on the wire).
+	inflight map[string]context.CancelFunc
+	canceled map[string]bool
+}
+
+func newRouter() *router { return &router{runs: map[string]*routedRun{}} }
 
 func (r *router) add(run string, s *tools.Set) {
 	r.mu.Lock()
-	r.runs[run] = s
+	r.runs[run] = &routedRun{set: s, inflight: map[string]context.CancelFunc{}, canceled: map[string]bool{}}
 	r.mu.Unlock()
 }
 
@@ -32,10 +42,40 @@ func (r *router) remove(run string) {
 
 func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
 	r.mu.Lock()
-	s, ok := r.runs[p.Run]
+	rr, ok := r.runs[p.Run]
+	var cancel context.CancelFunc
+	if ok {
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		if rr.canceled[p.ToolCallID] {
+			cancel()
+		}
+		rr.inflight[p.ToolCallID] = cancel
+	}
 	r.mu.Unlock()
 	if !ok {
 		return nil, protocol.ToolError(fmt.Sprintf("harness: no active run %q", p.Run), nil)
 	}
-	return s.Invoke(ctx, p)
+	defer func() {
+		r.mu.Lock()
+		delete(rr.inflight, p.ToolCallID)
+		r.mu.Unlock()
+	}()
+	return rr.set.Invoke(ctx, p)
+}
+
+func (r *router) cancel(p protocol.CancelParams) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rr, ok := r.runs[p.Run]
+	if !ok {
+		return
+	}
+	if c, ok := rr.inflight[p.ToolCallID]; ok {
+		c()
+		return
+	}
+	if len(rr.canceled) < 4096 { // bounded: a hostile target cannot grow it without limit
+		rr.canceled[p.ToolCallID] = true
+	}
 }

@@ -26,6 +26,9 @@ type RunOptions struct {
 	Raw          bool
 	// Context overrides the run identity; empty fields get unique values.
 	Context protocol.RunContext
+	// Faults are simulated failures (only for targets declaring feature
+	// fault-injection; see RequireFeature).
+	Faults *protocol.Faults
 }
 
 // Enabled returns a `tools.codeMode` object with enabled: true plus fields.
@@ -77,7 +80,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		rc.Channel = "conformance"
 	}
 	set := tools.NewSet(o.Tools...)
-	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw}
+	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw, Faults: o.Faults}
 	if o.CodeMode != nil {
 		raw, ok := o.CodeMode.(json.RawMessage)
 		if !ok {

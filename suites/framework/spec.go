@@ -74,6 +74,17 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	return ginkgo.It(id+" "+text, all...)
 }
 
+// RequireFeature skips the current spec, with a reason naming the feature and
+// why, when the target does not declare f. For specs that need a test hook
+// beyond their requirement's own feature (fault-injection for CM-CFG-07): a
+// skipped core requirement still makes the run partial.
+func RequireFeature(f, why string) {
+	ginkgo.GinkgoHelper()
+	if !Features().Has(f) {
+		ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (%s)", f, why))
+	}
+}
+
 // FeatureSet is the effective feature set of the run.
 type FeatureSet map[string]bool
 

@@ -144,7 +144,7 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 			}
 		}
 	}
-	t.client = protocol.NewClient(protocol.NewChannel(r, w), t.router.invoke)
+	t.client = protocol.NewClient(protocol.NewChannel(r, w), t.router.invoke, t.router.cancel)
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{

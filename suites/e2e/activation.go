@@ -1,0 +1,199 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/google/go-cmp/cmp"
+	. "github.com/onsi/gomega"
+)
+
+// mixedSources declares tools of every non-MCP source: core, a bundled and an
+// external plugin, and a client tool.
+func mixedSources() []tools.Tool {
+	return []tools.Tool{
+		tools.Echo(),
+		tools.Named(protocol.SourcePlugin, "browser", "browser_request", "Open a web page in the browser plugin."),
+		tools.Named(protocol.SourcePlugin, "acme-weather", "forecast", "Weather forecast from an external plugin."),
+		tools.Named(protocol.SourceClient, "app", "select_file", "Ask the client app to pick a file."),
+	}
+}
+
+// directSurface is what the model sees without code mode: every tool
+// unchanged, in declaration order (spec/protocol.md §5.2).
+func directSurface(ts []tools.Tool) []map[string]any {
+	out := []map[string]any{}
+	for _, t := range ts {
+		var schema any = map[string]any{"type": "object", "properties": map[string]any{}}
+		if len(t.Spec.Parameters) > 0 {
+			Expect(json.Unmarshal(t.Spec.Parameters, &schema)).To(Succeed())
+		}
+		out = append(out, map[string]any{"name": t.Spec.Name, "description": t.Spec.Description, "inputSchema": schema})
+	}
+	return out
+}
+
+// surface decodes the model-visible tools of a prepared run.
+func surface(r *Run) []map[string]any {
+	b, err := json.Marshal(r.Prepared.Tools)
+	Expect(err).NotTo(HaveOccurred())
+	out := []map[string]any{}
+	Expect(json.Unmarshal(b, &out)).To(Succeed())
+	return out
+}
+
+// catalogNames runs a cell that returns ALL_TOOLS names.
+func catalogNames(ctx SpecContext, r *Run) []string {
+	res := r.Exec(ctx, `return ALL_TOOLS.map((t) => t.name);`)
+	Expect(res).To(BeCompleted())
+	var names []string
+	Expect(json.Unmarshal(res.Value, &names)).To(Succeed())
+	return names
+}
+
+// catalogIDs runs a cell that returns ALL_TOOLS as name → id.
+func catalogIDs(ctx SpecContext, r *Run) map[string]string {
+	res := r.Exec(ctx, `const m = {}; for (const t of ALL_TOOLS) m[t.source + "/" + (t.sourceName || "") + "/" + t.name] = t.id; return m;`)
+	Expect(res).To(BeCompleted())
+	m := map[string]string{}
+	Expect(json.Unmarshal(res.Value, &m)).To(Succeed())
+	return m
+}
+
+var _ = Describe("e2e", "activation and configuration errors", func() {
+	std := tools.Standard()
+
+	It("CM-CFG-06", "unsupported runtime, mode or languages yield invalid_config and no tools, never a fallback", func(ctx SpecContext) {
+		for _, bad := range []map[string]any{
+			{"runtime": "node"},
+			{"runtime": "QuickJS-WASI"},
+			{"mode": "direct"},
+			{"languages": []string{"python"}},
+			{"languages": []string{"javascript", "cobol"}},
+			{"languages": "javascript"},
+			{"languages": []string{}},
+		} {
+			r := NewRun(ctx, RunOptions{CodeMode: Enabled(bad), Tools: std})
+			Expect(r.Prepared.Failure).NotTo(BeNil(), "tools.codeMode %v must fail the run with invalid_config", bad)
+			Expect(r.Prepared.Failure.Code).To(Equal("invalid_config"), "tools.codeMode %v", bad)
+			Expect(r.Prepared.Tools).To(BeEmpty(), "tools.codeMode %v: an invalid config must not fall back to direct tools", bad)
+			Expect(r.Prepared.CodeModeActive).To(BeFalse())
+		}
+		for _, good := range []map[string]any{
+			{"runtime": "quickjs-wasi", "mode": "only"},
+			{"languages": []string{"javascript"}},
+			{"languages": []string{"typescript", "javascript"}},
+		} {
+			r := NewRun(ctx, RunOptions{CodeMode: Enabled(good), Tools: std})
+			Expect(r.Prepared.Failure).To(BeNil(), "tools.codeMode %v is valid", good)
+			Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "tools.codeMode %v is valid", good)
+		}
+	})
+
+	It("CM-CFG-07", "enabled code mode with an engine that cannot load fails closed with runtime_unavailable", func(ctx SpecContext) {
+		RequireFeature("fault-injection", "CM-CFG-07 needs run.prepare faults to simulate an engine that cannot be loaded")
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: std, Faults: &protocol.Faults{RuntimeUnavailable: true}})
+		Expect(r.Prepared.Failure).NotTo(BeNil(), "prepare result: %+v", r.Prepared)
+		Expect(r.Prepared.Failure.Code).To(Equal("runtime_unavailable"))
+		Expect(r.Prepared.Tools).To(BeEmpty(), "normal tools must never be exposed as a fallback")
+		Expect(r.Prepared.CodeModeActive).To(BeFalse())
+		// The fault is only observable when code mode needs the engine.
+		off := NewRun(ctx, RunOptions{CodeMode: false, Tools: std, Faults: &protocol.Faults{RuntimeUnavailable: true}})
+		Expect(off.Prepared.Failure).To(BeNil())
+		Expect(off.ModelToolNames()).To(Equal(directNames(std)))
+	})
+
+	It("CM-ACT-01", "disabled configuration leaves the model tool list exactly as without code mode", func(ctx SpecContext) {
+		ts := append(tools.Standard(), mixedSources()[1:]...)
+		want := directSurface(ts)
+		for _, cm := range []any{nil, false, map[string]any{"enabled": false, "timeoutMs": 5000, "languages": []string{"javascript"}}} {
+			r := NewRun(ctx, RunOptions{CodeMode: cm, Tools: ts})
+			Expect(r.Prepared.CodeModeActive).To(BeFalse())
+			Expect(r.Prepared.Failure).To(BeNil())
+			if d := cmp.Diff(want, surface(r)); d != "" {
+				Expect(d).To(BeEmpty(), fmt.Sprintf("tools.codeMode = %v changed the model tool list (-without code mode +got):\n%s", cm, d))
+			}
+		}
+	})
+
+	It("CM-ACT-02", "enabled configuration with active tools exposes exactly exec and wait", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(tools.Standard(), mixedSources()[1:]...)})
+		Expect(r.Prepared.CodeModeActive).To(BeTrue())
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		Expect(r.Prepared.Tools).To(HaveLen(2))
+		one := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}})
+		Expect(one.ModelToolNames()).To(ConsistOf("exec", "wait"), "a single active tool still goes behind exec")
+	})
+
+	It("CM-ACT-03", "raw calls, disableTools and an empty allowlist do not activate code mode", func(ctx SpecContext) {
+		for name, o := range map[string]RunOptions{
+			"raw model call":    {CodeMode: true, Tools: std, Raw: true},
+			"disableTools":      {CodeMode: true, Tools: std, DisableTools: true},
+			"empty allowlist":   {CodeMode: true, Tools: std, Policy: &protocol.Policy{Allow: []string{}}},
+			"everything denied": {CodeMode: true, Tools: std, Policy: &protocol.Policy{Deny: directNames(std)}},
+			"no tools declared": {CodeMode: true},
+		} {
+			r := NewRun(ctx, o)
+			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "%s must not activate code mode", name)
+			Expect(r.ModelToolNames()).NotTo(ContainElements("exec", "wait"), "%s must not expose the code mode surface", name)
+			Expect(r.Prepared.Tools).To(BeEmpty(), "%s has no effective tools", name)
+		}
+	})
+
+	It("CM-ACT-04", "allow/deny policy applies before activation: only allowed tools enter the catalog", func(ctx SpecContext) {
+		ts := append(tools.Standard(), mixedSources()[1:]...)
+		open := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		ids := catalogIDs(ctx, open)
+		slowID := ids["openclaw//slow"]
+		Expect(slowID).NotTo(BeEmpty(), "catalog of the unrestricted run: %v", ids)
+
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Allow: []string{"echo", "add", "slow", "browser", "client:app"}, Deny: []string{"slow"}}})
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		Expect(catalogNames(ctx, r)).To(ConsistOf("echo", "add", "browser_request", "select_file"),
+			"allow by name, by plugin id and by source:owner; deny wins over allow")
+		res := r.Exec(ctx, fmt.Sprintf(`try { await tools.call(%q, {ms: 1}); return "called"; } catch (e) { return "refused"; }`, slowID))
+		Expect(res).To(CompleteWith("refused"), "a denied tool must not be reachable by the id it has in an unrestricted run")
+		res = r.Exec(ctx, `return (await tools.search("slow wait milliseconds")).map((t) => t.name);`)
+		Expect(res).To(BeCompleted())
+		Expect(res.ValueAny()).NotTo(ContainElement("slow"))
+		Expect(r.Tools.CallsOf("slow")).To(BeEmpty(), "the denied tool was invoked")
+	})
+
+	It("CM-ACT-06", "the exec schema accepts code, command and language; its description covers the guest API, limits and value", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 4321}), Tools: std})
+		var exec *protocol.ModelTool
+		for i := range r.Prepared.Tools {
+			if r.Prepared.Tools[i].Name == "exec" {
+				exec = &r.Prepared.Tools[i]
+			}
+		}
+		Expect(exec).NotTo(BeNil(), "no exec tool in %v", r.ModelToolNames())
+		var schema struct {
+			Type       string                    `json:"type"`
+			Properties map[string]map[string]any `json:"properties"`
+		}
+		Expect(json.Unmarshal(exec.InputSchema, &schema)).To(Succeed(), "exec inputSchema: %s", exec.InputSchema)
+		Expect(schema.Type).To(Equal("object"))
+		Expect(schema.Properties).To(HaveKey("code"))
+		Expect(schema.Properties).To(HaveKey("command"))
+		Expect(schema.Properties).To(HaveKey("language"))
+		Expect(schema.Properties["code"]).To(HaveKeyWithValue("type", "string"))
+		Expect(schema.Properties["command"]).To(HaveKeyWithValue("type", "string"))
+		if enum, ok := schema.Properties["language"]["enum"]; ok {
+			Expect(enum).To(ContainElement("javascript"))
+		}
+		d := exec.Description
+		for _, api := range []string{"tools.search", "tools.describe", "tools.call", "ALL_TOOLS"} {
+			Expect(d).To(ContainSubstring(api), "the exec description must tell the model about %s", api)
+		}
+		Expect(d).To(ContainSubstring("4321"), "the exec description must state the configured limits (timeoutMs 4321)")
+		Expect(strings.ToLower(d)).To(ContainSubstring("value"), "the exec description must say the final return value becomes value")
+		Expect(strings.ToLower(d)).To(ContainSubstring("return"), "the exec description must say the final return value becomes value")
+		Expect(r.ExecInput(ctx, map[string]any{"command": "return 6 * 7;"})).To(CompleteWith(42), "command is accepted as the program")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1 + 1;", "language": "javascript"})).To(CompleteWith(2))
+	})
+})
