@@ -1,0 +1,231 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/google/go-cmp/cmp"
+	. "github.com/onsi/gomega"
+)
+
+// controlTools are the names the catalog must omit (CM-CAT-03); exec is
+// tested separately because a core exec is the shell tool (CM-CAT-04).
+var controlTools = []string{"wait", "tool_search_code", "tool_search", "tool_describe", "tool_call"}
+
+var _ = Describe("e2e", "hidden catalog", func() {
+	It("CM-CAT-01", "the catalog holds core, bundled-plugin, external-plugin and client tools with their source", func(ctx SpecContext) {
+		ts := mixedSources()
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		res := r.Exec(ctx, `return ALL_TOOLS.map((t) => ({name: t.name, source: t.source, sourceName: t.sourceName || null}));`)
+		Expect(res).To(BeCompleted())
+		var got []map[string]any
+		Expect(json.Unmarshal(res.Value, &got)).To(Succeed())
+		want := []map[string]any{
+			{"name": "echo", "source": "openclaw", "sourceName": nil},
+			{"name": "browser_request", "source": "plugin", "sourceName": "browser"},
+			{"name": "forecast", "source": "plugin", "sourceName": "acme-weather"},
+			{"name": "select_file", "source": "client", "sourceName": "app"},
+		}
+		Expect(got).To(ConsistOf(want), "ALL_TOOLS %v", got)
+		// Every source is callable through the normal executor, with its own name.
+		res, _ = r.RunToCompletion(ctx, Guest(`const out = []; for (const n of ["echo", "browser_request", "forecast", "select_file"]) out.push(await tools.call(id(n), {q: n})); return out.length;`))
+		Expect(res).To(CompleteWith(4))
+		for _, t := range ts {
+			calls := r.Tools.CallsOf(t.Spec.Name)
+			Expect(calls).To(HaveLen(1), "tool %s was not invoked exactly once", t.Spec.Name)
+			Expect(calls[0].Source).To(Equal(t.Spec.Source))
+			Expect(calls[0].Owner).To(Equal(t.Spec.Owner))
+		}
+	})
+
+	It("CM-CAT-02", "catalog ids are unique and stable across search, describe, call and every cell of the run", func(ctx SpecContext) {
+		ts := append(tools.Standard(), mixedSources()[1:]...)
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		first := catalogIDs(ctx, r)
+		Expect(first).To(HaveLen(len(ts)))
+		seen := map[string]string{}
+		for k, v := range first {
+			Expect(seen).NotTo(HaveKey(v), "id %q is used by %s and %s", v, seen[v], k)
+			seen[v] = k
+		}
+		res, _ := r.RunToCompletion(ctx, `const m = {};
+			for (const t of await tools.search("", {limit: 50})) m[t.name] = [t.id];
+			for (const t of ALL_TOOLS) { const d = await tools.describe(t.id); m[t.name].push(d.id); }
+			await tools.call(ALL_TOOLS.find((t) => t.name === "slow").id, {ms: 10});
+			for (const t of await tools.search("", {limit: 50})) m[t.name].push(t.id);
+			await tools.call(ALL_TOOLS.find((t) => t.name === "echo").id, {});
+			return m;`)
+		Expect(res).To(BeCompleted())
+		var m map[string][]string
+		Expect(json.Unmarshal(res.Value, &m)).To(Succeed())
+		byName := map[string]string{}
+		for k, v := range first {
+			name := nameOf(k)
+			byName[name] = v
+			Expect(m[name]).To(Equal([]string{v, v, v}), "tool %s: id in an earlier cell, then from search, describe and search after a nested call", name)
+		}
+		Expect(catalogIDs(ctx, r)).To(Equal(first), "ids changed between cells")
+		Expect(r.Tools.CallsOf("echo")).To(HaveLen(1))
+		Expect(r.Tools.CallsOf("echo")[0].CatalogID).To(Equal(byName["echo"]), "tool.invoke names the same catalog id the guest used")
+	})
+
+	It("CM-CAT-03", "exec, wait and the Tool Search control tools are hidden from the model and the catalog", func(ctx SpecContext) {
+		var ts []tools.Tool
+		for _, n := range controlTools {
+			ts = append(ts, tools.Named(protocol.SourceOpenClaw, "core", n, "control tool "+n))
+		}
+		ts = append(ts, tools.Named(protocol.SourcePlugin, "shell", "exec", "A plugin's own exec tool."), tools.Echo())
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "only the code mode tools reach the model")
+		for _, mt := range r.Prepared.Tools {
+			Expect(mt.Description).NotTo(HavePrefix("control tool"), "a declared control tool reached the model surface")
+			Expect(mt.Description).NotTo(Equal("A plugin's own exec tool."), "a declared exec tool reached the model surface")
+		}
+		Expect(catalogNames(ctx, r)).To(ConsistOf("echo"))
+		guesses := []string{}
+		for _, n := range append(controlTools, "exec") {
+			guesses = append(guesses, "openclaw:core:"+n, "plugin:shell:"+n, n)
+		}
+		g, _ := json.Marshal(guesses)
+		res := r.Exec(ctx, fmt.Sprintf(`const found = (await tools.search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
+			let reached = 0; for (const g of %s) { try { await tools.call(g, {}); reached++; } catch (e) {} }
+			return {found, reached};`, g))
+		Expect(res).To(CompleteWith(map[string]any{"found": []any{"echo"}, "reached": 0}))
+		for _, n := range append(controlTools, "exec") {
+			Expect(r.Tools.CallsOf(n)).To(BeEmpty(), "control tool %s was invoked", n)
+		}
+	})
+
+	It("CM-CAT-04", "the shell exec is hidden from the model but callable by catalog id when policy allows", func(ctx SpecContext) {
+		shell := tools.Core("exec", "Run a shell command.", json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`),
+			func(_ context.Context, in json.RawMessage) (any, error) { return map[string]any{"ran": json.RawMessage(in)}, nil })
+		ts := []tools.Tool{shell, tools.Echo()}
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		for _, mt := range r.Prepared.Tools {
+			Expect(mt.Description).NotTo(Equal("Run a shell command."), "the shell exec reached the model surface")
+		}
+		res, _ := r.RunToCompletion(ctx, `const e = ALL_TOOLS.find((t) => t.name === "exec");
+			if (!e) return "absent";
+			const viaId = await tools.call(e.id, {command: "echo hi"});
+			const viaHelper = typeof tools.exec === "function" ? await tools.exec({command: "echo helper"}) : null;
+			return {source: e.source, viaId, viaHelper};`)
+		Expect(res).To(CompleteWith(map[string]any{"source": "openclaw",
+			"viaId":     map[string]any{"ran": map[string]any{"command": "echo hi"}},
+			"viaHelper": map[string]any{"ran": map[string]any{"command": "echo helper"}}}))
+		Expect(r.Tools.CallsOf("exec")).To(HaveLen(2))
+
+		denied := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"exec"}}})
+		Expect(catalogNames(ctx, denied)).To(ConsistOf("echo"))
+		res = denied.Exec(ctx, `try { await tools.call("openclaw:core:exec", {command: "id"}); return "called"; } catch (e) { return typeof tools.exec; }`)
+		Expect(res).To(CompleteWith("undefined"), "a denied shell exec is neither callable nor a helper")
+		Expect(denied.Tools.CallsOf("exec")).To(BeEmpty())
+	})
+
+	It("CM-CAT-06", "tools named like prototype members neither crash the catalog nor pollute guest objects", func(ctx SpecContext) {
+		names := []string{"constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"}
+		var ts []tools.Tool
+		for _, n := range names {
+			ts = append(ts, tools.Named(protocol.SourcePlugin, "proto", n, "Tool named "+n))
+		}
+		ts = append(ts, tools.Echo())
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		n, _ := json.Marshal(names)
+		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const names = %s; const results = [];
+			for (const n of names) { const t = ALL_TOOLS.find((t) => t.name === n); results.push([n, t ? (await tools.call(t.id, {})).tool : "missing"]); }
+			const o = {};
+			return {
+				results,
+				listed: ALL_TOOLS.length,
+				objToString: o.toString(), ownKeys: Object.getOwnPropertyNames(Object.prototype).filter((k) => k !== "__proto__" && typeof Object.prototype[k] !== "function").length + ("tool" in o ? 1 : 0),
+				hasOwn: o.hasOwnProperty("x"), ctor: o.constructor === Object, proto: Object.getPrototypeOf(o) === Object.prototype,
+				api: [typeof tools.search, typeof tools.describe, typeof tools.call].join(),
+				echo: (await tools.call(ALL_TOOLS.find((t) => t.name === "echo").id, {ok: true})).ok,
+			};`, n))
+		want := map[string]any{"listed": float64(len(ts)), "objToString": "[object Object]", "ownKeys": float64(0), "hasOwn": false, "ctor": true, "proto": true, "api": "function,function,function", "echo": true}
+		var results [][]any
+		for _, n := range names {
+			results = append(results, []any{n, n})
+		}
+		wantAll := map[string]any{"results": toAny(results)}
+		for k, v := range want {
+			wantAll[k] = v
+		}
+		Expect(res).To(BeCompleted())
+		if d := cmp.Diff(wantAll, res.ValueAny()); d != "" {
+			Expect(d).To(BeEmpty(), "prototype-named tools (-want +got)")
+		}
+	})
+
+	It("CM-CAT-07", "ids follow <source>:<owner>:<tool-name> and are the same for equivalent tool sets", func(ctx SpecContext) {
+		ts := append(tools.Standard(), mixedSources()[1:]...)
+		a := catalogIDs(ctx, NewRun(ctx, RunOptions{CodeMode: true, Tools: ts}))
+		for k, v := range a {
+			name := nameOf(k)
+			src := regexp.MustCompile(`/.*$`).ReplaceAllString(k, "")
+			owner := regexp.MustCompile(`^[^/]*/([^/]*)/.*$`).ReplaceAllString(k, "$1")
+			if owner == "" {
+				owner = "core"
+			}
+			Expect(v).To(Equal(src+":"+owner+":"+name), "id of %s", k)
+		}
+		reversed := make([]tools.Tool, len(ts))
+		for i, t := range ts {
+			reversed[len(ts)-1-i] = t
+		}
+		b := catalogIDs(ctx, NewRun(ctx, RunOptions{CodeMode: true, Tools: reversed}))
+		Expect(b).To(Equal(a), "the same tools declared in another order must get the same ids")
+	})
+})
+
+var _ = Describe("e2e", "guest helpers", func() {
+	It("CM-GUEST-06", "helpers exist only for unambiguous safe names and never shadow search, describe or call", func(ctx SpecContext) {
+		ts := []tools.Tool{
+			tools.Named(protocol.SourcePlugin, "mail-a", "lookup", "Look up a contact (plugin a)."),
+			tools.Named(protocol.SourcePlugin, "mail-b", "lookup", "Look up a contact (plugin b)."),
+			tools.Named(protocol.SourcePlugin, "traps", "search", "A tool named search."),
+			tools.Named(protocol.SourcePlugin, "traps", "describe", "A tool named describe."),
+			tools.Named(protocol.SourcePlugin, "traps", "call", "A tool named call."),
+			tools.Named(protocol.SourcePlugin, "weather", "get_weather", "Weather for a city."),
+		}
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		res, _ := r.RunToCompletion(ctx, `const lookups = ALL_TOOLS.filter((t) => t.name === "lookup");
+			const viaCall = [];
+			for (const t of lookups) viaCall.push((await tools.call(t.id, {})).tool);
+			const s = await tools.search("weather");
+			const d = await tools.describe(ALL_TOOLS.find((t) => t.name === "get_weather").id);
+			return {
+				lookupHelper: typeof tools.lookup, lookups: lookups.length, viaCall,
+				searchIsApi: Array.isArray(s) && s.some((t) => t.name === "get_weather"),
+				describeIsApi: d.name === "get_weather" && typeof d.parameters === "object",
+				helper: (await tools.get_weather({city: "Oslo"})).tool,
+			};`)
+		Expect(res).To(CompleteWith(map[string]any{"lookupHelper": "undefined", "lookups": 2, "viaCall": []any{"lookup", "lookup"},
+			"searchIsApi": true, "describeIsApi": true, "helper": "get_weather"}))
+		owners := []string{}
+		for _, c := range r.Tools.CallsOf("lookup") {
+			owners = append(owners, c.Owner)
+		}
+		Expect(owners).To(ConsistOf("mail-a", "mail-b"), "tools.call(id) must reach each colliding tool")
+		Expect(r.Tools.CallsOf("search")).To(BeEmpty(), "tools.search ran the tool named search")
+		Expect(r.Tools.CallsOf("describe")).To(BeEmpty(), "tools.describe ran the tool named describe")
+		res = r.Exec(ctx, `return (await tools.call(ALL_TOOLS.find((t) => t.name === "call").id, {})).tool;`)
+		Expect(res).To(CompleteWith("call"), "the tool named call is still reachable by id")
+	})
+})
+
+// nameOf is the tool name of a catalogIDs key (source/sourceName/name).
+func nameOf(key string) string { return regexp.MustCompile(`^[^/]*/[^/]*/`).ReplaceAllString(key, "") }
+
+func toAny(v any) any {
+	b, _ := json.Marshal(v)
+	var out any
+	_ = json.Unmarshal(b, &out)
+	return out
+}
