@@ -103,7 +103,9 @@ var _ = Describe("e2e", "hidden catalog", func() {
 
 	It("CM-CAT-04", "the shell exec is hidden from the model but callable by catalog id when policy allows", func(ctx SpecContext) {
 		shell := tools.Core("exec", "Run a shell command.", json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`),
-			func(_ context.Context, in json.RawMessage) (any, error) { return map[string]any{"ran": json.RawMessage(in)}, nil })
+			func(_ context.Context, in json.RawMessage) (any, error) {
+				return map[string]any{"ran": json.RawMessage(in)}, nil
+			})
 		ts := []tools.Tool{shell, tools.Echo()}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
 		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
