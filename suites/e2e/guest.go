@@ -87,6 +87,57 @@ var _ = Describe("e2e", "guest API", func() {
 		Expect(res.Output[3].Value).To(MatchJSON(`"d"`))
 	})
 
+	It("CM-GUEST-08", "non-serialisable values become plain strings or a clean error, never a host exception or a corrupted value", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		// Each case keeps a serialisable sibling (ok: 1) that must survive intact
+		// when the cell completes.
+		cases := map[string]string{
+			"function":        `return {ok: 1, f: function () { return 1; }};`,
+			"symbol":          `return {ok: 1, s: Symbol("x")};`,
+			"undefined":       `return {ok: 1, u: undefined};`,
+			"bigint":          `return {ok: 1, b: 10n};`,
+			"cycle":           `const a = {ok: 1}; a.self = a; return a;`,
+			"throwing getter": `return {ok: 1, get x() { throw new Error("getter boom"); }};`,
+			"throwing toJSON": `return {ok: 1, inner: {toJSON() { throw new Error("toJSON boom"); }}};`,
+			"binary":          `return {ok: 1, bin: new Uint8Array([1, 2, 3])};`,
+			"json() cycle":    `const a = {ok: 1}; a.self = a; json(a); return {ok: 1};`,
+			"json() bigint":   `json({ok: 1, b: 5n}); return {ok: 1};`,
+			"call input":      "const e = ALL_TOOLS.find((t) => t.name === \"echo\").id; let r; try { r = await tools.call(e, {ok: 1, f() {}, b: 2n}); } catch (err) { r = {ok: 1, rejected: String(err.message)}; } return r;",
+		}
+		for name, code := range cases {
+			res, _ := r.RunToCompletion(ctx, code)
+			switch res.Status {
+			case "completed":
+				v, isMap := res.ValueAny().(map[string]any)
+				Expect(isMap).To(BeTrue(), "%s: completed with a corrupted value: %s", name, res.Raw)
+				Expect(v).To(HaveKeyWithValue("ok", BeEquivalentTo(1)), "%s: the serialisable part was corrupted: %s", name, res.Raw)
+				for k, x := range v {
+					if k != "ok" && x != nil {
+						Expect(x).To(Or(BeAssignableToTypeOf(""), BeAssignableToTypeOf(map[string]any{}), BeAssignableToTypeOf([]any{}), BeAssignableToTypeOf(0.0), BeAssignableToTypeOf(true)),
+							"%s: %s is not plain JSON", name, k)
+					}
+				}
+			case "failed":
+				Expect(res.Error).NotTo(BeEmpty(), "%s: failed without an error message", name)
+				noHostFrames(res.Error)
+			default:
+				Expect(res).To(BeCompleted(), "%s: a non-serialisable value must complete or fail cleanly", name)
+			}
+		}
+		Expect(r.Exec(ctx, `return 1 + 1;`)).To(CompleteWith(2), "the run must keep working")
+	})
+
+	It("CM-GUEST-09", "yield_control suspends the cell with reason yield and wait continues it", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		res := r.Exec(ctx, `let n = 1; text("before"); await yield_control("checkpoint"); n++; text("after"); return n;`)
+		Expect(res).To(BeWaiting())
+		Expect(string(res.Reason)).To(Equal("yield"))
+		Expect(res.Output).To(ContainElement(result.TextOutput("before")))
+		res = r.Wait(ctx, res.RunID)
+		Expect(res).To(CompleteWith(2), "the suspended cell keeps its state across wait")
+		Expect(res.Output).To(ContainElement(result.TextOutput("after")))
+	})
+
 	It("CM-GUEST-10", "tool errors are catchable plain data; an uncaught one fails the cell and the run continues", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`try { await tools.call(id("fail"), {message: "tool said no"}); return "not thrown"; } catch (e) {

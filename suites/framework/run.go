@@ -241,7 +241,15 @@ func (r *Run) toolCall(ctx context.Context, method string, input any) Result {
 // target drains quick nested calls inside exec.
 func (r *Run) RunToCompletion(ctx context.Context, code string) (Result, []Result) {
 	ginkgo.GinkgoHelper()
-	res := r.Exec(ctx, code)
+	return r.Follow(ctx, r.Exec(ctx, code))
+}
+
+// Follow answers a waiting result with wait until it is no longer waiting
+// (at most Timeouts.MaxWaits times), returning the final result and every
+// step including res.
+func (r *Run) Follow(ctx context.Context, res Result) (Result, []Result) {
+	ginkgo.GinkgoHelper()
+	code := res.GuestCode
 	steps := []Result{res}
 	for i := 0; res.Status == result.StatusWaiting && i < Timeouts.MaxWaits; i++ {
 		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
