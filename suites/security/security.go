@@ -3,7 +3,12 @@
 package security
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+
 	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	. "github.com/onsi/gomega"
 )
@@ -47,5 +52,122 @@ var _ = Describe("security", "security boundary", func() {
 			Expect(res.Status).NotTo(BeEmpty())
 			Expect(r.Exec(ctx, `return 40 + 2`)).To(CompleteWith(42), "the runtime must keep serving after: %s", code)
 		}
+	})
+
+	It("CM-EXEC-16", "exec never exposes the shell exec recursively and guest code cannot reach the code mode exec or wait", func(ctx SpecContext) {
+		shell := tools.Core("exec", "Run a shell command.", json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`),
+			func(_ context.Context, in json.RawMessage) (any, error) {
+				return map[string]any{"shell": json.RawMessage(in)}, nil
+			})
+		for _, withShell := range []bool{false, true} {
+			ts := []tools.Tool{tools.Echo()}
+			if withShell {
+				ts = append(ts, shell)
+			}
+			r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+			Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+			for _, mt := range r.Prepared.Tools {
+				Expect(mt.Description).NotTo(Equal("Run a shell command."), "the model's exec must be the code mode exec")
+			}
+			res, _ := r.RunToCompletion(ctx, `const out = {globals: [typeof exec, typeof wait, typeof globalThis.exec, typeof globalThis.wait].join()};
+				out.entries = ALL_TOOLS.filter((t) => t.name === "exec" || t.name === "wait").map((t) => t.source);
+				out.calls = [];
+				for (const g of ["exec", "wait", "codemode:exec", "codemode:wait", "openclaw:core:wait", "openclaw:codemode:exec"]) {
+					try { const v = await tools.call(g, {code: "return 'recursed'", runId: "x"}); out.calls.push(JSON.stringify(v)); } catch (e) { out.calls.push("refused"); }
+				}
+				const shell = ALL_TOOLS.find((t) => t.name === "exec");
+				out.shell = shell ? await tools.call(shell.id, {code: "return 'recursed'"}) : null;
+				return out;`)
+			Expect(res).To(BeCompleted())
+			v := res.ValueAny().(map[string]any)
+			Expect(v["globals"]).To(Equal("undefined,undefined,undefined,undefined"), "code mode exec/wait must not be guest globals")
+			Expect(fmt.Sprint(v["calls"])).NotTo(ContainSubstring("recursed"), "guest code ran a nested code mode cell")
+			Expect(r.Tools.CallsOf("wait")).To(BeEmpty())
+			if withShell {
+				Expect(v["entries"]).To(Equal([]any{"openclaw"}), "only the shell exec is catalogued")
+				Expect(v["shell"]).To(Equal(map[string]any{"shell": map[string]any{"code": "return 'recursed'"}}), "the catalogued exec is the harness shell tool, not a nested cell")
+			} else {
+				Expect(v["entries"]).To(BeEmpty(), "without a shell exec, no exec or wait is catalogued")
+				Expect(v["shell"]).To(BeNil())
+				Expect(r.Tools.CallsOf("exec")).To(BeEmpty())
+			}
+		}
+	})
+
+	It("CM-SEC-03", "guest code cannot reach exec, wait or the Tool Search control tools", func(ctx SpecContext) {
+		control := []string{"wait", "tool_search_code", "tool_search", "tool_describe", "tool_call"}
+		ts := []tools.Tool{tools.Echo()}
+		for _, n := range control {
+			ts = append(ts, tools.Named(protocol.SourceOpenClaw, "core", n, "Tool Search control tool "+n))
+		}
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		names, _ := json.Marshal(append(control, "exec"))
+		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const names = %s; const reached = [];
+			for (const n of names) {
+				if (typeof globalThis[n] !== "undefined") reached.push("global " + n);
+				if (typeof tools[n] !== "undefined") reached.push("helper " + n);
+				for (const g of [n, "openclaw:core:" + n]) { try { await tools.call(g, {}); reached.push("call " + g); } catch (e) {} }
+				try { await tools.describe("openclaw:core:" + n); reached.push("describe " + n); } catch (e) {}
+			}
+			return reached;`, names))
+		Expect(res).To(CompleteWith([]any{}))
+		for _, n := range control {
+			Expect(r.Tools.CallsOf(n)).To(BeEmpty(), "control tool %s reached the harness", n)
+		}
+	})
+
+	It("CM-SEC-05", "guest code cannot read or change another run's state, snapshots, outputs or catalog", func(ctx SpecContext) {
+		secret := tools.Named(protocol.SourcePlugin, "vault", "read_secret", "Read the vault secret of run A.")
+		a := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: []tools.Tool{tools.Slow(), secret}})
+		ra := a.Exec(ctx, `globalThis.secretA = "A-secret"; text("A-output"); const s = ALL_TOOLS.find((t) => t.name === "slow").id;
+			await tools.call(s, {ms: 1500}); return {secret: globalThis.secretA, tampered: globalThis.tampered === true};`)
+		Expect(ra).To(BeWaiting(), "run A must be suspended while run B runs")
+		secretID := func() string {
+			res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "read_secret").id;`)
+			Expect(res).To(BeCompleted())
+			return res.ValueAny().(string)
+		}()
+
+		for name, rc := range map[string]protocol.RunContext{
+			"another session": {},
+			"the same session": {AgentID: a.Params.AgentID, SessionID: a.Params.SessionID, SessionKey: a.Params.SessionKey,
+				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
+		} {
+			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
+			res := b.Exec(ctx, fmt.Sprintf(`globalThis.tampered = true;
+				let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
+				return {secret: typeof globalThis.secretA, names: ALL_TOOLS.map((t) => t.name), called};`, secretID))
+			Expect(res).To(CompleteWith(map[string]any{"secret": "undefined", "names": []any{"echo"}, "called": "refused"}), "run B in %s", name)
+			Expect(res.Output).To(BeEmpty(), "run B in %s saw run A's output", name)
+			stolen := b.Wait(ctx, ra.RunID)
+			Expect(stolen).To(BeFailed(), "run B in %s resumed run A's snapshot", name)
+			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-secret"))
+			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-output"))
+		}
+		Expect(a.Tools.CallsOf("read_secret")).To(BeEmpty(), "another run invoked run A's tool")
+		final, _ := a.Follow(ctx, ra)
+		Expect(final).To(CompleteWith(map[string]any{"secret": "A-secret", "tampered": false}), "run A must resume untouched by run B")
+	})
+
+	It("CM-ACT-05", "the catalog is run-scoped: another agent's, session's or run's tools are neither visible nor callable", func(ctx SpecContext) {
+		mine := tools.Named(protocol.SourcePlugin, "private", "private_tool", "Only for run A.")
+		a := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo(), mine}})
+		res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "private_tool").id;`)
+		Expect(res).To(BeCompleted())
+		privateID := res.ValueAny().(string)
+		for name, rc := range map[string]protocol.RunContext{
+			"another agent":  {},
+			"another sender": {AgentID: a.Params.AgentID, SessionID: a.Params.SessionID, SessionKey: a.Params.SessionKey, Channel: a.Params.Channel},
+			"the same identity, another run": {AgentID: a.Params.AgentID, SessionID: a.Params.SessionID, SessionKey: a.Params.SessionKey,
+				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
+		} {
+			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
+			res := b.Exec(ctx, fmt.Sprintf(`let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
+				const found = (await tools.search("private", {limit: 50})).map((t) => t.name);
+				return {names: ALL_TOOLS.map((t) => t.name), found, called};`, privateID))
+			Expect(res).To(CompleteWith(map[string]any{"names": []any{"echo"}, "found": []any{}, "called": "refused"}), "run B with %s", name)
+		}
+		Expect(a.Tools.CallsOf("private_tool")).To(BeEmpty())
+		Expect(a.Exec(ctx, fmt.Sprintf(`return (await tools.call(%q, {})).tool;`, privateID))).To(CompleteWith("private_tool"), "run A still reaches its own tool")
 	})
 })
