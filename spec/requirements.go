@@ -56,6 +56,12 @@ type Requirement struct {
 	// Excluded, when non-empty, is the reason the requirement is not covered
 	// by any black-box spec. Empty means it must be covered.
 	Excluded string `yaml:"excluded"`
+	// Planned, when non-empty, says which not-yet-built feature or area will
+	// cover the requirement (e.g. "feature mcp: needs MCP servers in
+	// run.prepare"). It is not an exclusion: CONFORMANCE.md counts it as not
+	// yet covered, and a planned requirement that gains a spec is an error
+	// until the marker is removed.
+	Planned string `yaml:"planned"`
 }
 
 // Area is a group of requirements sharing the middle part of their IDs.
@@ -81,6 +87,7 @@ type rawRequirement struct {
 	Source   string  `yaml:"source"`
 	Text     string  `yaml:"text"`
 	Excluded *string `yaml:"excluded"`
+	Planned  *string `yaml:"planned"`
 }
 
 type rawFile struct {
@@ -93,7 +100,7 @@ type rawFile struct {
 // requirement must have an ID matching ^CM-[A-Z0-9]+-[0-9]{2}$ that is unique
 // in the file, a level of MUST or SHOULD, a non-empty feature, source and
 // text, and an area equal to the ID's middle part that is a key of the areas
-// map; excluded, when present, must be non-empty. Errors name the offending
+// map; excluded and planned, when present, must be non-empty and not both. Errors name the offending
 // ID (or its position when the ID is missing).
 //
 // It returns the requirements in file order and the areas in the order they
@@ -159,6 +166,16 @@ func ParseRequirements(data []byte) ([]Requirement, []Area, error) {
 			}
 			excluded = *r.Excluded
 		}
+		planned := ""
+		if r.Planned != nil {
+			if strings.TrimSpace(*r.Planned) == "" {
+				return nil, nil, fail("planned is present but says nothing")
+			}
+			if excluded != "" {
+				return nil, nil, fail("both excluded and planned")
+			}
+			planned = *r.Planned
+		}
 		if !seenArea[r.Area] {
 			seenArea[r.Area] = true
 			areas = append(areas, Area{Code: r.Area, Title: title})
@@ -171,6 +188,7 @@ func ParseRequirements(data []byte) ([]Requirement, []Area, error) {
 			Source:   r.Source,
 			Text:     r.Text,
 			Excluded: excluded,
+			Planned:  planned,
 		})
 	}
 	return reqs, areas, nil

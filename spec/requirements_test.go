@@ -323,6 +323,16 @@ func TestParseRequirementsRejects(t *testing.T) {
 			wantErr: "CM-CFG-04: excluded is present but gives no reason",
 		},
 		{
+			name:    "empty planned",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: ok, planned: \" \"}\n",
+			wantErr: "CM-CFG-04: planned is present but says nothing",
+		},
+		{
+			name:    "excluded and planned",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: ok, excluded: x, planned: y}\n",
+			wantErr: "CM-CFG-04: both excluded and planned",
+		},
+		{
 			name:    "unknown field",
 			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: ok, exclude: typo}\n",
 			wantErr: "exclude",

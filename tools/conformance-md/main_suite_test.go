@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -20,30 +21,48 @@ func TestConformanceMD(t *testing.T) {
 	RunSpecs(t, "conformance-md")
 }
 
-var _ = Describe("Render", func() {
+var _ = Describe("render over a fixture", func() {
+	reqs := []spec.Requirement{
+		{ID: "CM-EXEC-01", Area: "EXEC", Level: "MUST", Feature: "core", Source: "000 [exec]", Text: "covered"},
+		{ID: "CM-EXEC-02", Area: "EXEC", Level: "MUST", Feature: "core", Source: "000 [exec]", Text: "excluded", Excluded: "not observable"},
+		{ID: "CM-EXEC-03", Area: "EXEC", Level: "MUST", Feature: "mcp", Source: "000 [exec]", Text: "planned", Planned: "feature mcp"},
+		{ID: "CM-EXEC-04", Area: "EXEC", Level: "SHOULD", Feature: "core", Source: "000 [exec]", Text: "optional"},
+	}
 	ok := report.SpecResult{Requirement: "CM-EXEC-01", Text: "CM-EXEC-01 a", Location: "/x/suites/e2e/exec.go:10", State: "passed"}
 
+	It("renders covered, excluded, planned and uncovered requirements with totals", func() {
+		md, err := render([]report.SpecResult{ok}, reqs)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(md)).To(ContainSubstring("**4 requirements: 1 covered, 1 excluded, 2 not yet covered (1 of them MUST, each with a planned: note).**"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | 000 [exec] | pass | `/x/suites/e2e/exec.go:10` |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [exec] | excluded: not observable | — |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | 000 [exec] | not covered (planned: feature mcp) | — |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | 000 [exec] | not covered | — |"))
+	})
 	It("fails when a spec's requirement label was removed", func() {
 		unlabelled := ok
 		unlabelled.Requirement = ""
-		_, err := Render([]report.SpecResult{ok, unlabelled})
+		_, err := render([]report.SpecResult{unlabelled}, reqs)
 		Expect(err).To(MatchError(ContainSubstring("carries no req: label")))
+	})
+	It("fails when a MUST loses its only spec and has no exclusion", func() {
+		_, err := render(nil, reqs)
+		Expect(err).To(MatchError(ContainSubstring("MUST requirement CM-EXEC-01 has no spec")))
 	})
 	It("fails on an unknown requirement id", func() {
 		bad := ok
 		bad.Requirement, bad.Text = "CM-NOPE-01", "other"
-		_, err := Render([]report.SpecResult{bad})
+		_, err := render([]report.SpecResult{ok, bad}, reqs)
 		Expect(err).To(MatchError(ContainSubstring("unknown requirement CM-NOPE-01")))
 	})
 	It("fails when two specs share a name", func() {
-		_, err := Render([]report.SpecResult{ok, ok})
+		_, err := render([]report.SpecResult{ok, ok}, reqs)
 		Expect(err).To(MatchError(ContainSubstring("share the name")))
 	})
-	It("lists covered requirements with their verdict and uncovered ones as not covered", func() {
-		md, err := Render([]report.SpecResult{ok})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | 000 [exec] | pass |"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [exec] | not covered | — |"))
+	It("fails when a planned requirement gained a spec", func() {
+		planned := report.SpecResult{Requirement: "CM-EXEC-03", Text: "CM-EXEC-03 b", Location: "/x/suites/e2e/exec.go:20", State: "passed"}
+		_, err := render([]report.SpecResult{ok, planned}, reqs)
+		Expect(err).To(MatchError(ContainSubstring("CM-EXEC-03 has a spec but is still marked planned")))
 	})
 })
 
