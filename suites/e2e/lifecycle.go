@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"strings"
+	"sync"
+
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
@@ -62,5 +66,88 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		res, _ := r.RunToCompletion(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1500}); return x.slept;`))
 		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded))
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots))
+	})
+
+	It("CM-RUN-03", "a snapshot older than snapshotTtlSeconds cannot be resumed", func(ctx SpecContext) {
+		base := Stats(ctx)
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1200}); text("resumed"); return x.slept;`))
+		Expect(w).To(BeWaiting())
+		Eventually(func(g Gomega) { g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots)) }).
+			WithTimeout(10*1e9).WithPolling(200*1e6).Should(Succeed(), "the snapshot outlived snapshotTtlSeconds")
+		res := r.Wait(ctx, w.RunID)
+		Expect(res).To(BeFailed(), "an expired snapshot was resumed")
+		Expect(res.Output).NotTo(ContainElement(result.TextOutput("resumed")))
+		// Control: within the TTL the same cell resumes.
+		long := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 60}), Tools: tools.Standard()})
+		res, _ = long.RunToCompletion(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1200}); return x.slept;`))
+		Expect(res).To(CompleteWith(1200))
+	})
+
+	It("CM-EXEC-11", "two concurrent waits for the same runId: at most one resumes, the other fails", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		for round := 0; round < 3; round++ {
+			w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1300}); text("resumed once"); return x.slept;`))
+			Expect(w).To(BeWaiting())
+			results := make([]Result, 2)
+			var wg sync.WaitGroup
+			for i := range results {
+				wg.Add(1)
+				go func() {
+					defer ginkgo.GinkgoRecover()
+					defer wg.Done()
+					results[i] = r.Wait(ctx, w.RunID)
+				}()
+			}
+			wg.Wait()
+			failed, resumedOutput := 0, 0
+			for _, res := range results {
+				if res.Status == result.StatusFailed && res.Code != "" && !strings.Contains(string(res.Raw), "resumed once") {
+					failed++
+				}
+				for _, o := range res.Output {
+					if o.Text != nil && *o.Text == "resumed once" {
+						resumedOutput++
+					}
+				}
+			}
+			Expect(failed).To(BeNumerically(">=", 1), "round %d: both concurrent waits went on: %s / %s", round, results[0].Raw, results[1].Raw)
+			Expect(resumedOutput).To(BeNumerically("<=", 1), "round %d: the cell ran twice", round)
+			// Whichever wait won, the cell finishes exactly once.
+			for _, res := range results {
+				if res.Status == result.StatusWaiting {
+					final, _ := r.Follow(ctx, res)
+					Expect(final).To(CompleteWith(1300))
+				}
+			}
+		}
+	})
+
+	It("CM-RUN-05", "at most 64 suspended runs per process; one more suspension fails with too many suspended code mode runs", func(ctx SpecContext) {
+		base := Stats(ctx)
+		Expect(base.SuspendedRuns).To(BeNumerically("<", 64), "the target already holds 64 suspended runs")
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		free := 64 - base.SuspendedRuns
+		results := make([]Result, free)
+		var wg sync.WaitGroup
+		for i := range results {
+			wg.Add(1)
+			go func() {
+				defer ginkgo.GinkgoRecover()
+				defer wg.Done()
+				results[i] = r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "never";`))
+			}()
+		}
+		wg.Wait()
+		for i, res := range results {
+			Expect(res).To(BeWaiting(), "suspension %d of %d must succeed", i+1, free)
+		}
+		Expect(Stats(ctx).SuspendedRuns).To(Equal(64))
+		over := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "never";`))
+		Expect(over).To(BeFailed(), "the 65th suspension must fail")
+		Expect(over.Error).To(ContainSubstring("too many suspended code mode runs"))
+		Expect(Stats(ctx).SuspendedRuns).To(Equal(64))
+		r.Abort(ctx)
+		Eventually(func() int { return Stats(ctx).SuspendedRuns }).Should(Equal(base.SuspendedRuns), "abort must free every suspended cell")
 	})
 })

@@ -67,6 +67,45 @@ var _ = Describe("limits", "limits", func() {
 // crashing the process; the spec fails on the missing result instead.
 func GinkgoRecoverNoop() { recover() }
 
+var _ = Describe("limits", "deep recursion and nesting", func() {
+	It("CM-LIM-04", "deep recursion and deeply nested data fail cleanly and the runtime keeps serving", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
+		cases := map[string]string{
+			"uncaught recursion":    `function f(n) { return f(n + 1) + 1; } return f(0);`,
+			"caught recursion":      `function f(n) { return f(n + 1) + 1; } try { return f(0); } catch (e) { return e instanceof RangeError ? "RangeError" : String(e); }`,
+			"mutual recursion":      `const a = (n) => b(n) + 1, b = (n) => a(n) + 1; return a(0);`,
+			"nested JSON.parse":     `return JSON.parse("[".repeat(1000000) + "]".repeat(1000000)).length;`,
+			"nested array literal":  `let v = []; for (let i = 0; i < 1000000; i++) v = [v]; return JSON.stringify(v).length;`,
+			"recursion in a getter": `const o = {get x() { return this.x; }}; return o.x;`,
+			"recursive toString":    `const o = {}; o.toString = () => String(o); return String(o);`,
+		}
+		for name, code := range cases {
+			res, _ := r.RunToCompletion(ctx, code)
+			switch res.Status {
+			case result.StatusCompleted:
+				// Only a guest-visible RangeError (caught by the guest) may complete.
+				Expect(res.ValueAny()).To(Equal("RangeError"), "%s: completed with %s", name, res.Raw)
+			case result.StatusFailed:
+				Expect(res.Error).NotTo(BeEmpty(), "%s: failed without an error message", name)
+				Expect(res.Error).NotTo(ContainSubstring(".go:"), "%s: host frames leaked", name)
+			default:
+				Expect(res).To(BeFailed(), "%s: must fail cleanly", name)
+			}
+			Expect(r.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "the runtime must keep serving after %s", name)
+		}
+		// A deeply nested return value may be cut to plain data (CM-GUEST-08)
+		// or fail; either way it must be valid JSON and the runtime must go on.
+		res, _ := r.RunToCompletion(ctx, `let v = {}; for (let i = 0; i < 100000; i++) v = {v}; return v;`)
+		if res.Status == result.StatusCompleted {
+			Expect(res.ValueAny()).To(HaveKey("v"), "a nested value completed as %s", res.Raw)
+		} else {
+			Expect(res).To(BeFailed())
+			Expect(res.Error).NotTo(BeEmpty())
+		}
+		Expect(r.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "the runtime must keep serving after a deeply nested value")
+	})
+})
+
 var _ = Describe("limits", "pending nested calls", func() {
 	It("CM-LIM-05", "more than maxPendingToolCalls concurrent nested calls fail with too_many_pending_tool_calls, even with a tampered bridge", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
