@@ -24,7 +24,7 @@ const Name = "codemode-reference"
 const Version = "0.1.0"
 
 // Features are the features the reference declares (spec/protocol.md).
-var Features = []string{"core", "yield", "typescript", "shell-exec", "fault-injection"}
+var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "fault-injection"}
 
 // Options configure a server.
 type Options struct {
