@@ -150,4 +150,17 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		r.Abort(ctx)
 		Eventually(func() int { return Stats(ctx).SuspendedRuns }).Should(Equal(base.SuspendedRuns), "abort must free every suspended cell")
 	})
+
+	It("CM-RUN-06", "suspended runs do not survive a runtime restart", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1500}); text("resumed after restart"); return x.slept;`))
+		Expect(w).To(BeWaiting())
+		RestartTarget()
+		again := NewRun(ctx, RunOptions{ID: r.ID, CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
+		res := again.Wait(ctx, w.RunID)
+		Expect(res).To(BeFailed(), "a suspended run survived the restart")
+		Expect(res.Output).To(BeEmpty())
+		Expect(Stats(ctx).SuspendedRuns).To(BeZero(), "the restarted runtime holds suspended runs")
+		Expect(again.Exec(ctx, `return "fresh";`)).To(CompleteWith("fresh"), "the restarted runtime serves new cells")
+	})
 })

@@ -26,6 +26,8 @@ type RunOptions struct {
 	Raw          bool
 	// Context overrides the run identity; empty fields get unique values.
 	Context protocol.RunContext
+	// ID reuses a run id (after RestartTarget); empty means a fresh one.
+	ID string
 	// Faults are simulated failures (only for targets declaring feature
 	// fault-injection; see RequireFeature).
 	Faults *protocol.Faults
@@ -63,6 +65,9 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	t := T()
 	n := runSeq.Add(1)
 	id := fmt.Sprintf("run-%d-%d", time.Now().UnixNano()%1e9, n)
+	if o.ID != "" {
+		id = o.ID
+	}
 	rc := o.Context
 	if rc.AgentID == "" {
 		rc.AgentID = "agent-" + id

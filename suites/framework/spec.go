@@ -118,6 +118,21 @@ func T() *Target {
 	return tgt
 }
 
+// RestartTarget closes the target (shutdown; an exec: target's process
+// exits) and connects a fresh one: the "runtime restart" of CM-RUN-06. For a
+// tcp: target the connection is what restarts.
+func RestartTarget() {
+	ginkgo.GinkgoHelper()
+	tgtMu.Lock()
+	old := tgt
+	tgt = nil
+	tgtMu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	T()
+}
+
 // Features is the effective feature set (declared, or as overridden).
 func Features() FeatureSet {
 	tgtMu.Lock()
