@@ -106,6 +106,22 @@ var _ = Describe("limits", "deep recursion and nesting", func() {
 	})
 })
 
+var _ = Describe("limits", "wall clock per call", func() {
+	It("CM-LIM-06", "the wall-clock limit applies per exec and per wait call, not per cell", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
+		// 1200 ms of work in the exec and 1200 ms more in the wait: over the
+		// limit together, within it per call. The wait is sent only after the
+		// nested call finished, so it spends its budget on guest work alone.
+		code := Guest(`const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
+			spin(1200); const x = await tools.call(id("slow"), {ms: 800}); spin(1200); return x.slept;`)
+		w := r.Exec(ctx, code)
+		Expect(w).To(BeWaiting(), "the nested call outlives the exec")
+		Eventually(r.Tools.Finished).WithTimeout(5 * time.Second).Should(Equal(1))
+		res, _ := r.Follow(ctx, w)
+		Expect(res).To(CompleteWith(800), "each wait gets its own timeoutMs")
+	})
+})
+
 var _ = Describe("limits", "pending nested calls", func() {
 	It("CM-LIM-05", "more than maxPendingToolCalls concurrent nested calls fail with too_many_pending_tool_calls, even with a tampered bridge", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
