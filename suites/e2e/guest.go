@@ -73,6 +73,11 @@ var _ = Describe("e2e", "guest API", func() {
 			Expect(m).To(ContainSubstring("search"), "rejection must tell the model how to find tools: %q", m)
 		}
 		Expect(r.Tools.CallsOf("fail")).To(BeEmpty(), "the denied tool reached the harness")
+		// A near miss gets a suggestion naming the real id.
+		res, _ = r.RunToCompletion(ctx, Guest(`const want = id("echo"); try { await tools.call(want.slice(0, -1), {}); return "called"; } catch (e) { return {msg: String(e.message), want}; }`))
+		Expect(res).To(BeCompleted())
+		v := res.ValueAny().(map[string]any)
+		Expect(v["msg"]).To(ContainSubstring(v["want"].(string)), "an unknown id close to a real one must suggest it")
 	})
 
 	It("CM-GUEST-07", "text and json append output in call order and the return value becomes value", func(ctx SpecContext) {
