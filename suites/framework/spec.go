@@ -101,7 +101,8 @@ var (
 )
 
 // T returns the connected target, reconnecting first if the previous spec
-// left it dead (a crashed target fails that spec, never the rest of the run).
+// left it dead (a crashed target makes that spec an error, never fails the
+// rest of the run). A failed reconnect is a harness error of the current spec.
 func T() *Target {
 	tgtMu.Lock()
 	defer tgtMu.Unlock()
@@ -112,6 +113,7 @@ func T() *Target {
 		var err error
 		tgt, err = Connect(context.Background(), current.Target)
 		if err != nil {
+			markHarnessError(fmt.Sprintf("could not reconnect to the target: %v", err))
 			ginkgo.Fail(fmt.Sprintf("harness could not (re)connect to the target: %v", err))
 		}
 	}

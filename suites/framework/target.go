@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
+	"github.com/onsi/ginkgo/v2"
 )
 
 // Connector opens an in-process target: it serves the driver protocol on r/w
@@ -53,6 +54,19 @@ type Target struct {
 	closer func() error
 	stderr *syncBuffer
 	router *router
+	lost   sync.Once
+}
+
+// HarnessErrorEntry names the Ginkgo report entry that marks a spec during
+// which the target connection was lost (the target process exited or closed
+// the connection) or could not be re-established. Reports count such a
+// failing spec as an error, not as a failure of its requirement
+// (tools/report reads the same name). The value is the reason.
+const HarnessErrorEntry = "harness-error"
+
+// markHarnessError attaches HarnessErrorEntry to the running spec.
+func markHarnessError(reason string) {
+	ginkgo.AddReportEntry(HarnessErrorEntry, reason, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }
 
 type syncBuffer struct {
@@ -196,6 +210,7 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 	}
 	if err != nil && !t.Alive() {
 		err = fmt.Errorf("%w (target connection closed)%s", err, t.stderrTail())
+		t.lost.Do(func() { markHarnessError(fmt.Sprintf("target connection lost during %s: %v", method, err)) })
 	}
 	return err
 }
@@ -209,6 +224,7 @@ func (t *Target) Stats(ctx context.Context) (protocol.Stats, error) {
 
 // Close sends shutdown (best effort) and closes the connection.
 func (t *Target) Close() error {
+	t.lost.Do(func() {}) // a connection the harness closed is not lost
 	if t.client != nil && t.Alive() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		t.client.Call(ctx, protocol.MethodShutdown, nil)
