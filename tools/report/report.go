@@ -11,25 +11,37 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// Verdict of one requirement.
+// Verdict of one spec or requirement.
 type Verdict string
 
-// Verdicts, from best to worst.
+// Verdicts. XFail and XPass only occur with an expected-failures baseline.
 const (
 	Pass       Verdict = "pass"
 	Skip       Verdict = "skip"
 	Fail       Verdict = "fail"
-	Error      Verdict = "error"
+	Error      Verdict = "error" // harness fault or target crash, not a failure of the requirement
+	XFail      Verdict = "xfail" // failed as the baseline expects: does not fail the run
+	XPass      Verdict = "xpass" // listed in the baseline but passed: the entry is stale, fails the run
 	NotCovered Verdict = "not-covered"
 )
+
+// HarnessErrorEntry is the report entry with which suites/framework marks a
+// spec during which the target connection was lost or could not be
+// re-established (framework.HarnessErrorEntry; the framework cannot import
+// this package).
+const HarnessErrorEntry = "harness-error"
 
 // SpecResult is one spec's outcome, tagged with its requirement.
 type SpecResult struct {
 	Requirement string
-	Text        string
+	Text        string // the It text, starting with the requirement ID
+	FullText    string // container texts and the It text
 	Location    string
 	State       string // passed, failed, skipped, ...
 	Message     string
+	// HarnessError is the reason the framework marked the spec as a harness
+	// error (the target died under it), empty otherwise.
+	HarnessError string
 }
 
 // RequirementOf returns the requirement ID of a spec from its req: label.
@@ -42,69 +54,104 @@ func RequirementOf(labels []string) string {
 	return ""
 }
 
-// Specs extracts the It specs of a report.
-func Specs(r types.Report) []SpecResult {
-	var out []SpecResult
-	for _, s := range r.SpecReports {
-		if s.LeafNodeType != types.NodeTypeIt || (s.State == types.SpecStateSkipped && s.Failure.Message == "") {
-			continue // not selected by the run's filters
+// Selected reports whether a spec report is an It the run's filters selected
+// (a deselected spec is skipped without a message).
+func Selected(s types.SpecReport) bool {
+	return s.LeafNodeType == types.NodeTypeIt && !(s.State == types.SpecStateSkipped && s.Failure.Message == "")
+}
+
+// Spec converts one spec report.
+func Spec(s types.SpecReport) SpecResult {
+	out := SpecResult{
+		Requirement: RequirementOf(s.Labels()),
+		Text:        s.LeafNodeText,
+		FullText:    s.FullText(),
+		Location:    fmt.Sprintf("%s:%d", s.LeafNodeLocation.FileName, s.LeafNodeLocation.LineNumber),
+		State:       s.State.String(),
+		Message:     s.Failure.Message,
+	}
+	for _, e := range s.ReportEntries {
+		if e.Name == HarnessErrorEntry && out.HarnessError == "" {
+			out.HarnessError = e.StringRepresentation()
 		}
-		out = append(out, SpecResult{
-			Requirement: RequirementOf(s.Labels()),
-			Text:        s.LeafNodeText,
-			Location:    fmt.Sprintf("%s:%d", s.LeafNodeLocation.FileName, s.LeafNodeLocation.LineNumber),
-			State:       s.State.String(),
-			Message:     s.Failure.Message,
-		})
 	}
 	return out
 }
 
-// Verdicts aggregates spec outcomes per requirement: any failure fails it, a
-// harness-side panic or interrupt is an error, all-skipped is a skip.
-func Verdicts(specs []SpecResult) map[string]Verdict {
-	v := map[string]Verdict{}
-	for _, s := range specs {
-		if s.Requirement == "" {
-			continue
-		}
-		var this Verdict
-		switch s.State {
-		case "passed":
-			this = Pass
-		case "skipped", "pending":
-			this = Skip
-		case "panicked", "interrupted", "aborted", "timedout":
-			this = Error
-		default:
-			this = Fail
-		}
-		if rank(this) > rank(v[s.Requirement]) {
-			v[s.Requirement] = this
+// Specs extracts the selected It specs of a report, in run order.
+func Specs(r types.Report) []SpecResult {
+	var out []SpecResult
+	for _, s := range r.SpecReports {
+		if Selected(s) {
+			out = append(out, Spec(s))
 		}
 	}
-	return v
+	return out
 }
 
+// SuiteErrors lists the failures of suite-level nodes (BeforeSuite: the
+// harness could not connect; AfterSuite, ...), each as "[node] message".
+func SuiteErrors(r types.Report) []string {
+	var out []string
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt && s.State.Is(types.SpecStateFailureStates) {
+			out = append(out, fmt.Sprintf("[%s] %s", s.LeafNodeType, Short(s.Failure.Message)))
+		}
+	}
+	return out
+}
+
+// Outcome is a spec's verdict without a baseline: pass, skip, error (a
+// panic, interrupt or timeout in the spec, or a spec marked as a harness
+// error) or fail.
+func (s SpecResult) Outcome() Verdict {
+	switch s.State {
+	case "passed":
+		return Pass
+	case "skipped", "pending":
+		return Skip
+	case "panicked", "interrupted", "aborted", "timedout":
+		return Error
+	}
+	if s.HarnessError != "" {
+		return Error
+	}
+	return Fail
+}
+
+// Verdicts aggregates spec outcomes per requirement without a baseline: any
+// failure fails it, an error (and no failure) makes it an error, all-skipped
+// is a skip. See Evaluate for the rules with a baseline.
+func Verdicts(specs []SpecResult) map[string]Verdict {
+	return Evaluate(specs, nil).Requirements
+}
+
+// rank orders verdicts for aggregation: a requirement gets the worst verdict
+// of its specs.
 func rank(v Verdict) int {
 	switch v {
 	case Pass:
 		return 1
 	case Skip:
 		return 2
-	case Error:
+	case XFail:
 		return 3
-	case Fail:
+	case XPass:
 		return 4
+	case Error:
+		return 5
+	case Fail:
+		return 6
 	}
 	return 0
 }
 
-// AreaSummary counts verdicts in one requirement area.
+// AreaSummary counts verdicts in one requirement area. Failing lists the
+// requirements that fail the run (fail, xpass, error).
 type AreaSummary struct {
-	Area, Title                         string
-	Pass, Fail, Skip, Error, NotCovered int
-	Failing                             []string
+	Area, Title                                       string
+	Pass, Fail, Skip, Error, XFail, XPass, NotCovered int
+	Failing                                           []string
 }
 
 // Summarize groups verdicts by area, in requirement order. Requirements
@@ -129,38 +176,47 @@ func Summarize(v map[string]Verdict) []AreaSummary {
 			a.Pass++
 		case Fail:
 			a.Fail++
-			a.Failing = append(a.Failing, r.ID)
 		case Error:
 			a.Error++
-			a.Failing = append(a.Failing, r.ID)
+		case XFail:
+			a.XFail++
+		case XPass:
+			a.XPass++
 		case Skip:
 			a.Skip++
 		default:
 			a.NotCovered++
 		}
+		if v[r.ID].Fails() {
+			a.Failing = append(a.Failing, r.ID)
+		}
 	}
 	return out
 }
+
+// Fails reports whether the verdict fails the run: fail, xpass or error.
+func (v Verdict) Fails() bool { return v == Fail || v == XPass || v == Error }
 
 // Markdown renders the summary table.
 func Markdown(target, impl string, areas []AreaSummary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Conformance summary\n\nTarget: `%s` (%s)\n\n", target, impl)
-	b.WriteString("| area | title | pass | fail | error | skip | not run | failing |\n|---|---|---|---|---|---|---|---|\n")
-	var tp, tf, te, ts, tn int
+	b.WriteString("| area | title | pass | fail | error | xfail | xpass | skip | not run | failing |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	var t AreaSummary
 	for _, a := range areas {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %s |\n", a.Area, a.Title, a.Pass, a.Fail, a.Error, a.Skip, a.NotCovered, strings.Join(a.Failing, " "))
-		tp, tf, te, ts, tn = tp+a.Pass, tf+a.Fail, te+a.Error, ts+a.Skip, tn+a.NotCovered
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %s |\n", a.Area, a.Title, a.Pass, a.Fail, a.Error, a.XFail, a.XPass, a.Skip, a.NotCovered, strings.Join(a.Failing, " "))
+		t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, t.NotCovered = t.Pass+a.Pass, t.Fail+a.Fail, t.Error+a.Error, t.XFail+a.XFail, t.XPass+a.XPass, t.Skip+a.Skip, t.NotCovered+a.NotCovered
 	}
-	fmt.Fprintf(&b, "| **total** | | %d | %d | %d | %d | %d | |\n", tp, tf, te, ts, tn)
+	fmt.Fprintf(&b, "| **total** | | %d | %d | %d | %d | %d | %d | %d | |\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, t.NotCovered)
 	return b.String()
 }
 
-// Failing lists failing or erroring requirement IDs, sorted.
+// Failing lists the requirement IDs whose verdict fails the run (fail, xpass,
+// error), sorted.
 func Failing(v map[string]Verdict) []string {
 	var out []string
 	for id, x := range v {
-		if x == Fail || x == Error {
+		if x.Fails() {
 			out = append(out, id)
 		}
 	}

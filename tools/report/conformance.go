@@ -1,0 +1,313 @@
+package report
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/spec"
+	"github.com/goccy/go-yaml"
+)
+
+// SpecVerdict is one spec's verdict with the baseline applied.
+type SpecVerdict struct {
+	SpecResult
+	Verdict Verdict
+	// Expected is the baseline entry's reason when the spec or its
+	// requirement is listed ("listed" without a reason), empty otherwise.
+	Expected string
+}
+
+// Verdict is a spec's verdict with the baseline b applied (b may be nil): a
+// failing spec listed by name or through its requirement is an xfail; a
+// passing spec listed by name is an xpass. Skips and errors are unchanged.
+func (b *Baseline) Verdict(s SpecResult) SpecVerdict {
+	out := SpecVerdict{SpecResult: s, Verdict: s.Outcome()}
+	es, bySpec := b.spec(s)
+	er, byReq := b.requirement(s.Requirement)
+	switch {
+	case bySpec:
+		out.Expected = orListed(es.Reason)
+	case byReq:
+		out.Expected = orListed(er.Reason)
+	}
+	switch {
+	case out.Verdict == Fail && (bySpec || byReq):
+		out.Verdict = XFail
+	case out.Verdict == Pass && bySpec:
+		out.Verdict = XPass
+	}
+	return out
+}
+
+func orListed(reason string) string {
+	if reason == "" {
+		return "listed"
+	}
+	return reason
+}
+
+// Evaluation is a run's verdicts with a baseline applied.
+type Evaluation struct {
+	Specs        []SpecVerdict      // in run order
+	Requirements map[string]Verdict // requirement ID → verdict
+	// Unused lists the baseline entries that matched no spec of the run:
+	// stale, or not selected by the run's filters.
+	Unused []string
+}
+
+// Evaluate applies baseline b (nil: none) to the specs of a run. A
+// requirement gets the worst verdict of its specs (pass < skip < xfail <
+// xpass < error < fail); a listed requirement whose specs all passed is an
+// xpass. Specs without a requirement are ignored.
+func Evaluate(specs []SpecResult, b *Baseline) Evaluation {
+	ev := Evaluation{Requirements: map[string]Verdict{}}
+	usedReq, usedSpec := map[string]bool{}, map[string]bool{}
+	for _, s := range specs {
+		if s.Requirement == "" {
+			continue
+		}
+		sv := b.Verdict(s)
+		ev.Specs = append(ev.Specs, sv)
+		if rank(sv.Verdict) > rank(ev.Requirements[s.Requirement]) {
+			ev.Requirements[s.Requirement] = sv.Verdict
+		}
+		usedReq[s.Requirement] = true
+		usedSpec[s.Text], usedSpec[s.FullText] = true, true
+	}
+	for id, v := range ev.Requirements {
+		if _, listed := b.requirement(id); listed && v == Pass {
+			ev.Requirements[id] = XPass
+		}
+	}
+	if b != nil {
+		for _, r := range b.Requirements {
+			if !usedReq[r.ID] {
+				ev.Unused = append(ev.Unused, r.ID)
+			}
+		}
+		for _, s := range b.Specs {
+			if !usedSpec[s.Name] {
+				ev.Unused = append(ev.Unused, s.Name)
+			}
+		}
+	}
+	return ev
+}
+
+// Overall is the verdict of a whole run.
+type Overall string
+
+// Overall verdicts.
+const (
+	Success Overall = "success"
+	Partial Overall = "partial" // nothing failed, but a core requirement was skipped or a baseline was given
+	Failure Overall = "failure"
+)
+
+// Judge decides the overall verdict from requirement verdicts and says why
+// it is not success: failure if no spec ran, on a suite error, or if any
+// requirement is fail, xpass or error; otherwise partial if a requirement of
+// feature core was skipped or a baseline was given (a run with a baseline is
+// at best partial); otherwise success.
+func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, []string) {
+	var reasons []string
+	by := map[Verdict][]string{}
+	for id, x := range v {
+		by[x] = append(by[x], id)
+	}
+	for _, ids := range by {
+		sort.Strings(ids)
+	}
+	if len(v) == 0 {
+		reasons = append(reasons, "no spec ran")
+	}
+	for _, e := range suiteErrors {
+		reasons = append(reasons, "suite error: "+e)
+	}
+	for _, x := range []struct {
+		v    Verdict
+		what string
+	}{{Fail, "failing"}, {Error, "errors (harness fault or target crash)"}, {XPass, "stale expected failures (xpass: they pass now)"}} {
+		if ids := by[x.v]; len(ids) > 0 {
+			reasons = append(reasons, x.what+": "+strings.Join(ids, " "))
+		}
+	}
+	if len(reasons) > 0 {
+		return Failure, reasons
+	}
+	var core []string
+	for _, id := range by[Skip] {
+		if r, ok := spec.Lookup(id); ok && r.Feature == "core" {
+			core = append(core, id)
+		}
+	}
+	if len(core) > 0 {
+		reasons = append(reasons, "core requirements skipped: "+strings.Join(core, " "))
+	}
+	if baseline {
+		reasons = append(reasons, "run with an expected-failures baseline")
+	}
+	if len(reasons) > 0 {
+		return Partial, reasons
+	}
+	return Success, nil
+}
+
+// Totals counts requirements per verdict.
+type Totals struct {
+	Pass  int `yaml:"pass"`
+	Fail  int `yaml:"fail"`
+	Skip  int `yaml:"skip"`
+	XFail int `yaml:"xfail"`
+	XPass int `yaml:"xpass"`
+	Error int `yaml:"error"`
+}
+
+// Count tallies requirement verdicts.
+func Count(v map[string]Verdict) Totals {
+	var t Totals
+	for _, x := range v {
+		switch x {
+		case Pass:
+			t.Pass++
+		case Fail:
+			t.Fail++
+		case Skip:
+			t.Skip++
+		case XFail:
+			t.XFail++
+		case XPass:
+			t.XPass++
+		case Error:
+			t.Error++
+		}
+	}
+	return t
+}
+
+// Conformance is conformance-report.yaml, the machine-readable verdict of a
+// run:
+//
+//	implementation: {name, version}     # from the target's initialize
+//	harness: {name, version}
+//	target: builtin
+//	features:
+//	  effective: [core, …]              # what specs were gated on
+//	  source: declared | command line
+//	  declared: […]                     # what initialize declared
+//	  requested: […]                    # --features, if given
+//	  exempt: […]                       # --exempt-features, if given
+//	expectedFailures: {file, unused}    # with --expected-failures; unused: entries that matched no spec
+//	overall: success | partial | failure
+//	reasons: […]                        # why not success
+//	totals: {pass, fail, skip, xfail, xpass, error}   # requirements per verdict
+//	suiteErrors: […]                    # failures outside specs (e.g. the target could not be connected)
+//	requirements:                       # those with specs in the run, in requirements.yaml order
+//	  - id: CM-LIM-03
+//	    level: MUST
+//	    feature: core
+//	    verdict: xfail
+//	    expected: "reason"              # when listed in the baseline
+//	    specs: [{name, verdict, message}]   # message: the failure or skip reason, shortened
+type Conformance struct {
+	Implementation   Peer              `yaml:"implementation"`
+	Harness          Peer              `yaml:"harness"`
+	Target           string            `yaml:"target"`
+	Features         Features          `yaml:"features"`
+	ExpectedFailures *ExpectedFailures `yaml:"expectedFailures,omitempty"`
+	Overall          Overall           `yaml:"overall"`
+	Reasons          []string          `yaml:"reasons,omitempty"`
+	Totals           Totals            `yaml:"totals"`
+	SuiteErrors      []string          `yaml:"suiteErrors,omitempty"`
+	Requirements     []RequirementLine `yaml:"requirements"`
+}
+
+// Peer names an implementation or the harness.
+type Peer struct {
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
+}
+
+// Features records the feature set a run used and where it came from.
+type Features struct {
+	Effective []string `yaml:"effective"`
+	Source    string   `yaml:"source"`
+	Declared  []string `yaml:"declared"`
+	Requested []string `yaml:"requested,omitempty"`
+	Exempt    []string `yaml:"exempt,omitempty"`
+}
+
+// ExpectedFailures records the baseline of a run.
+type ExpectedFailures struct {
+	File   string   `yaml:"file"`
+	Unused []string `yaml:"unused,omitempty"`
+}
+
+// RequirementLine is one requirement's verdict and its specs.
+type RequirementLine struct {
+	ID       string     `yaml:"id"`
+	Level    string     `yaml:"level"`
+	Feature  string     `yaml:"feature"`
+	Verdict  Verdict    `yaml:"verdict"`
+	Expected string     `yaml:"expected,omitempty"`
+	Specs    []SpecLine `yaml:"specs"`
+}
+
+// SpecLine is one spec's verdict.
+type SpecLine struct {
+	Name    string  `yaml:"name"`
+	Verdict Verdict `yaml:"verdict"`
+	Message string  `yaml:"message,omitempty"`
+}
+
+// NewConformance fills the verdict part of a report (requirements, totals,
+// overall and, with a baseline, expectedFailures.unused) from an evaluation;
+// the caller sets the identity fields and expectedFailures.file.
+func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformance {
+	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements)}
+	c.Overall, c.Reasons = Judge(ev.Requirements, suiteErrors, b != nil)
+	if b != nil {
+		c.ExpectedFailures = &ExpectedFailures{Unused: ev.Unused}
+	}
+	byReq := map[string][]SpecLine{}
+	for _, s := range ev.Specs {
+		msg := s.Message
+		if s.HarnessError != "" {
+			msg = s.HarnessError + " — " + msg
+		}
+		if s.Verdict == Pass || s.Verdict == XPass {
+			msg = ""
+		}
+		byReq[s.Requirement] = append(byReq[s.Requirement], SpecLine{Name: s.Text, Verdict: s.Verdict, Message: Short(msg)})
+	}
+	for _, r := range spec.Requirements() {
+		v, ok := ev.Requirements[r.ID]
+		if !ok {
+			continue
+		}
+		line := RequirementLine{ID: r.ID, Level: r.Level, Feature: r.Feature, Verdict: v, Specs: byReq[r.ID]}
+		if e, ok := b.requirement(r.ID); ok {
+			line.Expected = orListed(e.Reason)
+		}
+		c.Requirements = append(c.Requirements, line)
+	}
+	return c
+}
+
+// YAML renders the report.
+func (c Conformance) YAML() ([]byte, error) {
+	b, err := yaml.MarshalWithOptions(c, yaml.UseLiteralStyleIfMultiline(true))
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte("# conformance-report.yaml: the format is documented on report.Conformance (tools/report)\n"), b...), nil
+}
+
+// Short collapses white space and cuts a message to about 300 characters.
+func Short(msg string) string {
+	msg = strings.Join(strings.Fields(msg), " ")
+	if r := []rune(msg); len(r) > 300 {
+		msg = string(r[:300]) + "…"
+	}
+	return msg
+}
