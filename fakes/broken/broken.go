@@ -8,7 +8,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
@@ -48,6 +50,8 @@ var Variants = []Variant{
 				delete(pol, "deny")
 			}
 		})},
+	{Name: "crash", Breaks: "CM-LIM-03", Defect: "the process dies (the connection closes) on the first exec of the harness run; the restarted target works",
+		Serve: crashingOnce()},
 }
 
 // Lookup finds a variant by name.
@@ -77,7 +81,38 @@ func (liveSuspender) Resume(ctx context.Context, eng *engine.Engine, p codemode.
 // rewriting serves the reference behind a proxy that rewrites the params of
 // every run.prepare request with edit: the reference then honestly does the
 // wrong thing (it never sees the harness's configuration or policy).
-func rewriting(edit func(params map[string]any)) func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+func rewriting(edit func(params map[string]any)) serveFunc {
+	return proxied(func(msg map[string]any) (edited, die bool) {
+		if msg["method"] == "run.prepare" {
+			if p, ok := msg["params"].(map[string]any); ok {
+				edit(p)
+				return true, false
+			}
+		}
+		return false, false
+	})
+}
+
+// crashingOnce serves the reference, except that the first tool.exec any
+// connection receives (once per process: the harness's reconnected target
+// works) kills the target like a crashed process: both directions of the
+// connection close and nothing more is answered. Whichever spec sends the
+// first exec must be reported as an error, and every later spec must run.
+func crashingOnce() serveFunc {
+	var crashed atomic.Bool
+	return proxied(func(msg map[string]any) (edited, die bool) {
+		return false, msg["method"] == "tool.exec" && crashed.CompareAndSwap(false, true)
+	})
+}
+
+type serveFunc = func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error
+
+// proxied serves the reference behind a proxy that shows each line from the
+// harness (requests and callback responses), decoded, to inspect. When
+// inspect edited the message in place, the edited message is forwarded
+// instead of the line. When it says die, the target dies like a crashed
+// process: the proxy closes both directions of the connection and returns.
+func proxied(inspect func(msg map[string]any) (edited, die bool)) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 		innerR, toInner := io.Pipe()
 		done := make(chan error, 1)
@@ -87,12 +122,19 @@ func rewriting(edit func(params map[string]any)) func(ctx context.Context, eng *
 		for sc.Scan() {
 			line := sc.Bytes()
 			var msg map[string]any
-			if json.Unmarshal(line, &msg) == nil && msg["method"] == "run.prepare" {
-				if p, ok := msg["params"].(map[string]any); ok {
-					edit(p)
-					if b, err := json.Marshal(msg); err == nil {
-						line = b
+			if json.Unmarshal(line, &msg) == nil {
+				edited, die := inspect(msg)
+				if die {
+					w.Close()
+					if c, ok := r.(io.Closer); ok {
+						c.Close()
 					}
+					toInner.CloseWithError(errCrashed)
+					<-done
+					return errCrashed
+				}
+				if b, err := json.Marshal(msg); err == nil && edited {
+					line = b
 				}
 			}
 			if _, err := toInner.Write(append(append([]byte(nil), line...), '\n')); err != nil {
@@ -103,3 +145,5 @@ func rewriting(edit func(params map[string]any)) func(ctx context.Context, eng *
 		return <-done
 	}
 }
+
+var errCrashed = errors.New("broken target crashed on purpose")

@@ -1,8 +1,16 @@
 package broken_test
 
 import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"regexp"
+
 	"github.com/codemode-conformance/codemode/fakes/broken"
+	"github.com/codemode-conformance/codemode/tools/report"
+	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/reporters"
 	. "github.com/onsi/gomega"
 )
 
@@ -10,14 +18,110 @@ var _ = Describe("the conformance suite", func() {
 	for _, v := range broken.Variants {
 		v := v
 		It("reports "+v.Breaks+" failing against fake:"+v.Name+" ("+v.Defect+") and passing against builtin", func() {
-			code, summary := conformance("--target", "fake:"+v.Name, "--req", v.Breaks)
-			Expect(code).To(Equal(1), "the CLI must exit non-zero for a broken target")
-			Expect(summary).To(MatchRegexp(`\| `+areaOf(v.Breaks)+` \|[^\n]*\| `+v.Breaks), "summary must name the failing requirement:\n%s", summary)
+			o := conformance("--target", "fake:"+v.Name, "--req", v.Breaks)
+			Expect(o.Code).To(Equal(1), "the CLI must exit non-zero for a broken target")
+			Expect(o.Summary).To(MatchRegexp(`\| `+areaOf(v.Breaks)+` \|[^\n]*\| `+v.Breaks), "summary must name the failing requirement:\n%s", o.Summary)
+			Expect(o.Report.Overall).To(Equal(report.Failure))
 
-			code, summary = conformance("--target", "builtin", "--req", v.Breaks)
-			Expect(code).To(Equal(0), "the same specs must pass against the reference:\n%s", summary)
+			o = conformance("--target", "builtin", "--req", v.Breaks)
+			Expect(o.Code).To(Equal(0), "the same specs must pass against the reference:\n%s", o.Summary)
+			Expect(o.Report.Overall).To(Equal(report.Success))
 		})
 	}
+})
+
+var _ = Describe("an expected-failures baseline", func() {
+	const listed = "requirements:\n  - id: CM-LIM-03\n    reason: output limit not implemented yet\n"
+	run := []string{"--req", "CM-LIM-03", "--req", "CM-LIM-01"}
+
+	It("turns a listed failure into xfail: the run passes, at best partial", func() {
+		o := conformance(append([]string{"--target", "fake:no-output-limit", "--expected-failures", file("known.yaml", listed)}, run...)...)
+		Expect(o.Code).To(Equal(0), "%s", o.Stdout)
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XFail, "CM-LIM-01": report.Pass}, o.verdicts())).To(BeEmpty())
+		Expect(o.Report.Overall).To(Equal(report.Partial))
+		Expect(o.Report.Totals).To(Equal(report.Totals{Pass: 1, XFail: 1}))
+		Expect(o.Report.Requirements[1].Expected).To(Equal("output limit not implemented yet"))
+		Expect(o.Stdout).To(MatchRegexp(`XFAIL CM-LIM-03 `))
+		Expect(o.Summary).To(MatchRegexp(`\| LIM \| Limits \| 1 \| 0 \| 0 \| 1 \| 0 \|`), "summary.md counts the xfail")
+	})
+
+	It("turns a listed requirement that passes into xpass: the stale entry fails the run", func() {
+		o := conformance(append([]string{"--target", "builtin", "--expected-failures", file("known.yaml", listed)}, run...)...)
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XPass, "CM-LIM-01": report.Pass}, o.verdicts())).To(BeEmpty())
+		Expect(o.Report.Overall).To(Equal(report.Failure))
+		Expect(o.Report.Reasons).To(ContainElement(ContainSubstring("stale expected failures (xpass: they pass now): CM-LIM-03")))
+	})
+
+	It("turns a listed spec that passes into xpass", func() {
+		o := conformance("--target", "builtin", "--req", "CM-LIM-03", "--expected-failures",
+			file("known.yaml", "specs:\n  - \"CM-LIM-03 output beyond maxOutputBytes fails on completed cells, for the final value and before suspending\"\n"))
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		Expect(o.verdicts()).To(Equal(map[string]report.Verdict{"CM-LIM-03": report.XPass}))
+		Expect(o.Stdout).To(MatchRegexp(`XPASS CM-LIM-03 `))
+	})
+
+	It("leaves an unlisted failure a failure", func() {
+		o := conformance(append([]string{"--target", "fake:no-output-limit"}, run...)...)
+		Expect(o.Code).To(Equal(1))
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.Fail, "CM-LIM-01": report.Pass}, o.verdicts())).To(BeEmpty())
+		Expect(o.Report.Overall).To(Equal(report.Failure))
+		Expect(o.Report.ExpectedFailures).To(BeNil())
+	})
+
+	DescribeTable("is rejected with exit 2 and a precise message when it is malformed",
+		func(content, message string) {
+			o := conformance("--target", "builtin", "--req", "CM-LIM-03", "--expected-failures", file("bad.yaml", content))
+			Expect(o.Code).To(Equal(2))
+			Expect(o.Stderr).To(ContainSubstring(message))
+			Expect(filepath.Join(o.Dir, "conformance-report.yaml")).NotTo(BeAnExistingFile(), "nothing runs")
+		},
+		Entry("unknown requirement ID", "requirements: [CM-LIM-03, CM-LIM-99]", `requirements[1]: unknown requirement ID "CM-LIM-99"`),
+		Entry("spec name without a requirement ID", "specs: [\"output beyond maxOutputBytes\"]", "does not contain a known requirement ID"),
+		Entry("unknown key", "requirements: [CM-LIM-03]\nreason: x\n", `unknown field "reason"`),
+		Entry("not YAML", "requirements: [CM-LIM-03", "not a valid file"),
+	)
+
+	It("is rejected with exit 2 when the file is missing", func() {
+		o := conformance("--expected-failures", filepath.Join(GinkgoT().TempDir(), "missing.yaml"))
+		Expect(o.Code).To(Equal(2))
+		Expect(o.Stderr).To(ContainSubstring("missing.yaml: no such file"))
+	})
+})
+
+var _ = Describe("a target that crashes mid-run", func() {
+	It("reports the spec it crashed under as error, reconnects, and runs every later spec", func() {
+		o := conformance("--target", "fake:crash", "--req", "CM-LIM-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
+		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
+		Expect(lines[0][2]).To(Equal("ERROR"), "the first exec crashes the target")
+		first := lines[0][3]
+		want := map[string]report.Verdict{"CM-LIM-01": report.Pass, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}
+		want[first] = report.Error
+		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "later specs run against the reconnected target and pass")
+		Expect(o.Report.Overall).To(Equal(report.Failure))
+		Expect(o.Report.Reasons).To(ContainElement("errors (harness fault or target crash): " + first))
+		Expect(o.Summary).To(MatchRegexp(`\| LIM \| Limits \| 2 \| 0 \| 1 \|`), "summary.md counts the error apart from failures")
+
+		var junit reporters.JUnitTestSuites
+		data, err := os.ReadFile(filepath.Join(o.Dir, "junit.xml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(xml.Unmarshal(data, &junit)).To(Succeed())
+		Expect(junit.Tests).To(Equal(3), "junit.xml holds only the specs that ran")
+		Expect(junit.Errors).To(Equal(1))
+		Expect(junit.Failures).To(Equal(0))
+		for _, tc := range junit.TestSuites[0].TestCases {
+			id := regexp.MustCompile(`req:(CM-[A-Z]+-\d+)`).FindStringSubmatch(tc.Name)
+			Expect(id).NotTo(BeNil(), "testcase %q carries its requirement ID", tc.Name)
+			Expect(tc.Properties.WithName("requirement")).To(Equal(id[1]))
+			if id[1] == first {
+				Expect(tc.Error).NotTo(BeNil())
+				Expect(tc.Error.Type).To(Equal("error"))
+				Expect(tc.Error.Message).To(ContainSubstring("target connection lost"))
+			}
+		}
+	})
 })
 
 func areaOf(id string) string {
