@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
@@ -49,6 +50,47 @@ var Variants = []Variant{
 			if pol, ok := p["policy"].(map[string]any); ok {
 				delete(pol, "deny")
 			}
+		})},
+	{Name: "control-tools-catalogued", Breaks: "CM-CAT-03", Defect: "the control-tool filter misses Tool Search tools, so tool_search* and tool_call reach the catalog",
+		Serve: rewriting(func(p map[string]any) {
+			forEachTool(p, func(t map[string]any) {
+				if n, _ := t["name"].(string); strings.HasPrefix(n, "tool_") {
+					t["name"] = n + "_" // escapes the exact-name filter, as a prefix/typo bug would
+				}
+			})
+		})},
+	{Name: "empty-allowlist-open", Breaks: "CM-ACT-03", Defect: "an empty allowlist is treated as no allowlist, so code mode activates with every tool",
+		Serve: rewriting(func(p map[string]any) {
+			if pol, ok := p["policy"].(map[string]any); ok {
+				if a, ok := pol["allow"].([]any); ok && len(a) == 0 {
+					delete(pol, "allow")
+				}
+			}
+		})},
+	{Name: "fallback-to-direct", Breaks: "CM-CFG-07", Defect: "when the engine cannot load, the run silently falls back to direct tools",
+		Serve: rewriting(func(p map[string]any) {
+			if f, ok := p["faults"].(map[string]any); ok && f["runtimeUnavailable"] == true {
+				p["codeMode"] = false
+				delete(p, "faults")
+			}
+		})},
+	{Name: "no-tool-cancel", Breaks: "CM-NEST-08", Defect: "abort stops waiting for nested calls but never tells the harness to cancel them",
+		Serve: outbound(func(msg map[string]any) (edited, drop bool) {
+			return false, msg["method"] == "tool.cancel"
+		})},
+	{Name: "context-dropped", Breaks: "CM-NEST-01", Defect: "nested calls lose the sender and channel of the run",
+		Serve: outbound(func(msg map[string]any) (edited, drop bool) {
+			if msg["method"] != "tool.invoke" {
+				return false, false
+			}
+			if p, ok := msg["params"].(map[string]any); ok {
+				if c, ok := p["context"].(map[string]any); ok {
+					delete(c, "senderId")
+					delete(c, "channel")
+					return true, false
+				}
+			}
+			return false, false
 		})},
 	{Name: "crash", Breaks: "CM-LIM-03", Defect: "the process dies (the connection closes) on the first exec of the harness run; the restarted target works",
 		Serve: crashingOnce()},
@@ -103,6 +145,49 @@ func crashingOnce() serveFunc {
 	return proxied(func(msg map[string]any) (edited, die bool) {
 		return false, msg["method"] == "tool.exec" && crashed.CompareAndSwap(false, true)
 	})
+}
+
+// forEachTool calls f on each declared tool of run.prepare params.
+func forEachTool(p map[string]any, f func(t map[string]any)) {
+	ts, _ := p["tools"].([]any)
+	for _, x := range ts {
+		if t, ok := x.(map[string]any); ok {
+			f(t)
+		}
+	}
+}
+
+// outbound serves the reference behind a proxy that shows each line the
+// target sends (responses, tool.invoke callbacks, notifications), decoded,
+// to inspect: an edited message is re-encoded, a dropped one never reaches
+// the harness.
+func outbound(inspect func(msg map[string]any) (edited, drop bool)) serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		fromInner, innerW := io.Pipe()
+		go func() {
+			sc := bufio.NewScanner(fromInner)
+			sc.Buffer(make([]byte, 1<<20), 64<<20)
+			for sc.Scan() {
+				line := sc.Bytes()
+				var msg map[string]any
+				if json.Unmarshal(line, &msg) == nil {
+					edited, drop := inspect(msg)
+					if drop {
+						continue
+					}
+					if b, err := json.Marshal(msg); err == nil && edited {
+						line = b
+					}
+				}
+				if _, err := w.Write(append(append([]byte(nil), line...), '\n')); err != nil {
+					break
+				}
+			}
+			fromInner.Close()
+			w.Close()
+		}()
+		return server.Serve(ctx, r, innerW, server.Options{Engine: eng})
+	}
 }
 
 type serveFunc = func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error
