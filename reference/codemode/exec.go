@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/codemode-conformance/codemode/reference/engine"
@@ -29,6 +30,16 @@ func parseExecInput(raw json.RawMessage, langs func(string) bool) (code, lang st
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&in); err != nil || len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
 		return bad(result.CodeInvalidInput, "exec input must be an object {code?, command?, language?}")
+	}
+	// encoding/json matches keys case-insensitively; the schema does not.
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &keys)
+	for k := range keys {
+		for _, want := range []string{"code", "command", "language"} {
+			if k != want && strings.EqualFold(k, want) {
+				return bad(result.CodeInvalidInput, fmt.Sprintf("exec input field %q must be spelled %q", k, want))
+			}
+		}
 	}
 	c, m := "", ""
 	if in.Code != nil {
@@ -137,7 +148,7 @@ func (rt *Runtime) forget(c *cell, reason string) {
 	rt.mu.Lock()
 	if rt.cells[c.id] == c {
 		delete(rt.cells, c.id)
-		rt.ended[c.id] = reason
+		rt.markEnded(c.id, reason)
 	}
 	rt.mu.Unlock()
 	c.terminate()

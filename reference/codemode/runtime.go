@@ -57,7 +57,8 @@ type Runtime struct {
 	mu    sync.Mutex
 	runs  map[string]*agentRun
 	cells map[string]*cell // by runId
-	ended map[string]string
+	ended map[string]string // why a cell ended, for wait messages (bounded)
+	order []string          // ended ids, oldest first
 
 	seq atomic.Int64
 }
@@ -173,12 +174,28 @@ func (rt *Runtime) endCells(run, reason string) {
 		if c.run.id == run {
 			victims = append(victims, c)
 			delete(rt.cells, id)
-			rt.ended[id] = reason
+			rt.markEnded(id, reason)
 		}
 	}
 	rt.mu.Unlock()
 	for _, c := range victims {
 		c.terminate()
+	}
+}
+
+// maxEnded bounds how many ended cells keep their reason: enough for any
+// model to still get a precise wait message, never unbounded memory.
+const maxEnded = 4096
+
+// markEnded records why cell id ended. Callers hold rt.mu.
+func (rt *Runtime) markEnded(id, reason string) {
+	if _, ok := rt.ended[id]; !ok {
+		rt.order = append(rt.order, id)
+	}
+	rt.ended[id] = reason
+	for len(rt.order) > maxEnded {
+		delete(rt.ended, rt.order[0])
+		rt.order = rt.order[1:]
 	}
 }
 
@@ -211,7 +228,7 @@ func (rt *Runtime) sweep() {
 		if c.expired(now) {
 			victims = append(victims, c)
 			delete(rt.cells, id)
-			rt.ended[id] = "expired"
+			rt.markEnded(id, "expired")
 		}
 	}
 	rt.mu.Unlock()

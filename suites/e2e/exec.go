@@ -30,6 +30,8 @@ var _ = Describe("e2e", "exec and wait", func() {
 		Expect(r.ExecInput(ctx, map[string]any{"code": ""})).To(BeFailedWith(result.CodeInvalidInput))
 		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "command": "return 2"})).To(BeFailedWith(result.CodeInvalidInput))
 		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "command": "return 1"})).To(CompleteWith(1))
+		Expect(r.ExecInput(ctx, map[string]any{"CODE": "return 1"})).To(BeFailedWith(result.CodeInvalidInput), "field names are case-sensitive")
+		Expect(r.ExecInput(ctx, map[string]any{"Command": "return 1"})).To(BeFailedWith(result.CodeInvalidInput), "field names are case-sensitive")
 	})
 
 	It("CM-EXEC-02", "command is accepted as an alias of code", func(ctx SpecContext) {
