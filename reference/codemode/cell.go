@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/prelude"
@@ -395,12 +396,23 @@ func (s *step) closeVM() {
 }
 
 func (s *step) finish(r result.Result) result.Result {
+	// The error text is guest- or tool-controlled: bound it like output.
+	if limit := int(s.c.run.cfg.MaxOutputBytes); len(r.Error) > limit {
+		cut := max(limit-len(errorCutMark), 0)
+		for cut > 0 && !utf8.RuneStart(r.Error[cut]) {
+			cut--
+		}
+		r.Error = r.Error[:cut] + errorCutMark
+	}
 	if len(s.output) > 0 {
 		r.Output = s.output
 	}
 	r.Telemetry = s.telemetry()
 	return r
 }
+
+// errorCutMark ends an error text cut to maxOutputBytes.
+const errorCutMark = "… (error truncated to maxOutputBytes)"
 
 // fail ends the cell: VM discarded, snapshot deleted, nested calls canceled.
 func (s *step) fail(r result.Result) result.Result {
@@ -443,6 +455,12 @@ func (s *step) suspend(reason result.Reason) result.Result {
 		return s.fail(result.Result{Status: result.StatusFailed, Error: "too many suspended code mode runs."})
 	}
 	s.c.mu.Lock()
+	if s.c.state == "ended" {
+		// Aborted or ended while the snapshot was taken: never park it.
+		s.c.mu.Unlock()
+		snap.Release()
+		return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
+	}
 	s.c.snap = snap
 	s.c.state = "waiting"
 	s.c.expires = s.rt.opts.Now().Add(time.Duration(cfg.SnapshotTTLSeconds) * time.Second)

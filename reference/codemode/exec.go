@@ -84,9 +84,8 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	start := time.Now()
 	r.mu.Lock()
 	r.execCount++
-	aborted := r.aborted
 	r.mu.Unlock()
-	c := rt.newCell(r)
+	c, aborted := rt.newCell(r)
 	s := &step{rt: rt, c: c, parent: toolCallID, start: start, deadline: start.Add(time.Duration(r.cfg.TimeoutMs) * time.Millisecond)}
 	if aborted {
 		return s.fail(result.Failed(result.CodeAborted, "the run was aborted")), nil
@@ -133,14 +132,25 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	return s.drive(ctx), nil
 }
 
-func (rt *Runtime) newCell(r *agentRun) *cell {
+// newCell registers a cell of run r, unless r was aborted: the check and the
+// registration happen under rt.mu, which Abort also holds while it sets the
+// flag, so an abort racing an exec either sees the cell or stops it here.
+func (rt *Runtime) newCell(r *agentRun) (c *cell, aborted bool) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, callCtx: ctx, cancel: cancel,
+	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, callCtx: ctx, cancel: cancel,
 		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}}
 	rt.mu.Lock()
-	rt.cells[c.id] = c
+	r.mu.Lock()
+	aborted = r.aborted
+	r.mu.Unlock()
+	if !aborted {
+		rt.cells[c.id] = c
+	}
 	rt.mu.Unlock()
-	return c
+	if aborted {
+		cancel()
+	}
+	return c, aborted
 }
 
 // forget removes a cell that reached a terminal state.

@@ -56,7 +56,7 @@ type Runtime struct {
 
 	mu    sync.Mutex
 	runs  map[string]*agentRun
-	cells map[string]*cell // by runId
+	cells map[string]*cell  // by runId
 	ended map[string]string // why a cell ended, for wait messages (bounded)
 	order []string          // ended ids, oldest first
 
@@ -150,9 +150,11 @@ func (rt *Runtime) Abort(run string) bool {
 	if !ok {
 		return false
 	}
+	rt.mu.Lock() // lock order rt.mu → r.mu, as in newCell
 	r.mu.Lock()
 	r.aborted = true
 	r.mu.Unlock()
+	rt.mu.Unlock()
 	rt.endCells(run, "aborted")
 	return true
 }

@@ -49,7 +49,6 @@
   function record() { return create(null); }
 
   const MAX_DEPTH = 64;
-  const RESERVED_HELPERS = ["search", "describe", "call"];
 
   let cfg = null; // boot config
   let catalog = []; // full entries with parameters
@@ -337,18 +336,28 @@
     return s;
   }
 
+  // Helper names never installed: the API itself, names the language calls
+  // implicitly (then makes tools a thenable, toJSON runs in JSON.stringify)
+  // and every Object.prototype member (CM-GUEST-06, CM-CAT-06).
+  const RESERVED = create(null);
+  const reservedList = ["search", "describe", "call", "then", "toJSON", "catch", "finally", "__proto__", ""];
+  for (let i = 0; i < reservedList.length; i++) RESERVED[reservedList[i]] = true;
+  const protoNames = getOwnPropertyNames(ObjectCtor.prototype);
+  for (let i = 0; i < protoNames.length; i++) RESERVED[protoNames[i]] = true;
+
   function installHelpers() {
     const byName = create(null);
+    const collided = create(null);
     for (let i = 0; i < catalog.length; i++) {
       const n = safeName(catalog[i].name);
-      byName[n] = byName[n] ? null : catalog[i]; // null marks a collision
+      if (byName[n]) collided[n] = true;
+      else byName[n] = catalog[i];
     }
     const names = objectKeys(byName);
     for (let i = 0; i < names.length; i++) {
       const n = names[i];
-      const t = byName[n];
-      if (!t || RESERVED_HELPERS.indexOf(n) >= 0 || n === "__proto__" || n === "") continue;
-      const id = t.id;
+      if (collided[n] || RESERVED[n]) continue;
+      const id = byName[n].id;
       defineProperty(tools, n, {
         enumerable: false,
         value: function (input) { return tools.call(id, input); },
@@ -375,8 +384,15 @@
     defineProperty(global, name, { value: value, enumerable: false, writable: false, configurable: false });
   }
 
+  // boot and start are one-shot: the host calls each once, before any guest
+  // code runs, so a guest calling them finds them spent (it cannot swap its
+  // catalog or config; the host checks every id anyway).
+  let booted = false;
+  let started = false;
   const host = freeze({
     boot: function (config) {
+      if (booted) throw plainError("Error", "__codemode.boot is reserved for the host");
+      booted = true;
       cfg = config;
       catalog = config.catalog || [];
       const all = [];
@@ -393,6 +409,8 @@
       return "ok";
     },
     start: function (code) {
+      if (started) throw plainError("Error", "__codemode.start is reserved for the host");
+      started = true;
       let fn;
       try {
         fn = new AsyncFunction(code);

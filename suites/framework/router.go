@@ -22,15 +22,19 @@ type routedRun struct {
 	// inflight cancels running invocations by toolCallId; canceled remembers
 	// cancels that arrived before their invocation (the notification and the
 	// callback race on the wire).
-	inflight map[string]context.CancelFunc
+	inflight map[string][]*inflightCall
 	canceled map[string]bool
 }
+
+// inflightCall is one running invocation; a target that reuses a toolCallId
+// gets one entry per invocation, and tool.cancel stops all of them.
+type inflightCall struct{ cancel context.CancelFunc }
 
 func newRouter() *router { return &router{runs: map[string]*routedRun{}} }
 
 func (r *router) add(run string, s *tools.Set) {
 	r.mu.Lock()
-	r.runs[run] = &routedRun{set: s, inflight: map[string]context.CancelFunc{}, canceled: map[string]bool{}}
+	r.runs[run] = &routedRun{set: s, inflight: map[string][]*inflightCall{}, canceled: map[string]bool{}}
 	r.mu.Unlock()
 }
 
@@ -43,14 +47,17 @@ func (r *router) remove(run string) {
 func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
 	r.mu.Lock()
 	rr, ok := r.runs[p.Run]
-	var cancel context.CancelFunc
+	var me *inflightCall
 	if ok {
+		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		if rr.canceled[p.ToolCallID] {
+			delete(rr.canceled, p.ToolCallID) // an early cancel applies once
 			cancel()
 		}
-		rr.inflight[p.ToolCallID] = cancel
+		me = &inflightCall{cancel: cancel}
+		rr.inflight[p.ToolCallID] = append(rr.inflight[p.ToolCallID], me)
 	}
 	r.mu.Unlock()
 	if !ok {
@@ -58,7 +65,18 @@ func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawM
 	}
 	defer func() {
 		r.mu.Lock()
-		delete(rr.inflight, p.ToolCallID)
+		list := rr.inflight[p.ToolCallID]
+		for i, c := range list {
+			if c == me {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(rr.inflight, p.ToolCallID)
+		} else {
+			rr.inflight[p.ToolCallID] = list
+		}
 		r.mu.Unlock()
 	}()
 	return rr.set.Invoke(ctx, p)
@@ -71,8 +89,10 @@ func (r *router) cancel(p protocol.CancelParams) {
 	if !ok {
 		return
 	}
-	if c, ok := rr.inflight[p.ToolCallID]; ok {
-		c()
+	if list := rr.inflight[p.ToolCallID]; len(list) > 0 {
+		for _, c := range list {
+			c.cancel()
+		}
 		return
 	}
 	if len(rr.canceled) < 4096 { // bounded: a hostile target cannot grow it without limit

@@ -52,6 +52,14 @@ var _ = Describe("limits", "limits", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 2048, "timeoutMs": 1000}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, `text("x".repeat(5000)); return 1;`)
 		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
+		// What the model receives from a failed cell is bounded too: a guest
+		// (or tool) error message cannot smuggle unbounded text.
+		for _, code := range []string{`throw new Error("E".repeat(200000));`, `const e = new Error("x"); e.name = "N".repeat(200000); throw e;`,
+			Guest(`await tools.call(id("fail"), {message: "F".repeat(200000)});`)} {
+			res, _ = r.RunToCompletion(ctx, code)
+			Expect(res).To(BeFailed())
+			Expect(len(res.Error)).To(BeNumerically("<=", 2048), "a failed result carried a %d-byte error", len(res.Error))
+		}
 		res, _ = r.RunToCompletion(ctx, `for (let i = 0; i < 100; i++) json({i, pad: "y".repeat(50)}); return 1;`)
 		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
 		res, _ = r.RunToCompletion(ctx, `return "z".repeat(5000);`)
