@@ -171,6 +171,9 @@ type Result struct {
 	// Code is the guest code of the exec that produced this result (for
 	// failure messages).
 	GuestCode string
+	// ToolCallID is the toolCallId the harness gave the exec/wait call that
+	// returned this result (the parentToolCallId of its nested calls).
+	ToolCallID string
 }
 
 // Decoded value of a completed result (nil otherwise).
@@ -234,6 +237,7 @@ func (r *Run) toolCall(ctx context.Context, method string, input any) Result {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s failed at the protocol level", method)
 	var res Result
 	res.Raw = raw
+	res.ToolCallID = p.ToolCallID
 	gomega.Expect(json.Unmarshal(raw, &res.Result)).To(gomega.Succeed(), "%s returned a result that is not a result object: %s", method, raw)
 	gomega.Expect(res.Status).To(gomega.BeElementOf(result.StatusCompleted, result.StatusWaiting, result.StatusFailed),
 		"%s returned an unknown status: %s", method, raw)
