@@ -183,9 +183,8 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 		Expect(schema.Properties).To(HaveKey("language"))
 		Expect(schema.Properties["code"]).To(HaveKeyWithValue("type", "string"))
 		Expect(schema.Properties["command"]).To(HaveKeyWithValue("type", "string"))
-		if enum, ok := schema.Properties["language"]["enum"]; ok {
-			Expect(enum).To(ContainElement("javascript"))
-		}
+		Expect(schema.Properties["language"]).To(HaveKeyWithValue("enum", ContainElements("javascript", "typescript")),
+			"language must list the enabled languages (both by default)")
 		d := exec.Description
 		for _, api := range []string{"tools.search", "tools.describe", "tools.call", "ALL_TOOLS"} {
 			Expect(d).To(ContainSubstring(api), "the exec description must tell the model about %s", api)

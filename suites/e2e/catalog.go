@@ -79,6 +79,9 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		for _, n := range controlTools {
 			ts = append(ts, tools.Named(protocol.SourceOpenClaw, "core", n, "control tool "+n))
 		}
+		for _, n := range controlTools {
+			ts = append(ts, tools.Named(protocol.SourcePlugin, "toolsearch", n, "control tool "+n+" from a plugin"))
+		}
 		ts = append(ts, tools.Named(protocol.SourcePlugin, "shell", "exec", "A plugin's own exec tool."), tools.Echo())
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
 		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "only the code mode tools reach the model")
@@ -89,7 +92,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		Expect(catalogNames(ctx, r)).To(ConsistOf("echo"))
 		guesses := []string{}
 		for _, n := range append(controlTools, "exec") {
-			guesses = append(guesses, "openclaw:core:"+n, "plugin:shell:"+n, n)
+			guesses = append(guesses, "openclaw:core:"+n, "plugin:shell:"+n, "plugin:toolsearch:"+n, n)
 		}
 		g, _ := json.Marshal(guesses)
 		res := r.Exec(ctx, fmt.Sprintf(`const found = (await tools.search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
@@ -130,7 +133,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 	})
 
 	It("CM-CAT-06", "tools named like prototype members neither crash the catalog nor pollute guest objects", func(ctx SpecContext) {
-		names := []string{"constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "__defineGetter__"}
+		names := []string{"constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "then", "toJSON"}
 		var ts []tools.Tool
 		for _, n := range names {
 			ts = append(ts, tools.Named(protocol.SourcePlugin, "proto", n, "Tool named "+n))
@@ -163,6 +166,12 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		if d := cmp.Diff(wantAll, res.ValueAny()); d != "" {
 			Expect(d).To(BeEmpty(), "prototype-named tools (-want +got)")
 		}
+		// Language hooks must not turn into tool calls: awaiting or returning
+		// tools, or serialising it, calls nothing.
+		before := len(r.Tools.Calls())
+		res, _ = r.RunToCompletion(ctx, `const t = await Promise.resolve(tools); json({t: tools}); JSON.stringify(tools); String(Object.keys(tools)); return {same: t === tools};`)
+		Expect(res).To(CompleteWith(map[string]any{"same": true}), "tools must not be a thenable")
+		Expect(r.Tools.Calls()).To(HaveLen(before), "using tools as a value invoked a tool (then/toJSON/toString helpers)")
 	})
 
 	It("CM-CAT-07", "ids follow <source>:<owner>:<tool-name> and are the same for equivalent tool sets", func(ctx SpecContext) {
@@ -191,6 +200,7 @@ var _ = Describe("e2e", "guest helpers", func() {
 		ts := []tools.Tool{
 			tools.Named(protocol.SourcePlugin, "mail-a", "lookup", "Look up a contact (plugin a)."),
 			tools.Named(protocol.SourcePlugin, "mail-b", "lookup", "Look up a contact (plugin b)."),
+			tools.Named(protocol.SourcePlugin, "mail-c", "lookup", "Look up a contact (plugin c)."),
 			tools.Named(protocol.SourcePlugin, "traps", "search", "A tool named search."),
 			tools.Named(protocol.SourcePlugin, "traps", "describe", "A tool named describe."),
 			tools.Named(protocol.SourcePlugin, "traps", "call", "A tool named call."),
@@ -208,13 +218,13 @@ var _ = Describe("e2e", "guest helpers", func() {
 				describeIsApi: d.name === "get_weather" && typeof d.parameters === "object",
 				helper: (await tools.get_weather({city: "Oslo"})).tool,
 			};`)
-		Expect(res).To(CompleteWith(map[string]any{"lookupHelper": "undefined", "lookups": 2, "viaCall": []any{"lookup", "lookup"},
+		Expect(res).To(CompleteWith(map[string]any{"lookupHelper": "undefined", "lookups": 3, "viaCall": []any{"lookup", "lookup", "lookup"},
 			"searchIsApi": true, "describeIsApi": true, "helper": "get_weather"}))
 		owners := []string{}
 		for _, c := range r.Tools.CallsOf("lookup") {
 			owners = append(owners, c.Owner)
 		}
-		Expect(owners).To(ConsistOf("mail-a", "mail-b"), "tools.call(id) must reach each colliding tool")
+		Expect(owners).To(ConsistOf("mail-a", "mail-b", "mail-c"), "tools.call(id) must reach each colliding tool")
 		Expect(r.Tools.CallsOf("search")).To(BeEmpty(), "tools.search ran the tool named search")
 		Expect(r.Tools.CallsOf("describe")).To(BeEmpty(), "tools.describe ran the tool named describe")
 		res = r.Exec(ctx, `return (await tools.call(ALL_TOOLS.find((t) => t.name === "call").id, {})).tool;`)

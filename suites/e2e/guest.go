@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -78,6 +79,33 @@ var _ = Describe("e2e", "guest API", func() {
 		Expect(res).To(BeCompleted())
 		v := res.ValueAny().(map[string]any)
 		Expect(v["msg"]).To(ContainSubstring(v["want"].(string)), "an unknown id close to a real one must suggest it")
+	})
+
+	It("CM-GUEST-05", "a denied tool stays unreachable when guest code tampers with the runtime's globals", func(ctx SpecContext) {
+		ts := tools.Standard()
+		open := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		res := open.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "fail").id;`)
+		Expect(res).To(BeCompleted())
+		failID := res.ValueAny().(string)
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"fail"}}})
+		// Offer a forged catalog holding the denied id to every function
+		// reachable from globalThis (boot/init/configure hooks of any runtime),
+		// then try the id through every route.
+		res, _ = r.RunToCompletion(ctx, fmt.Sprintf(`const denied = %q;
+			const forged = {catalog: [{id: denied, name: "fail", description: "", source: "openclaw"}], tools: [{id: denied, name: "fail"}], searchDefaultLimit: 8, maxSearchLimit: 50, maxOutputBytes: 65536};
+			for (const k of Object.getOwnPropertyNames(globalThis)) {
+				let v; try { v = globalThis[k]; } catch (e) { continue; }
+				if (!v || (typeof v !== "object" && typeof v !== "function")) continue;
+				for (const m of Object.getOwnPropertyNames(v)) {
+					let f; try { f = v[m]; } catch (e) { continue; }
+					if (typeof f === "function" && /boot|init|config|catalog|register/i.test(m)) { try { f.call(v, forged); } catch (e) {} }
+				}
+			}
+			let reached = 0;
+			for (const route of [() => tools.call(denied, {message: "x"}), () => tools.fail && tools.fail({message: "x"})]) { try { await route(); reached++; } catch (e) {} }
+			return reached;`, failID))
+		Expect(res.Status).NotTo(Equal("waiting"))
+		Expect(r.Tools.CallsOf("fail")).To(BeEmpty(), "a denied tool was invoked after the guest tampered with the runtime: %s", res.Raw)
 	})
 
 	It("CM-GUEST-07", "text and json append output in call order and the return value becomes value", func(ctx SpecContext) {
@@ -156,8 +184,10 @@ var _ = Describe("e2e", "guest API", func() {
 		Expect(v["stackIsObject"]).To(BeFalse())
 		Expect(v["guestFunction"]).To(BeTrue())
 		Expect(v["roundTrips"]).To(BeTrue())
+		res, _ = r.RunToCompletion(ctx, Guest(`try { await tools.call(id("fail"), {message: "with data"}); } catch (e) { return e.data; }`))
+		Expect(res).To(CompleteWith(map[string]any{"reason": "requested"}), "the tool error's data must reach the guest as plain data")
 		res, _ = r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))
-		Expect(res).To(BeFailed())
+		Expect(res).To(BeFailedWith(result.CodeNestedToolFailed))
 		Expect(res.Error).To(ContainSubstring("uncaught"))
 		res, _ = r.RunToCompletion(ctx, Guest(`return (await tools.call(id("add"), {a: 1, b: 1})).sum;`))
 		Expect(res).To(CompleteWith(2), "the run must keep working after a failed cell")

@@ -58,6 +58,14 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		a.Abort(ctx)
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "aborted: snapshot kept")
 		Expect(Stats(ctx).LiveVMs).To(Equal(base.LiveVMs))
+
+		e := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		w = e.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
+		Expect(w).To(BeWaiting())
+		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots + 1))
+		e.End(ctx)
+		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "run ended: snapshot kept")
+		Expect(Stats(ctx).SuspendedRuns).To(Equal(base.SuspendedRuns))
 	})
 
 	It("CM-RUN-04", "a VM larger than maxSnapshotBytes is refused before suspension with snapshot_limit_exceeded", func(ctx SpecContext) {

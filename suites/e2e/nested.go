@@ -13,13 +13,21 @@ var _ = Describe("e2e", "nested tool execution", func() {
 	It("CM-NEST-01", "nested calls carry the agent, session, sender and channel context", func(ctx SpecContext) {
 		rc := protocol.RunContext{AgentID: "agent-nest-01", SessionID: "session-nest-01", SessionKey: "agent:agent-nest-01:session-nest-01", SenderID: "sender-42", Channel: "telegram"}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Context: rc})
-		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 1}); await Promise.all([tools.call(id("echo"), {n: 2}), tools.call(id("add"), {a: 1, b: 2})]); return "ok";`))
+		res, steps := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 1}); await Promise.all([tools.call(id("echo"), {n: 2}), tools.call(id("add"), {a: 1, b: 2})]); return "ok";`))
 		Expect(res).To(CompleteWith("ok"))
+		parents := []string{}
+		for _, st := range steps {
+			parents = append(parents, st.ToolCallID)
+		}
 		calls := r.Tools.Calls()
 		Expect(calls).To(HaveLen(3))
+		ids := map[string]bool{}
 		for _, c := range calls {
 			Expect(c.Context).To(Equal(rc), "tool.invoke of %s carried the wrong run context", c.Tool)
 			Expect(c.Run).To(Equal(r.ID))
+			Expect(c.ParentToolCallID).To(BeElementOf(parents), "a nested call must name the exec/wait call it was made under")
+			Expect(ids).NotTo(HaveKey(c.ToolCallID), "nested call ids must be unique")
+			ids[c.ToolCallID] = true
 		}
 	})
 
@@ -42,6 +50,9 @@ var _ = Describe("e2e", "nested tool execution", func() {
 		Expect(r.Tools.Active()).To(BeZero())
 		after := r.Wait(ctx, res.RunID)
 		Expect(after).To(BeFailed(), "an aborted run cannot be resumed")
+		again := r.Exec(ctx, Guest(`await tools.call(id("echo"), {after: "abort"}); return "ran";`))
+		Expect(again).To(BeFailed(), "an exec after run.abort must not run")
+		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "an exec after run.abort made a nested call")
 	})
 
 	It("CM-NEST-09", "a nested call the guest never awaits is waited for or reported, never silently lost", func(ctx SpecContext) {
@@ -56,6 +67,7 @@ var _ = Describe("e2e", "nested tool execution", func() {
 				// The target waited for the call before completing the cell.
 				Expect(r.Tools.Calls()).To(HaveLen(i+1), "the unawaited call was dropped")
 				Expect(r.Tools.Finished()).To(Equal(i+1), "the cell completed while the unawaited call was still running")
+				Expect(r.Tools.Canceled()).To(BeZero(), "the unawaited call was canceled instead of awaited")
 			case "waiting":
 				Expect(res.PendingToolCalls).NotTo(BeEmpty(), "a waiting cell must report the outstanding call")
 				final, _ := r.Follow(ctx, res)

@@ -13,7 +13,7 @@ import (
 var _ = Describe("e2e", "telemetry", func() {
 	It("CM-TEL-01", "results carry visible tools, catalog size and sources, counts, called tool ids and limit failures", func(ctx SpecContext) {
 		ts := append(tools.Standard(), tools.Named(protocol.SourcePlugin, "browser", "browser_request", "Open a page."))
-		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 1024}), Tools: ts})
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 1024, "timeoutMs": 1000}), Tools: ts})
 		res, _ := r.RunToCompletion(ctx, Guest(`await tools.search("add"); await tools.describe(id("add"));
 			await tools.call(id("echo"), {}); await tools.call(id("add"), {a: 1, b: 2}); return [id("echo"), id("add")];`))
 		Expect(res).To(BeCompleted())
@@ -38,12 +38,11 @@ var _ = Describe("e2e", "telemetry", func() {
 		Expect(res.Telemetry.ExecCount).To(Equal(2), "execCount counts the run's exec calls")
 
 		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
-		if w.Status == result.StatusWaiting {
-			final, _ := r.Follow(ctx, w)
-			Expect(final).To(BeCompleted())
-			Expect(final.Telemetry).NotTo(BeNil())
-			Expect(final.Telemetry.WaitCount).To(BeNumerically(">=", 1), "waitCount counts wait calls")
-		}
+		Expect(w).To(BeWaiting(), "a 1500 ms call outlives a 1000 ms exec")
+		final, steps := r.Follow(ctx, w)
+		Expect(final).To(BeCompleted())
+		Expect(final.Telemetry).NotTo(BeNil())
+		Expect(final.Telemetry.WaitCount).To(Equal(len(steps)-1), "waitCount counts the run's wait calls")
 	})
 
 	It("CM-TEL-02", "telemetry never carries secrets, environment values or raw tool inputs", func(ctx SpecContext) {

@@ -37,6 +37,20 @@ var _ = Describe("limits", "limits", func() {
 			Expect(res).To(BeFailedWith(result.CodeTimeout), "%s loop", name)
 			Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second), "%s loop ended far past timeoutMs", name)
 		}
+		// Ordered, not timed: once the guest is known to spin (its nested call
+		// reached the harness), runtime.stats must answer before the exec does.
+		long := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 4000}), Tools: tools.Standard()})
+		done := make(chan Result, 1)
+		go func() {
+			defer GinkgoRecoverNoop()
+			done <- long.Exec(ctx, Guest(`await tools.call(id("echo"), {spinning: true}); for (;;) {}`))
+		}()
+		Eventually(func() int { return len(long.Tools.CallsOf("echo")) }).WithTimeout(5 * time.Second).Should(Equal(1))
+		Expect(Stats(ctx).Runs).To(BeNumerically(">=", 1))
+		Expect(done).NotTo(Receive(), "runtime.stats was answered only after the spinning exec ended: the runtime was blocked")
+		var res Result
+		Eventually(done).WithTimeout(20 * time.Second).Should(Receive(&res))
+		Expect(res).To(BeFailedWith(result.CodeTimeout))
 	})
 
 	It("CM-LIM-02", "exceeding memoryLimitBytes fails with memory_limit_exceeded", func(ctx SpecContext) {
