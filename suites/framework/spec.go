@@ -10,7 +10,6 @@ import (
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/onsi/ginkgo/v2"
-	"github.com/onsi/gomega"
 )
 
 // registered is one suite's top-level container, kept until Define turns it
@@ -144,7 +143,9 @@ func Features() FeatureSet {
 
 func connectTarget(ctx context.Context) {
 	t, err := Connect(ctx, current.Target)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "connecting to target %q", current.Target)
+	if err != nil {
+		ginkgo.Fail(err.Error())
+	}
 	tgtMu.Lock()
 	defer tgtMu.Unlock()
 	tgt = t

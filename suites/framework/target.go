@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -51,8 +50,13 @@ type Target struct {
 	Init protocol.InitializeResult
 
 	client *jrpc2.Client
-	closer func() error
+	// closer stops the target; graceful is false when it never answered
+	// initialize (nothing to wait for).
+	closer func(graceful bool) error
+	ready  bool // initialize succeeded
 	stderr *syncBuffer
+	stdout *stdoutWatch
+	proc   *process // exec: targets only
 	router *router
 	lost   sync.Once
 }
@@ -101,32 +105,18 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		if cmdline == "" {
 			return nil, fmt.Errorf("target %q: empty command", spec)
 		}
-		cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
 		t.stderr = &syncBuffer{}
-		cmd.Stderr = t.stderr
-		stdin, err := cmd.StdinPipe()
+		p, err := spawn(cmdline, t.stderr)
 		if err != nil {
-			return nil, err
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			return nil, err
-		}
-		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
-		r, w = stdout, stdin
-		t.closer = func() error {
-			stdin.Close()
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				return err
-			case <-time.After(5 * time.Second):
-				cmd.Process.Kill()
-				return <-done
+		t.proc = p
+		r, w = p.stdout, p.stdin
+		t.closer = func(graceful bool) error {
+			if !graceful {
+				return p.close(0)
 			}
+			return p.close(5 * time.Second)
 		}
 	case strings.HasPrefix(spec, "tcp:"):
 		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(spec, "tcp:"), 10*time.Second)
@@ -134,7 +124,7 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
 		r, w = conn, conn
-		t.closer = conn.Close
+		t.closer = func(bool) error { return conn.Close() }
 	default:
 		connMu.Lock()
 		c, ok := connectors[spec]
@@ -148,7 +138,7 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		done := make(chan error, 1)
 		go func() { done <- c(context.Background(), tr, tw) }()
 		r, w = hr, hw
-		t.closer = func() error {
+		t.closer = func(bool) error {
 			hw.Close()
 			select {
 			case err := <-done:
@@ -158,16 +148,47 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 			}
 		}
 	}
-	t.client = protocol.NewClient(protocol.NewChannel(r, w), t.router.invoke, t.router.cancel)
+	t.stdout = &stdoutWatch{r: r}
+	t.client = protocol.NewClient(protocol.NewChannel(t.stdout, w), t.router.invoke, t.router.cancel)
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{
 		ProtocolVersion: protocol.Version, Harness: protocol.Peer{Name: HarnessName, Version: HarnessVersion},
 	}, &t.Init); err != nil {
+		why := err.Error()
+		switch {
+		case ictx.Err() == context.DeadlineExceeded:
+			why = fmt.Sprintf("no answer within %s (%v)", Timeouts.Initialize, err)
+		case t.client.IsStopped():
+			why = fmt.Sprintf("the target closed the connection before answering (%v)", err)
+			if t.proc != nil {
+				select { // let the exit status arrive
+				case <-t.proc.exited:
+				case <-time.After(time.Second):
+				}
+			}
+		}
+		diag := t.diagnostics() // before Close, which ends the process itself
 		t.Close()
-		return nil, fmt.Errorf("target %q: initialize: %w%s", spec, err, t.stderrTail())
+		return nil, fmt.Errorf("target %q: initialize: %s%s%s", spec, why, diag, t.stderrTail())
 	}
+	t.ready = true
 	return t, nil
+}
+
+// diagnostics explains a dead or misbehaving target: how its process exited
+// and any non-protocol lines it printed on stdout.
+func (t *Target) diagnostics() string {
+	var b strings.Builder
+	if t.proc != nil {
+		if st := t.proc.exitStatus(); st != "" {
+			b.WriteString("\ntarget process " + st)
+		}
+	}
+	if t.stdout != nil {
+		b.WriteString(t.stdout.describe())
+	}
+	return b.String()
 }
 
 func (t *Target) stderrTail() string {
@@ -209,7 +230,7 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 		err = t.client.CallResult(ctx, method, params, out)
 	}
 	if err != nil && !t.Alive() {
-		err = fmt.Errorf("%w (target connection closed)%s", err, t.stderrTail())
+		err = fmt.Errorf("%w (target connection closed)%s%s", err, t.diagnostics(), t.stderrTail())
 		t.lost.Do(func() { markHarnessError(fmt.Sprintf("target connection lost during %s: %v", method, err)) })
 	}
 	return err
@@ -225,14 +246,19 @@ func (t *Target) Stats(ctx context.Context) (protocol.Stats, error) {
 // Close sends shutdown (best effort) and closes the connection.
 func (t *Target) Close() error {
 	t.lost.Do(func() {}) // a connection the harness closed is not lost
-	if t.client != nil && t.Alive() {
+	if t.client != nil && t.Alive() && t.ready {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		t.client.Call(ctx, protocol.MethodShutdown, nil)
 		cancel()
+	}
+	// Stop the target first: closing the client waits for its reader, which
+	// only returns once the target's output is closed.
+	var err error
+	if t.closer != nil {
+		err = t.closer(t.ready)
+	}
+	if t.client != nil {
 		t.client.Close()
 	}
-	if t.closer != nil {
-		return t.closer()
-	}
-	return nil
+	return err
 }

@@ -1,0 +1,148 @@
+package framework
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// process is a spawned exec: target. It runs in its own process group so that
+// closing the target also stops whatever the command line started (a `go run`
+// wrapper's child, a shell pipeline), and it remembers how it exited.
+type process struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout *os.File
+	exited chan struct{}
+	err    error // valid once exited is closed
+}
+
+// spawn starts cmdline under /bin/sh with stdin/stdout as the protocol stream
+// and stderr captured.
+func spawn(cmdline string, stderr io.Writer) (*process, error) {
+	cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	// An os.Pipe rather than StdoutPipe: Wait must be able to run while the
+	// harness is still reading, so that an exit is noticed at once.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return nil, err
+	}
+	pw.Close()
+	p := &process{cmd: cmd, stdin: stdin, stdout: pr, exited: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// exitStatus describes how the process ended, or "" while it runs.
+func (p *process) exitStatus() string {
+	select {
+	case <-p.exited:
+		if p.err == nil {
+			return "exited with status 0"
+		}
+		return p.err.Error()
+	default:
+		return ""
+	}
+}
+
+// close ends the target: stdin is closed (a well-behaved target exits), the
+// whole process group is killed after grace, and stdout is closed.
+func (p *process) close(grace time.Duration) error {
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(grace):
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // stragglers of the group too
+	<-p.exited
+	p.stdout.Close()
+	if p.err != nil && !isKilled(p.err) {
+		return p.err
+	}
+	return nil
+}
+
+func isKilled(err error) bool {
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		return false
+	}
+	ws, ok := ee.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
+}
+
+// stdoutWatch passes the target's output through unchanged and keeps the
+// first few lines that cannot be protocol messages (a log line on stdout is
+// the most common adapter bug), so errors can show them.
+type stdoutWatch struct {
+	r io.Reader
+
+	mu      sync.Mutex
+	partial []byte
+	junk    []string
+}
+
+func (s *stdoutWatch) Read(b []byte) (int, error) {
+	n, err := s.r.Read(b)
+	if n > 0 {
+		s.scan(b[:n])
+	}
+	return n, err
+}
+
+func (s *stdoutWatch) scan(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.junk) >= 3 {
+		return
+	}
+	s.partial = append(s.partial, b...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			if len(s.partial) > 4096 { // only the start of a line matters
+				s.partial = s.partial[:4096]
+			}
+			return
+		}
+		line := bytes.TrimSpace(s.partial[:i])
+		s.partial = s.partial[i+1:]
+		if len(line) > 0 && line[0] != '{' && len(s.junk) < 3 {
+			if len(line) > 200 {
+				line = append(line[:200:200], "…"...)
+			}
+			s.junk = append(s.junk, string(line))
+		}
+	}
+}
+
+// describe names the non-protocol lines seen, or "".
+func (s *stdoutWatch) describe() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.junk) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\ntarget wrote non-protocol lines to stdout (stdout must carry only JSON-RPC lines; log to stderr): %q", s.junk)
+}

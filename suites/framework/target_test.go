@@ -1,0 +1,45 @@
+package framework
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+func withInitializeTimeout(t *testing.T, d time.Duration) {
+	old := Timeouts.Initialize
+	Timeouts.Initialize = d
+	t.Cleanup(func() { Timeouts.Initialize = old })
+}
+
+// Adapter bugs get errors that say what happened, not a bare "context canceled".
+func TestConnectExplainsBrokenTargets(t *testing.T) {
+	withInitializeTimeout(t, 2*time.Second)
+	for _, c := range []struct{ target, want string }{
+		{"exec:sh -c 'exit 3'", "exit status 3"},
+		{"exec:sh -c 'echo starting up; sleep 30'", `non-protocol lines to stdout (stdout must carry only JSON-RPC lines; log to stderr): ["starting up"]`},
+		{"exec:sh -c 'sleep 30'", "no answer within 2s"},
+		{"exec:sh -c 'echo oops >&2; exit 1'", "target stderr:\noops"},
+	} {
+		_, err := Connect(context.Background(), c.target)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Connect(%s) = %v, want an error containing %q", c.target, err, c.want)
+		}
+	}
+}
+
+// Closing an exec: target stops its whole process group, even children that
+// ignore stdin (a `go run` wrapper's binary, a background job).
+func TestCloseKillsTheProcessGroup(t *testing.T) {
+	withInitializeTimeout(t, time.Second)
+	const marker = "987654"
+	_, err := Connect(context.Background(), "exec:sh -c 'sleep "+marker+" & sleep "+marker+"'")
+	if err == nil {
+		t.Fatal("a target that never answers initialize connected")
+	}
+	if out, err := exec.Command("pgrep", "-f", "sleep "+marker).Output(); err == nil {
+		t.Fatalf("processes of the closed target still run: %s", out)
+	}
+}
