@@ -136,6 +136,12 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 	return res
 }
 
+// HasRun reports whether run id is prepared and not ended.
+func (rt *Runtime) HasRun(id string) bool {
+	_, ok := rt.run(id)
+	return ok
+}
+
 func (rt *Runtime) run(id string) (*agentRun, bool) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()

@@ -126,8 +126,11 @@ func methods(rt *codemode.Runtime) handler.Map {
 				Features:       Features}, nil
 		}),
 		protocol.MethodRunPrepare: handler.New(func(ctx context.Context, p protocol.PrepareParams) (protocol.PrepareResult, error) {
-			if p.Run == "" {
-				return protocol.PrepareResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "run.prepare needs a non-empty run")
+			if err := validatePrepare(p); err != nil {
+				return protocol.PrepareResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "run.prepare: %v", err)
+			}
+			if rt.HasRun(p.Run) {
+				return protocol.PrepareResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "run.prepare: run %q is already prepared in this session (run.end it first)", p.Run)
 			}
 			return rt.Prepare(p), nil
 		}),
@@ -158,6 +161,30 @@ func methods(rt *codemode.Runtime) handler.Map {
 			return true, nil
 		}),
 	}
+}
+
+// validatePrepare checks the members spec/protocol.md marks required.
+func validatePrepare(p protocol.PrepareParams) error {
+	for name, v := range map[string]string{"run": p.Run, "agentId": p.AgentID, "sessionId": p.SessionID,
+		"sessionKey": p.SessionKey, "senderId": p.SenderID, "channel": p.Channel} {
+		if v == "" {
+			return fmt.Errorf("%s must be a non-empty string", name)
+		}
+	}
+	if p.Tools == nil {
+		return errors.New("tools must be an array (possibly empty)")
+	}
+	for i, t := range p.Tools {
+		switch {
+		case t.Name == "":
+			return fmt.Errorf("tools[%d]: name must be non-empty", i)
+		case t.Owner == "":
+			return fmt.Errorf("tools[%d] (%s): owner must be non-empty", i, t.Name)
+		case t.Source != protocol.SourceOpenClaw && t.Source != protocol.SourcePlugin && t.Source != protocol.SourceMCP && t.Source != protocol.SourceClient:
+			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
+		}
+	}
+	return nil
 }
 
 func unknownRun(run string) error {
