@@ -5,7 +5,7 @@ GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
 
-.PHONY: all build conformance conformance-exec conformance-md test vet fmt clean
+.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench clean
 
 all: build
 
@@ -25,6 +25,17 @@ conformance-exec: build
 conformance-md: build
 	./bin/codemode-conformance run --target builtin --results-dir "$(RESULTS)" >/dev/null || true
 	$(GO) run ./tools/conformance-md --report "$(RESULTS)/report.json" --out CONFORMANCE.md
+
+## fuzz: run each fuzz target for FUZZTIME (their seed corpora already run under make test)
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./spec/config -run=^$$ -fuzz=FuzzResolve -fuzztime=$(FUZZTIME)
+	$(GO) test ./reference/catalog -run=^$$ -fuzz=FuzzBuild -fuzztime=$(FUZZTIME)
+	$(GO) test ./reference/moduleaccess -run=^$$ -fuzz=FuzzCheck -fuzztime=$(FUZZTIME)
+
+## bench: engine and runtime benchmarks (compare runs with benchstat)
+bench:
+	$(GO) test ./reference/... -run=^$$ -bench=. -benchmem -count=6 | tee bench.txt
 
 vet:
 	$(GO) vet ./...
