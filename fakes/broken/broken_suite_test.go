@@ -40,13 +40,15 @@ type outcome struct {
 // wrote (none when it exits 2).
 func conformance(args ...string) outcome {
 	GinkgoHelper()
+	return conformanceEnv(append(os.Environ(), "NO_COLOR=1"), args...)
+}
+
+// conformanceEnv is conformance with the CLI's environment given.
+func conformanceEnv(env []string, args ...string) outcome {
+	GinkgoHelper()
 	dir := GinkgoT().TempDir()
-	cmd := exec.Command(cli, append([]string{"run", "--results-dir", dir}, args...)...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	Eventually(s).WithTimeout(5 * 60e9).Should(gexec.Exit())
-	o := outcome{Code: s.ExitCode(), Stdout: string(s.Out.Contents()), Stderr: string(s.Err.Contents()), Dir: dir}
+	o := invoke(env, append([]string{"run", "--results-dir", dir}, args...)...)
+	o.Dir = dir
 	if o.Code == 2 {
 		return o
 	}
@@ -57,6 +59,18 @@ func conformance(args ...string) outcome {
 	Expect(err).NotTo(HaveOccurred(), "the CLI wrote no conformance-report.yaml")
 	Expect(yaml.Unmarshal(y, &o.Report)).To(Succeed(), "conformance-report.yaml:\n%s", y)
 	return o
+}
+
+// invoke runs the CLI with exactly args and returns its exit code and
+// output.
+func invoke(env []string, args ...string) outcome {
+	GinkgoHelper()
+	cmd := exec.Command(cli, args...)
+	cmd.Env = env
+	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(s).WithTimeout(5 * 60e9).Should(gexec.Exit())
+	return outcome{Code: s.ExitCode(), Stdout: string(s.Out.Contents()), Stderr: string(s.Err.Contents())}
 }
 
 // verdicts maps requirement IDs to their verdicts in the report.

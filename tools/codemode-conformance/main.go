@@ -15,13 +15,23 @@
 // fails the run), an unlisted failure fails. A spec during which the target
 // crashed or the harness faulted is an error, never a failure.
 //
+// The overall verdict judges the selected specs only: conformance-report.yaml
+// records the selection (--req, --label-filter) and how much of the
+// catalogue ran. Ginkgo's own closing line counts specs by Ginkgo state (an
+// xfail as failed, an xpass as passed); the line printed after it is the
+// harness's verdict.
+//
 // Exit status: 0 when the overall verdict is success or partial, 1 on
-// failure (a fail, xpass or error), 2 on a usage error or a bad baseline.
+// failure (a fail, xpass or error, or no spec ran), 2 on a usage error (bad
+// flags, an unknown target or requirement, a malformed --label-filter) or a
+// bad baseline. `codemode-conformance help` (or -h, --help) prints usage.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -36,6 +46,7 @@ import (
 	_ "github.com/codemode-conformance/codemode/suites/security"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 )
@@ -45,11 +56,14 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
-func usage() {
-	fmt.Fprintf(os.Stderr, `usage: codemode-conformance run [flags]
+// usage prints the help text and the run flags to w.
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
+       codemode-conformance help
 
-Runs the code mode conformance suites (e2e, limits, security) against a target
-and prints a verdict per requirement area.
+Runs the code mode conformance suites (e2e, limits, security) against a target,
+prints a line per spec and a verdict per requirement area, and writes
+conformance-report.yaml, summary.md, junit.xml and report.json to --results-dir.
 
 Targets:
   builtin                 the reference runtime, in process (default)
@@ -57,27 +71,54 @@ Targets:
   tcp:<host:port>         connect to a process speaking the driver protocol
   fake:<variant>          a deliberately broken reference variant: %s
 
+Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,
+or no spec ran), 2 usage error or malformed --expected-failures file. The
+overall verdict judges the selected specs only (see selection: in
+conformance-report.yaml).
+
 Flags:
 `, strings.Join(variantNames(), ", "))
+	fs := runFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 type fakeT struct{ failed bool }
 
 func (t *fakeT) Fail() { t.failed = true }
 
-func main() {
-	if len(os.Args) < 2 || os.Args[1] != "run" {
-		usage()
-		runFlags().PrintDefaults()
-		os.Exit(2)
+func main() { os.Exit(cli(os.Args[1:])) }
+
+// cli runs the command line and returns the exit status.
+func cli(args []string) int {
+	if len(args) == 0 {
+		usage(os.Stderr)
+		return 2
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		usage(os.Stdout)
+		return 0
+	case "run":
+	default:
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run or help)\n\n", args[0])
+		usage(os.Stderr)
+		return 2
 	}
 	fs := runFlags()
-	fs.Parse(os.Args[2:])
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(os.Stdout)
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "see codemode-conformance run --help")
+		return 2
+	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "unexpected argument %q (flags go after run; see run --help)\n", fs.Arg(0))
-		os.Exit(2)
+		return 2
 	}
-	os.Exit(run(fs))
+	return run()
 }
 
 var (
@@ -86,17 +127,20 @@ var (
 	verbose                                                             bool
 )
 
+// runFlags defines the run flags; it prints parse errors (not usage) to
+// stderr and leaves -h to the caller.
 func runFlags() *flag.FlagSet {
-	fs := flag.NewFlagSet("run", flag.ExitOnError)
-	fs.Usage = func() { usage(); fs.PrintDefaults() }
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {}
 	def := os.Getenv(framework.TargetEnv)
 	if def == "" {
 		def = "builtin"
 	}
 	fs.StringVar(&target, "target", def, "target to test (also $"+framework.TargetEnv+")")
 	fs.StringVar(&resultsDir, "results-dir", "results", "directory for conformance-report.yaml, summary.md, junit.xml and report.json")
-	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield'")
-	fs.Var(&reqs, "req", "run only the specs of this requirement ID (repeatable)")
+	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:e2e|limits|security)")
+	fs.Var(&reqs, "req", "run only the specs of this requirement `ID` (repeatable)")
 	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
@@ -114,7 +158,108 @@ func split(s string) []string {
 	return out
 }
 
-func run(fs *flag.FlagSet) int {
+// knownFeatures is every feature a requirement names, plus the
+// fault-injection test hook, sorted.
+func knownFeatures() []string {
+	set := map[string]bool{"fault-injection": true}
+	for _, r := range spec.Requirements() {
+		set[r.Feature] = true
+	}
+	out := make([]string, 0, len(set))
+	for f := range set {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// warnUnknownFeatures warns on stderr about names in --features or
+// --exempt-features that no spec is gated on (a typo would otherwise
+// silently skip or run specs).
+func warnUnknownFeatures() {
+	known := knownFeatures()
+	for _, f := range []struct{ flag, list string }{{"--features", features}, {"--exempt-features", exempt}} {
+		var unknown []string
+		for _, name := range split(f.list) {
+			if i := sort.SearchStrings(known, name); i == len(known) || known[i] != name {
+				unknown = append(unknown, fmt.Sprintf("%q", name))
+			}
+		}
+		if len(unknown) > 0 {
+			fmt.Fprintf(os.Stderr, "warning: %s: unknown %s %s (no spec is gated on %s); known features: %s\n",
+				f.flag, plural(len(unknown), "feature", "features"), strings.Join(unknown, ", "), plural(len(unknown), "it", "them"), strings.Join(known, ", "))
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// checkLabelFilter parses --label-filter as Ginkgo will, and explains a
+// syntax error in one line plus a caret under the offending character.
+func checkLabelFilter(f string) error {
+	_, err := types.ParseLabelFilter(f)
+	if err == nil {
+		return nil
+	}
+	var ge types.GinkgoError
+	if !errors.As(err, &ge) {
+		return fmt.Errorf("invalid --label-filter %q: %v", f, err)
+	}
+	// The message is the filter, with formatter tags around the offending
+	// character, a newline and the reason.
+	const mark = "{{red}}{{bold}}{{underline}}"
+	msg := ge.Message
+	caret := -1
+	if i := strings.Index(msg, mark); i >= 0 {
+		caret = len([]rune(msg[:i]))
+	}
+	reason := msg
+	if i := strings.LastIndex(msg, "\n"); i >= 0 {
+		reason = msg[i+1:]
+	}
+	out := fmt.Sprintf("invalid --label-filter %q: %s", f, strings.TrimSuffix(strings.TrimSpace(reason), "."))
+	if caret >= 0 {
+		out += "\n  " + f + "\n  " + strings.Repeat(" ", caret) + "^"
+	}
+	return errors.New(out + "\n(see https://onsi.github.io/ginkgo/#spec-labels; labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:<name>)")
+}
+
+// selectionFilter is the label filter the run hands to Ginkgo: --label-filter
+// and the --req IDs.
+func selectionFilter() string {
+	f := labelFilter
+	if len(reqs) > 0 {
+		var parts []string
+		for _, id := range reqs {
+			parts = append(parts, "req:"+id)
+		}
+		f = strings.Join(parts, " || ")
+		if labelFilter != "" {
+			f = "(" + labelFilter + ") && (" + f + ")"
+		}
+	}
+	return f
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outcome is what writeReports concluded, for the closing line.
+type outcome struct {
+	overall   report.Overall
+	specs     map[report.Verdict]int // spec verdicts
+	selection report.Selection
+}
+
+func run() int {
 	cfg := framework.Config{Target: target, ExemptFeatures: split(exempt)}
 	if features != "" {
 		cfg.Features = append([]string{}, split(features)...)
@@ -129,6 +274,16 @@ func run(fs *flag.FlagSet) int {
 			return 2
 		}
 	}
+	if err := checkLabelFilter(labelFilter); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	filter, err := types.ParseLabelFilter(selectionFilter())
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "internal error: the combined label filter %q: %v\n", selectionFilter(), err)
+		return 2
+	}
+	warnUnknownFeatures()
 	var baseline *report.Baseline
 	if expectedFailures != "" {
 		var err error
@@ -144,6 +299,17 @@ func run(fs *flag.FlagSet) int {
 	framework.Configure(cfg)
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	framework.Define()
+	// The build's specs, walked without running them (before our report
+	// nodes exist): the selection counts need every spec, and a failed
+	// BeforeSuite leaves the deselected and the unreached ones out of the
+	// run's report.
+	built := report.Inventory(ginkgo.PreviewSpecs("codemode conformance"), filter)
+
+	// Ginkgo's reporter and our lines share stdout through con, so that
+	// every line of ours starts on its own line; in succinct mode our
+	// progress lines replace Ginkgo's per-spec dots.
+	con := &console{w: os.Stdout, bol: true, dropDenoters: !verbose}
+	formatter.ColorableStdOut = con
 
 	var n atomic.Int64
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
@@ -151,72 +317,99 @@ func run(fs *flag.FlagSet) int {
 			return
 		}
 		v := baseline.Verdict(report.Spec(r))
-		fmt.Printf("[%3d] %-5s %s (%s)\n", n.Add(1), strings.ToUpper(string(v.Verdict)), r.LeafNodeText, r.RunTime.Round(time.Millisecond))
+		var b strings.Builder
+		fmt.Fprintf(&b, "[%3d] %-5s %s (%s)\n", n.Add(1), strings.ToUpper(string(v.Verdict)), r.LeafNodeText, r.RunTime.Round(time.Millisecond))
 		switch v.Verdict {
 		case report.Pass:
 			if v.Expected != "" {
-				fmt.Printf("        passed, but %s is listed in %s: an xpass unless another of its specs fails\n", v.Requirement, expectedFailures)
+				fmt.Fprintf(&b, "        passed, but %s is listed in %s: an xpass unless another of its specs fails\n", v.Requirement, expectedFailures)
 			}
 		case report.Skip:
-			fmt.Printf("        skipped: %s\n", r.Failure.Message)
+			fmt.Fprintf(&b, "        skipped: %s\n", r.Failure.Message)
 		case report.XPass:
-			fmt.Printf("        passed, but listed in %s (%s): remove the stale entry\n", expectedFailures, v.Expected)
+			fmt.Fprintf(&b, "        passed, but listed in %s (%s): remove the stale entry\n", expectedFailures, v.Expected)
 		default:
 			if v.Verdict == report.XFail {
-				fmt.Printf("        expected failure (%s):\n", v.Expected)
+				fmt.Fprintf(&b, "        expected failure (%s):\n", v.Expected)
 			}
 			if v.HarnessError != "" {
-				fmt.Printf("        harness error, not a failure of %s: %s\n", v.Requirement, v.HarnessError)
+				fmt.Fprintf(&b, "        harness error, not a failure of %s: %s\n", v.Requirement, v.HarnessError)
 			}
 			msg := r.Failure.Message
 			if len(msg) > 600 {
 				msg = msg[:600] + "…"
 			}
-			fmt.Printf("        %s\n        at %s (full transcript in report.json)\n", strings.ReplaceAll(msg, "\n", "\n        "), r.Failure.Location)
+			fmt.Fprintf(&b, "        %s\n        at %s (full transcript in report.json)\n", strings.ReplaceAll(msg, "\n", "\n        "), r.Failure.Location)
 		}
+		con.Print(b.String())
 	})
-	var overall report.Overall
+	var out outcome
 	ginkgo.ReportAfterSuite("conformance summary", func(r types.Report) {
-		overall = writeReports(r, baseline)
+		out = writeReports(r, baseline, built, con)
 	})
 
 	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = labelFilter
-	if len(reqs) > 0 {
-		var parts []string
-		for _, id := range reqs {
-			parts = append(parts, "req:"+id)
-		}
-		f := strings.Join(parts, " || ")
-		if sc.LabelFilter != "" {
-			f = "(" + sc.LabelFilter + ") && (" + f + ")"
-		}
-		sc.LabelFilter = f
-	}
+	sc.LabelFilter = selectionFilter()
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target
 	rc.JSONReport = filepath.Join(resultsDir, "report.json")
 	rc.Succinct = !verbose
 	rc.SilenceSkips = true
 	rc.Verbose = verbose
-	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != ""
+	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
-	if n.Load() == 0 && overall != "" {
-		fmt.Fprintln(os.Stderr, "no spec ran: either none matched the filters (a requirement listed as not covered in CONFORMANCE.md has no spec yet) or the suite failed before the specs")
+	code := 1
+	if out.overall == report.Success || out.overall == report.Partial {
+		code = 0
 	}
-	if overall == report.Success || overall == report.Partial {
-		return 0
+	con.Print(closingLine(out, code))
+	return code
+}
+
+// closingLine is printed after Ginkgo's own closing banner, which counts
+// specs by Ginkgo state: it gives the harness's verdict and says where the
+// two disagree.
+func closingLine(o outcome, code int) string {
+	if o.overall == "" {
+		return fmt.Sprintf("codemode-conformance: no verdict: the run stopped before the reports were written (exit %d)\n", code)
 	}
-	return 1
+	var notes []string
+	ran := o.selection.Specs.Ran
+	switch {
+	case ran == 0 && o.selection.Specs.Selected == 0:
+		what := "the filters"
+		if f := o.selection.Filters(); f != "" {
+			what = f
+		}
+		notes = append(notes, "no spec matched "+what+"; Ginkgo's SUCCESS above only means nothing failed")
+		for _, id := range o.selection.Req {
+			if r, ok := spec.Lookup(id); ok && r.Excluded != "" {
+				notes = append(notes, id+" is excluded: "+r.Excluded)
+			} else if ok && r.Planned != "" {
+				notes = append(notes, id+" has no spec yet (planned: "+r.Planned+")")
+			}
+		}
+	case ran == 0:
+		notes = append(notes, "no spec ran: the suite failed before the specs (see the suite error above)")
+	default:
+		notes = append(notes, fmt.Sprintf("%d of %d requirements with specs ran", o.selection.Requirements.Ran, o.selection.Requirements.WithSpecs))
+		if k := o.specs[report.XFail]; k > 0 {
+			notes = append(notes, fmt.Sprintf("Ginkgo's counts above treat the %d xfail %s as failed", k, plural(k, "spec", "specs")))
+		}
+		if k := o.specs[report.XPass]; k > 0 {
+			notes = append(notes, fmt.Sprintf("Ginkgo's counts above treat the %d xpass %s as passed", k, plural(k, "spec (a stale expected failure)", "specs (stale expected failures)")))
+		}
+	}
+	return fmt.Sprintf("codemode-conformance: overall %s (exit %d) — %s\n", o.overall, code, strings.Join(notes, "; "))
 }
 
 // writeReports evaluates the run, prints the summary and writes
-// conformance-report.yaml, summary.md and junit.xml. It returns the overall
-// verdict.
-func writeReports(r types.Report, baseline *report.Baseline) report.Overall {
+// conformance-report.yaml, summary.md and junit.xml.
+func writeReports(r types.Report, baseline *report.Baseline, built []report.BuiltSpec, con *console) outcome {
 	ev := report.Evaluate(report.Specs(r), baseline)
-	c := report.NewConformance(ev, report.SuiteErrors(r), baseline)
+	suiteErrors := report.SuiteErrors(r)
+	c := report.NewConformance(ev, suiteErrors, baseline)
 	name, version, declared := framework.Implementation()
 	c.Implementation = report.Peer{Name: name, Version: version}
 	c.Harness = report.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion}
@@ -228,22 +421,34 @@ func writeReports(r types.Report, baseline *report.Baseline) report.Overall {
 		Requested: split(features),
 		Exempt:    split(exempt),
 	}
+	c.Selection = report.NewSelection(built, ev, reqs, labelFilter)
 	if c.ExpectedFailures != nil {
 		c.ExpectedFailures.File = expectedFailures
 	}
 
-	md := report.Markdown(target, strings.TrimSpace(name+" "+version), report.Summarize(ev.Requirements))
+	impl := strings.TrimSpace(name + " " + version)
+	switch {
+	case impl != "":
+	case len(suiteErrors) > 0:
+		impl = "initialize failed"
+	default:
+		impl = "not contacted: no spec ran"
+	}
+	md := report.Markdown(target, impl, report.Summarize(ev.Requirements))
+	md += "\n" + c.Selection.Describe() + "\n"
+	if line := c.Selection.NotRunLine(); line != "" {
+		md += "\n" + line + "\n"
+	}
 	md += fmt.Sprintf("\nOverall: **%s**\n", c.Overall)
 	for _, reason := range c.Reasons {
 		md += "- " + reason + "\n"
 	}
-	fmt.Println()
-	fmt.Print(md)
 	t := c.Totals
-	fmt.Printf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d skip\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip)
+	text := "\n" + md + fmt.Sprintf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d skip\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip)
 	if c.ExpectedFailures != nil && len(c.ExpectedFailures.Unused) > 0 {
-		fmt.Printf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
+		text += fmt.Sprintf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
 	}
+	con.Print(text)
 	write := func(file string, data []byte, err error) {
 		if err == nil {
 			err = os.WriteFile(filepath.Join(resultsDir, file), data, 0o644)
@@ -259,7 +464,11 @@ func writeReports(r types.Report, baseline *report.Baseline) report.Overall {
 	if err := report.WriteJUnit(r, ev, filepath.Join(resultsDir, "junit.xml")); err != nil {
 		write("junit.xml", nil, err)
 	}
-	return c.Overall
+	o := outcome{overall: c.Overall, specs: map[report.Verdict]int{}, selection: c.Selection}
+	for _, s := range ev.Specs {
+		o.specs[s.Verdict]++
+	}
+	return o
 }
 
 // effectiveFeatures lists the run's feature set, core first, then sorted.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"sort"
 	"strings"
 
@@ -58,7 +59,9 @@ type Evaluation struct {
 // Evaluate applies baseline b (nil: none) to the specs of a run. A
 // requirement gets the worst verdict of its specs (pass < skip < xfail <
 // xpass < error < fail); a listed requirement whose specs all passed is an
-// xpass. Specs without a requirement are ignored.
+// xpass, and so is each of those specs (each passes although listed, so
+// junit.xml shows the stale entry as failing, as the run is). Specs without
+// a requirement are ignored.
 func Evaluate(specs []SpecResult, b *Baseline) Evaluation {
 	ev := Evaluation{Requirements: map[string]Verdict{}}
 	usedReq, usedSpec := map[string]bool{}, map[string]bool{}
@@ -75,8 +78,13 @@ func Evaluate(specs []SpecResult, b *Baseline) Evaluation {
 		usedSpec[s.Text], usedSpec[s.FullText] = true, true
 	}
 	for id, v := range ev.Requirements {
-		if _, listed := b.requirement(id); listed && v == Pass {
+		if e, listed := b.requirement(id); listed && v == Pass {
 			ev.Requirements[id] = XPass
+			for i := range ev.Specs {
+				if sv := &ev.Specs[i]; sv.Requirement == id && sv.Verdict == Pass {
+					sv.Verdict, sv.Expected = XPass, orListed(e.Reason)
+				}
+			}
 		}
 	}
 	if b != nil {
@@ -105,7 +113,9 @@ const (
 )
 
 // Judge decides the overall verdict from requirement verdicts and says why
-// it is not success: failure if no spec ran, on a suite error, or if any
+// it is not success. It judges the requirements that ran, so a filtered run
+// (--req, --label-filter) is judged on its selection only (Selection records
+// it): failure if no spec ran, on a suite error, or if any
 // requirement is fail, xpass or error; otherwise partial if a requirement of
 // feature core was skipped or a baseline was given (a run with a baseline is
 // at best partial); otherwise success.
@@ -197,8 +207,15 @@ func Count(v map[string]Verdict) Totals {
 //	  declared: […]                     # what initialize declared
 //	  requested: […]                    # --features, if given
 //	  exempt: […]                       # --exempt-features, if given
+//	selection:                          # --req, --label-filter and how much of the catalogue ran; see Selection
+//	  req: […]
+//	  labelFilter: "…"
+//	  complete: false                   # every spec of the build was selected
+//	  requirements: {catalogue, withSpecs, selected, ran}
+//	  specs: {inBuild, selected, ran}
+//	  notRun: {noSpec, excluded, filteredOut, notReached}
 //	expectedFailures: {file, unused}    # with --expected-failures; unused: entries that matched no spec
-//	overall: success | partial | failure
+//	overall: success | partial | failure   # judges the selected specs only (see Judge)
 //	reasons: […]                        # why not success
 //	totals: {pass, fail, skip, xfail, xpass, error}   # requirements per verdict
 //	suiteErrors: […]                    # failures outside specs (e.g. the target could not be connected)
@@ -214,6 +231,7 @@ type Conformance struct {
 	Harness          Peer              `yaml:"harness"`
 	Target           string            `yaml:"target"`
 	Features         Features          `yaml:"features"`
+	Selection        Selection         `yaml:"selection"`
 	ExpectedFailures *ExpectedFailures `yaml:"expectedFailures,omitempty"`
 	Overall          Overall           `yaml:"overall"`
 	Reasons          []string          `yaml:"reasons,omitempty"`
@@ -262,7 +280,8 @@ type SpecLine struct {
 
 // NewConformance fills the verdict part of a report (requirements, totals,
 // overall and, with a baseline, expectedFailures.unused) from an evaluation;
-// the caller sets the identity fields and expectedFailures.file.
+// the caller sets the identity fields, the selection and
+// expectedFailures.file.
 func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformance {
 	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements)}
 	c.Overall, c.Reasons = Judge(ev.Requirements, suiteErrors, b != nil)
@@ -303,9 +322,15 @@ func (c Conformance) YAML() ([]byte, error) {
 	return append([]byte("# conformance-report.yaml: the format is documented on report.Conformance (tools/report)\n"), b...), nil
 }
 
-// Short collapses white space and cuts a message to about 300 characters.
+// pointer matches the addresses Gomega prints (<*T | 0xc000123456>), which
+// change from run to run.
+var pointer = regexp.MustCompile(`0x[0-9a-f]{6,}`)
+
+// Short collapses white space, replaces pointer addresses with "0x…" (so a
+// report does not change from run to run) and cuts a message to about 300
+// characters.
 func Short(msg string) string {
-	msg = strings.Join(strings.Fields(msg), " ")
+	msg = pointer.ReplaceAllString(strings.Join(strings.Fields(msg), " "), "0x…")
 	if r := []rune(msg); len(r) > 300 {
 		msg = string(r[:300]) + "…"
 	}

@@ -12,9 +12,22 @@ import (
 // WriteJUnit writes junit.xml for the selected specs of r, plus any failed
 // suite node, with the verdicts of ev (Evaluate of Specs(r)). Each testcase
 // name carries the requirement ID (the text starts with it and the labels,
-// req:<ID> among them, follow in brackets) and a "requirement" property. An
-// xfail is a skipped testcase, an xpass a failure of type "xpass", an error
-// an error of type "error"; the status attribute is the verdict for those.
+// req:<ID> among them, follow in brackets) and "requirement" and "verdict"
+// properties. So that CI shows a failing run as failing and a passing one as
+// passing:
+//
+//   - an xpass (listed in the baseline, passes now) is a <failure
+//     type="xpass"> whose message starts "stale expected failure": it fails
+//     the run;
+//   - an xfail (listed, fails as expected) is <skipped> with a message
+//     starting "xfail: expected failure (reason)": it does not fail the run,
+//     and CI systems list skips with their message rather than hide them
+//     among the passes;
+//   - an error (harness fault or target crash) is an <error type="error">.
+//
+// The status attribute is the verdict for those three. <testsuite> counts
+// skipped (skips and xfails) and disabled (pending) apart, and <testsuites>
+// carries their sums under the same names.
 func WriteJUnit(r types.Report, ev Evaluation, path string) error {
 	filtered := r
 	filtered.SpecReports = nil
@@ -45,7 +58,7 @@ func WriteJUnit(r types.Report, ev Evaluation, path string) error {
 	if err := xml.Unmarshal(data, &doc); err != nil {
 		return fmt.Errorf("junit: re-reading %s: %w", path, err)
 	}
-	doc.Tests, doc.Failures, doc.Errors, doc.Disabled = 0, 0, 0, 0
+	out := junitSuites{Time: doc.Time, TestSuites: doc.TestSuites}
 	for i := range doc.TestSuites {
 		suite := &doc.TestSuites[i]
 		if len(suite.TestCases) != len(verdicts) {
@@ -69,23 +82,39 @@ func WriteJUnit(r types.Report, ev Evaluation, path string) error {
 				suite.Skipped++
 			}
 		}
-		doc.Tests += suite.Tests
-		doc.Failures += suite.Failures
-		doc.Errors += suite.Errors
-		doc.Disabled += suite.Disabled + suite.Skipped
+		out.Tests += suite.Tests
+		out.Failures += suite.Failures
+		out.Errors += suite.Errors
+		out.Disabled += suite.Disabled
+		out.Skipped += suite.Skipped
 	}
-	out, err := xml.MarshalIndent(doc, "", "  ")
+	data, err = xml.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), out...), 0o644)
+	return os.WriteFile(path, append([]byte(xml.Header), data...), 0o644)
+}
+
+// junitSuites is Ginkgo's reporters.JUnitTestSuites with a skipped count:
+// Ginkgo's <testsuites disabled> adds skipped to pending, while its
+// <testsuite disabled> counts pending only; here both levels count the two
+// apart, under the same names.
+type junitSuites struct {
+	XMLName    xml.Name                   `xml:"testsuites"`
+	Tests      int                        `xml:"tests,attr"`
+	Disabled   int                        `xml:"disabled,attr"`
+	Skipped    int                        `xml:"skipped,attr"`
+	Errors     int                        `xml:"errors,attr"`
+	Failures   int                        `xml:"failures,attr"`
+	Time       float64                    `xml:"time,attr"`
+	TestSuites []reporters.JUnitTestSuite `xml:"testsuite"`
 }
 
 func patchCase(tc *reporters.JUnitTestCase, v SpecVerdict) {
 	if tc.Properties == nil {
 		tc.Properties = &reporters.JUnitProperties{}
 	}
-	tc.Properties.Properties = append([]reporters.JUnitProperty{{Name: "requirement", Value: v.Requirement}}, tc.Properties.Properties...)
+	tc.Properties.Properties = append([]reporters.JUnitProperty{{Name: "requirement", Value: v.Requirement}, {Name: "verdict", Value: string(v.Verdict)}}, tc.Properties.Properties...)
 	description := ""
 	if tc.Failure != nil {
 		description = tc.Failure.Description
@@ -97,7 +126,9 @@ func patchCase(tc *reporters.JUnitTestCase, v SpecVerdict) {
 		tc.Failure, tc.Error = nil, nil
 		tc.Skipped = &reporters.JUnitSkipped{Message: "xfail: expected failure (" + v.Expected + "): " + Short(v.Message)}
 	case XPass:
-		tc.Failure = &reporters.JUnitFailure{Type: "xpass", Message: "passed, but listed as an expected failure (" + v.Expected + "): remove the stale entry"}
+		tc.Failure = &reporters.JUnitFailure{Type: "xpass", Message: "stale expected failure: passed, but listed in the expected-failures baseline (" + v.Expected + "); remove the entry",
+			Description: "The spec passed, but it or its requirement " + v.Requirement + " is listed in the --expected-failures baseline. A stale entry fails the run: remove it."}
+		tc.Error, tc.Skipped = nil, nil
 	case Error:
 		msg := v.Message
 		if v.HarnessError != "" {

@@ -197,10 +197,16 @@ func Summarize(v map[string]Verdict) []AreaSummary {
 // Fails reports whether the verdict fails the run: fail, xpass or error.
 func (v Verdict) Fails() bool { return v == Fail || v == XPass || v == Error }
 
-// Markdown renders the summary table.
+// Markdown renders the summary table. impl names the implementation as
+// initialize reported it, or says why there is none (e.g. "initialize
+// failed"); empty leaves it out.
 func Markdown(target, impl string, areas []AreaSummary) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Conformance summary\n\nTarget: `%s` (%s)\n\n", target, impl)
+	fmt.Fprintf(&b, "# Conformance summary\n\nTarget: `%s`", target)
+	if impl != "" {
+		fmt.Fprintf(&b, " (%s)", impl)
+	}
+	b.WriteString("\n\n")
 	b.WriteString("| area | title | pass | fail | error | xfail | xpass | skip | not run | failing |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	var t AreaSummary
 	for _, a := range areas {

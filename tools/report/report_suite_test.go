@@ -76,13 +76,13 @@ var _ = Describe("Evaluate", func() {
 					"CM-EXEC-02 a": report.Pass, "CM-EXEC-02 b": report.Error, "CM-EXEC-02 c": report.Fail},
 				Requirements: map[string]report.Verdict{"CM-EXEC-01": report.Skip, "CM-EXEC-02": report.Fail},
 			}),
-		Entry("a listed requirement: failing is xfail, all passing is xpass, skipped stays skipped",
+		Entry("a listed requirement: failing is xfail, all passing is xpass (its specs too), skipped stays skipped",
 			[]report.SpecResult{spec("CM-LIM-03", "a", "failed"), spec("CM-LIM-03", "b", "passed"),
 				spec("CM-LIM-01", "a", "passed"), spec("CM-LIM-02", "a", "skipped")},
 			"requirements: [CM-LIM-03, CM-LIM-01, CM-LIM-02, CM-LIM-05]",
 			want{
 				Specs: map[string]report.Verdict{"CM-LIM-03 a": report.XFail, "CM-LIM-03 b": report.Pass,
-					"CM-LIM-01 a": report.Pass, "CM-LIM-02 a": report.Skip},
+					"CM-LIM-01 a": report.XPass, "CM-LIM-02 a": report.Skip},
 				Requirements: map[string]report.Verdict{"CM-LIM-03": report.XFail, "CM-LIM-01": report.XPass, "CM-LIM-02": report.Skip},
 				Unused:       []string{"CM-LIM-05"},
 			}),
@@ -111,6 +111,15 @@ var _ = Describe("Evaluate", func() {
 				Requirements: map[string]report.Verdict{"CM-LIM-03": report.Error, "CM-LIM-01": report.Error},
 			}),
 	)
+
+	It("marks each passing spec of a stale requirement entry as xpass, with the entry's reason", func() {
+		ev := report.Evaluate([]report.SpecResult{spec("CM-LIM-01", "a", "passed"), spec("CM-LIM-01", "b", "passed")},
+			baseline("requirements: [{id: CM-LIM-01, reason: slow}]"))
+		for _, s := range ev.Specs {
+			Expect(s.Verdict).To(Equal(report.XPass), s.Text)
+			Expect(s.Expected).To(Equal("slow"), s.Text)
+		}
+	})
 
 	It("records the baseline reason, or listed", func() {
 		ev := report.Evaluate([]report.SpecResult{spec("CM-LIM-03", "a", "failed"), spec("CM-LIM-01", "a", "failed")},
@@ -169,6 +178,22 @@ var _ = Describe("NewConformance", func() {
 		y, err := c.YAML()
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(y)).To(ContainSubstring("overall: failure"))
+	})
+
+	It("replaces pointer addresses in messages, so that the report is the same from run to run", func() {
+		s := spec("CM-LIM-03", "a", "failed")
+		s.Message = "Unexpected error: <*fmt.wrapError | 0xc000123456>: boom {err: <*net.OpError | 0x336a8d0960a0>{Op: \"dial\"}} at 0x10"
+		c := report.NewConformance(report.Evaluate([]report.SpecResult{s}, nil), nil, nil)
+		Expect(c.Requirements[0].Specs[0].Message).To(Equal("Unexpected error: <*fmt.wrapError | 0x…>: boom {err: <*net.OpError | 0x…>{Op: \"dial\"}} at 0x10"))
+		Expect(report.Short("a\n  <*T | 0xc000abcdef>")).To(Equal("a <*T | 0x…>"))
+	})
+})
+
+var _ = Describe("Markdown", func() {
+	It("names the implementation, or says why there is none, never an empty ()", func() {
+		Expect(report.Markdown("builtin", "ref 1.0", nil)).To(ContainSubstring("Target: `builtin` (ref 1.0)\n"))
+		Expect(report.Markdown("tcp:x:1", "initialize failed", nil)).To(ContainSubstring("Target: `tcp:x:1` (initialize failed)\n"))
+		Expect(report.Markdown("tcp:x:1", "", nil)).To(ContainSubstring("Target: `tcp:x:1`\n"))
 	})
 })
 
