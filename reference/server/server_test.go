@@ -63,3 +63,61 @@ func TestPrepareRejectsMalformedParams(t *testing.T) {
 		t.Errorf("preparing an ended run id again: %v", err)
 	}
 }
+
+// A response that answers nothing is dropped, never answered (protocol §1):
+// an error reply would carry an id the harness may be using.
+func TestStrayResponsesAreDropped(t *testing.T) {
+	hr, tw := io.Pipe()
+	tr, hw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Serve(context.Background(), tr, tw, Options{Unavailable: true}) }()
+	defer func() { hw.Close(); <-done }()
+	lines := make(chan string, 16)
+	go func() {
+		buf := make([]byte, 1<<16)
+		var acc []byte
+		for {
+			n, err := hr.Read(buf)
+			acc = append(acc, buf[:n]...)
+			for {
+				i := strings.IndexByte(string(acc), '\n')
+				if i < 0 {
+					break
+				}
+				lines <- string(acc[:i])
+				acc = acc[i+1:]
+			}
+			if err != nil {
+				close(lines)
+				return
+			}
+		}
+	}()
+	write := func(s string) {
+		if _, err := hw.Write([]byte(s + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"jsonrpc":"2.0","id":7,"result":{"result":1}}`)
+	write(`{"jsonrpc":"2.0","id":7,"error":{"code":-32010,"message":"late"}}`)
+	write(`{"jsonrpc":"2.0","id":7,"method":"runtime.stats"}`)
+	write(`{"jsonrpc":"2.0","id":8,"method":"runtime.stats"}`)
+	var all []string
+	answered := 0
+	for l := range lines {
+		all = append(all, l)
+		if strings.Contains(l, `"result":{"liveVMs"`) {
+			if answered++; answered == 2 {
+				hw.Close() // both requests answered: end the session
+			}
+		}
+	}
+	if len(all) != 2 {
+		t.Fatalf("the target sent %d lines, want only the two runtime.stats results (stray responses get no reply):\n%s", len(all), strings.Join(all, "\n"))
+	}
+	for _, l := range all {
+		if strings.Contains(l, `"error"`) {
+			t.Fatalf("the target answered a stray response: %s", l)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func ServerOptions() *jrpc2.ServerOptions {
 
 // NewServer starts a target-side server on ch with the given method table.
 func NewServer(methods handler.Map, ch channel.Channel) *jrpc2.Server {
-	return jrpc2.NewServer(methods, ServerOptions()).Start(ch)
+	return jrpc2.NewServer(methods, ServerOptions()).Start(dropStray(ch))
 }
 
 // InvokeFunc answers a tool.invoke from the target: it returns the tool's JSON
