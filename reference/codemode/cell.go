@@ -140,6 +140,9 @@ func (s *step) drive(ctx context.Context) result.Result {
 			if !code.Valid() {
 				code = result.CodeInternalError
 			}
+			if code == result.CodeMemoryLimitExceeded || code == result.CodeOutputLimitExceeded {
+				return s.fail(s.limit(code, p.Fatal.Message))
+			}
 			return s.fail(result.Failed(code, p.Fatal.Message))
 		}
 		immediate, yield, r, bad := s.dispatch(p.Requests)

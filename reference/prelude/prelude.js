@@ -164,6 +164,54 @@
     }
   }
 
+  // Out of memory is fatal (CM-LIM-02). QuickJS throws a catchable
+  // InternalError, but it formats the error's stack first through the hook
+  // stored by Error.prepareStackTrace's setter, so a hook installed here sees
+  // every out-of-memory error even when guest code catches it. The property is
+  // then replaced by a non-configurable accessor: a guest's own
+  // prepareStackTrace is kept and called after the check, and the guest can
+  // never remove ours (QuickJS keeps the hook internally, whatever happens to
+  // the global Error). The default format is QuickJS's own, minus frames of
+  // this file.
+  const PRELUDE_FILE = "codemode-prelude.js";
+  const internalErrorProto = typeof InternalError === "function" ? InternalError.prototype : null;
+  let guestPrepare;
+  function stackOf(frames) {
+    let s = "";
+    for (let i = 0; i < frames.length; i++) {
+      try {
+        const c = frames[i];
+        const file = c.getFileName();
+        if (file === PRELUDE_FILE) continue;
+        const name = c.getFunctionName() || "<anonymous>";
+        s += c.isNative() ? "    at " + name + " (native)\n" : "    at " + name + " (" + file + ":" + c.getLineNumber() + ":" + c.getColumnNumber() + ")\n";
+      } catch (_) {}
+    }
+    return s;
+  }
+  function prepareStackTrace(err, frames) {
+    try {
+      if (err !== null && typeof err === "object" && internalErrorProto !== null &&
+          getPrototypeOf(err) === internalErrorProto && err.message === "out of memory") {
+        setFatal("memory_limit_exceeded", "the guest exceeded memoryLimitBytes (out of memory); the VM was terminated");
+      }
+    } catch (_) {
+      setFatal("memory_limit_exceeded", "the guest exceeded memoryLimitBytes (out of memory); the VM was terminated");
+    }
+    if (typeof guestPrepare === "function") return apply(guestPrepare, undefined, [err, frames]);
+    try { return stackOf(frames); } catch (_) { return ""; }
+  }
+  (function installStackHook() {
+    const d = ObjectCtor.getOwnPropertyDescriptor(Error, "prepareStackTrace");
+    if (!d || typeof d.set !== "function" || !d.configurable) return;
+    apply(d.set, Error, [prepareStackTrace]);
+    defineProperty(Error, "prepareStackTrace", {
+      enumerable: false, configurable: false,
+      get: function () { return guestPrepare; },
+      set: function (f) { guestPrepare = f; },
+    });
+  })();
+
   function pushOutput(item) {
     const s = stringify(item);
     outChars += s.length;

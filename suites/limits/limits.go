@@ -59,6 +59,17 @@ var _ = Describe("limits", "limits", func() {
 		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded))
 		res, _ = r.RunToCompletion(ctx, `const a = new Array(64 * 1024 * 1024).fill(1.5); return a.length;`)
 		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded))
+		// Terminated means terminated: catching the out-of-memory error, or
+		// tampering with Error first, does not let the guest carry on.
+		for name, code := range map[string]string{
+			"caught":           `try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived: " + e; }`,
+			"caught, own hook": `Error.prepareStackTrace = () => "mine"; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
+			"caught, no Error": `globalThis.Error = undefined; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
+			"caught in a job":  `return await Promise.resolve().then(() => { try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; } });`,
+		} {
+			res, _ = r.RunToCompletion(ctx, code)
+			Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "%s: the guest outlived its out-of-memory error", name)
+		}
 		Expect(r.Exec(ctx, `return "still serving"`)).To(CompleteWith("still serving"))
 	})
 

@@ -30,6 +30,22 @@
     eq("prototype names do not pollute", ({}).constructor === Object && typeof Object.prototype.hasOwnProperty, "function");
     eq("tool named constructor gets no helper over a prototype", Object.getPrototypeOf(tools), null);
   });
+  test("stacks: QuickJS format without prelude frames; a guest hook still runs", () => {
+    function thrower() { try { null.x; } catch (e) { return e.stack; } }
+    const st = thrower();
+    eq("has the guest frame", /^    at thrower \(/.test(st), true);
+    eq("no prelude frames", st.indexOf("codemode-prelude.js"), -1);
+    Error.prepareStackTrace = (e, frames) => "guest:" + frames.length;
+    eq("guest hook", thrower().slice(0, 6), "guest:");
+    Error.prepareStackTrace = undefined;
+    eq("hook cannot be removed", delete Error.prepareStackTrace, false);
+  });
+  test("boot and start are one-shot", () => {
+    let msg = "";
+    try { __codemode.boot({catalog: []}); } catch (e) { msg = e.message; }
+    eq("boot refused", msg, "__codemode.boot is reserved for the host");
+    eq("catalog kept", ALL_TOOLS.length > 0, true);
+  });
   test("output adapter", () => {
     const cyc = { a: 1 }; cyc.self = cyc;
     json({ f() {}, s: Symbol("q"), b: 10n, u: undefined, cyc, d: new Date(0), bin: new Uint8Array(2),
