@@ -41,6 +41,9 @@
   const mathMin = Math.min;
   const isInteger = Number.isInteger;
   const setPrototypeOf = Object.setPrototypeOf;
+  const hostErrors = new WeakSet(); // error objects delivered by the host
+  const weakSetAdd = WeakSet.prototype.add;
+  const weakSetHas = WeakSet.prototype.has;
 
   // Bridge containers have no prototype: a guest that installs
   // Array.prototype.toJSON or Object.prototype getters cannot change what
@@ -80,7 +83,11 @@
       let code;
       try { name = StringCtor(e.name); } catch (_) { name = "Error"; }
       try { message = StringCtor(e.message); } catch (_) { message = "(unreadable message)"; }
-      try { if (typeof e.code === "string") code = e.code; } catch (_) {}
+      // Only errors the host delivered keep their code: a guest cannot make
+      // its own throw look like a failed nested tool call.
+      if (apply(weakSetHas, hostErrors, [e])) {
+        try { if (typeof e.code === "string") code = e.code; } catch (_) {}
+      }
       const r = record();
       r.name = name;
       r.message = message;
@@ -521,7 +528,10 @@
         apply(mapDelete, pending, [d.id]);
         pendingCount--;
         if (d.ok) p.resolve(d.value);
-        else p.reject(d.error);
+        else {
+          if (d.error !== null && typeof d.error === "object") apply(weakSetAdd, hostErrors, [d.error]);
+          p.reject(d.error);
+        }
       }
       return "ok";
     },
