@@ -41,6 +41,16 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			Expect(calls[0].Source).To(Equal(t.Spec.Source))
 			Expect(calls[0].Owner).To(Equal(t.Spec.Owner))
 		}
+		// MCP tools are catalogued too, though the guest does not see them
+		// (CM-CAT-05): only telemetry can show it.
+		if Features().Has("telemetry") {
+			withMCP := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(mixedSources(), tools.Named(protocol.SourceMCP, "github", "create_issue", "Create an issue."))})
+			res := withMCP.Exec(ctx, `return ALL_TOOLS.length;`)
+			Expect(res).To(CompleteWith(4), "MCP entries are not in ALL_TOOLS")
+			Expect(res.Telemetry).NotTo(BeNil())
+			Expect(res.Telemetry.CatalogSize).To(Equal(5), "the MCP tool must be in the run catalog")
+			Expect(res.Telemetry.CatalogSources).To(Equal(map[string]int{"openclaw": 1, "plugin": 2, "client": 1, "mcp": 1}))
+		}
 	})
 
 	It("CM-CAT-02", "catalog ids are unique and stable across search, describe, call and every cell of the run", func(ctx SpecContext) {
