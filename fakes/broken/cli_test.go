@@ -2,6 +2,7 @@ package broken_test
 
 import (
 	"encoding/xml"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,5 +163,27 @@ var _ = Describe("junit.xml and the closing line with a baseline", func() {
 		Expect(tc.Failure.Message).To(HavePrefix("stale expected failure"))
 		Expect(lastLine(o.Stdout)).To(HaveSuffix("Ginkgo's counts above treat the 1 xpass spec (a stale expected failure) as passed"))
 		Expect(lastLine(o.Stdout)).To(HavePrefix("codemode-conformance: overall failure (exit 1) — "))
+	})
+})
+
+var _ = Describe("report.html", func() {
+	It("shows the failing spec with its requirement, guest code and transcript, escaped", func() {
+		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		data, err := os.ReadFile(filepath.Join(o.Dir, "report.html"))
+		Expect(err).NotTo(HaveOccurred(), "the CLI wrote no report.html")
+		page := string(data)
+		Expect(page).To(HavePrefix("<!DOCTYPE html>"))
+		Expect(page).To(ContainSubstring("<code>fake:no-output-limit</code>"))
+		Expect(page).To(ContainSubstring(`<span class="v v-failure">failure</span>`))
+		Expect(page).To(ContainSubstring(`<h3>CM-LIM-03 <span class="v v-fail">fail</span></h3>`))
+		req, _ := spec.Lookup("CM-LIM-03")
+		Expect(page).To(ContainSubstring(html.EscapeString(req.Text)), "the requirement's text")
+		Expect(page).To(MatchRegexp(`<p class="label">Guest code</p>\n<pre class="code">[^<]*repeat`), "the failing exec's guest code")
+		Expect(page).To(MatchRegexp(`Transcript of run <code>run-[0-9-]+</code>`))
+		Expect(page).To(ContainSubstring("→ <code>run.prepare</code>"))
+		Expect(page).To(ContainSubstring("→ <code>tool.exec</code> <span class=\"muted\">← completed</span>"), "the exec that should have failed, and what it returned")
+		Expect(strings.ToLower(page)).NotTo(ContainSubstring("<script"))
+		Expect(o.Stdout).To(ContainSubstring("(full transcript in report.html)"))
 	})
 })

@@ -8,7 +8,9 @@
 // --results-dir receives conformance-report.yaml (report.Conformance: the
 // implementation, harness version, features and their source, a verdict per
 // requirement, totals and the overall verdict), summary.md, junit.xml (one
-// testcase per spec, named with its requirement ID) and Ginkgo's report.json.
+// testcase per spec, named with its requirement ID), report.html (the
+// summary, then each spec that fails the run with its requirement, failure
+// message, guest code and transcript) and Ginkgo's report.json.
 //
 // --expected-failures FILE is a baseline (report.Baseline): a listed failure
 // is an xfail, a listed spec or requirement that passes is an xpass (stale,
@@ -63,7 +65,8 @@ func usage(w io.Writer) {
 
 Runs the code mode conformance suites (e2e, limits, security) against a target,
 prints a line per spec and a verdict per requirement area, and writes
-conformance-report.yaml, summary.md, junit.xml and report.json to --results-dir.
+conformance-report.yaml, summary.md, junit.xml, report.html and report.json
+to --results-dir.
 
 Targets:
   builtin                 the reference runtime, in process (default)
@@ -138,7 +141,7 @@ func runFlags() *flag.FlagSet {
 		def = "builtin"
 	}
 	fs.StringVar(&target, "target", def, "target to test (also $"+framework.TargetEnv+")")
-	fs.StringVar(&resultsDir, "results-dir", "results", "directory for conformance-report.yaml, summary.md, junit.xml and report.json")
+	fs.StringVar(&resultsDir, "results-dir", "results", "directory for conformance-report.yaml, summary.md, junit.xml, report.html and report.json")
 	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:e2e|limits|security)")
 	fs.Var(&reqs, "req", "run only the specs of this requirement `ID` (repeatable)")
 	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
@@ -339,7 +342,7 @@ func run() int {
 			if len(msg) > 600 {
 				msg = msg[:600] + "…"
 			}
-			fmt.Fprintf(&b, "        %s\n        at %s (full transcript in report.json)\n", strings.ReplaceAll(msg, "\n", "\n        "), r.Failure.Location)
+			fmt.Fprintf(&b, "        %s\n        at %s (full transcript in report.html)\n", strings.ReplaceAll(msg, "\n", "\n        "), r.Failure.Location)
 		}
 		con.Print(b.String())
 	})
@@ -405,7 +408,7 @@ func closingLine(o outcome, code int) string {
 }
 
 // writeReports evaluates the run, prints the summary and writes
-// conformance-report.yaml, summary.md and junit.xml.
+// conformance-report.yaml, summary.md, junit.xml and report.html.
 func writeReports(r types.Report, baseline *report.Baseline, built []report.BuiltSpec, con *console) outcome {
 	ev := report.Evaluate(report.Specs(r), baseline)
 	suiteErrors := report.SuiteErrors(r)
@@ -426,15 +429,7 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 		c.ExpectedFailures.File = expectedFailures
 	}
 
-	impl := strings.TrimSpace(name + " " + version)
-	switch {
-	case impl != "":
-	case len(suiteErrors) > 0:
-		impl = "initialize failed"
-	default:
-		impl = "not contacted: no spec ran"
-	}
-	md := report.Markdown(target, impl, report.Summarize(ev.Requirements))
+	md := report.Markdown(target, c.ImplementationLine(), report.Summarize(ev.Requirements))
 	md += "\n" + c.Selection.Describe() + "\n"
 	if line := c.Selection.NotRunLine(); line != "" {
 		md += "\n" + line + "\n"
@@ -463,6 +458,9 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 	write("conformance-report.yaml", y, err)
 	if err := report.WriteJUnit(r, ev, filepath.Join(resultsDir, "junit.xml")); err != nil {
 		write("junit.xml", nil, err)
+	}
+	if err := report.WriteHTML(r, ev, c, filepath.Join(resultsDir, "report.html")); err != nil {
+		write("report.html", nil, err)
 	}
 	o := outcome{overall: c.Overall, specs: map[report.Verdict]int{}, selection: c.Selection}
 	for _, s := range ev.Specs {

@@ -1,0 +1,566 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/codemode-conformance/codemode/spec"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// TranscriptEntry is the prefix of the report entries in which
+// suites/framework attaches a run's transcript to a failing spec
+// ("transcript <runId>"; the framework cannot import this package). The
+// entry holds every request and response of the run, each as
+//
+//	→ method
+//	  {request JSON}
+//	← {response JSON} | error: message
+//
+// followed by one "↺ tool.invoke {params JSON}" line per nested call the
+// harness answered.
+const TranscriptEntry = "transcript "
+
+// MaxHTMLEntry caps each piece of text report.html shows (one request, one
+// response, one nested call, a failure message, guest code): the rest is
+// cut with a note saying where the full text is.
+const MaxHTMLEntry = 64 << 10
+
+// WriteHTML writes report.html for the selected specs of r with the
+// verdicts of ev (Evaluate of Specs(r)) and the summary of c (the run's
+// conformance-report.yaml). See RenderHTML.
+func WriteHTML(r types.Report, ev Evaluation, c Conformance, path string) error {
+	var b bytes.Buffer
+	if err := RenderHTML(&b, r, ev, c); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
+}
+
+// RenderHTML renders report.html: one self-contained page (inline CSS, no
+// script, no external asset) with
+//
+//   - a summary: target, implementation, harness, features, selection,
+//     overall verdict and why, requirement totals, suite errors;
+//   - a section per spec that fails the run (fail, error, xpass): its
+//     requirement (ID, level, feature, text), spec text and location,
+//     verdict, failure message, the result and guest code the message
+//     carries, and the transcript of each run of the spec (requests and
+//     responses in collapsible blocks, the guest code of each exec shown
+//     decoded);
+//   - the xfail specs with their baseline reason (details collapsed);
+//   - a table of the other specs (pass, skip with its reason).
+//
+// Everything that comes from the target or the guest is escaped by
+// html/template; each piece is cut at MaxHTMLEntry bytes.
+func RenderHTML(w io.Writer, r types.Report, ev Evaluation, c Conformance) error {
+	reports, err := pairSpecs(r, ev)
+	if err != nil {
+		return fmt.Errorf("report.html: %w", err)
+	}
+	p := htmlPage{
+		Target:         c.Target,
+		Implementation: c.ImplementationLine(),
+		Harness:        strings.TrimSpace(c.Harness.Name + " " + c.Harness.Version),
+		Features:       strings.Join(c.Features.Effective, ", "),
+		FeatureSource:  c.Features.Source,
+		Selection:      c.Selection.Describe(),
+		NotRun:         c.Selection.NotRunLine(),
+		Overall:        c.Overall,
+		Reasons:        c.Reasons,
+		Totals:         c.Totals,
+		Specs:          map[Verdict]int{},
+	}
+	if !r.StartTime.IsZero() {
+		p.Started = r.StartTime.UTC().Format(time.RFC3339)
+		p.Duration = r.RunTime.Round(time.Millisecond).String()
+	}
+	if c.ExpectedFailures != nil {
+		p.Baseline, p.Unused = c.ExpectedFailures.File, c.ExpectedFailures.Unused
+		if p.Baseline == "" {
+			p.Baseline = "(given)"
+		}
+	}
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt && s.State.Is(types.SpecStateFailureStates) {
+			p.SuiteErrors = append(p.SuiteErrors, htmlSuiteError{Node: s.LeafNodeType.String(), Location: location(s.Failure.Location), Message: clip(s.Failure.Message)})
+		}
+	}
+	for i, v := range ev.Specs {
+		p.Specs[v.Verdict]++
+		switch v.Verdict {
+		case Fail, Error, XPass:
+			p.Failing = append(p.Failing, newHTMLSpec(i, v, reports[i]))
+		case XFail:
+			p.XFail = append(p.XFail, newHTMLSpec(i, v, reports[i]))
+		default:
+			row := htmlRow{Requirement: v.Requirement, Text: v.Text, Verdict: v.Verdict}
+			if v.Verdict == Skip {
+				row.Note = v.Message
+			}
+			p.Others = append(p.Others, row)
+		}
+	}
+	return htmlTemplate.Execute(w, p)
+}
+
+// ImplementationLine names the implementation as initialize reported it,
+// or says why there is none.
+func (c Conformance) ImplementationLine() string {
+	impl := strings.TrimSpace(c.Implementation.Name + " " + c.Implementation.Version)
+	switch {
+	case impl != "":
+		return impl
+	case len(c.SuiteErrors) > 0:
+		return "initialize failed"
+	}
+	return "not contacted: no spec ran"
+}
+
+// pairSpecs returns the spec reports behind ev.Specs, in the same order.
+func pairSpecs(r types.Report, ev Evaluation) ([]types.SpecReport, error) {
+	out := make([]types.SpecReport, 0, len(ev.Specs))
+	for _, s := range r.SpecReports {
+		if !Selected(s) || RequirementOf(s.Labels()) == "" {
+			continue
+		}
+		if k := len(out); k >= len(ev.Specs) || ev.Specs[k].Text != s.LeafNodeText {
+			return nil, fmt.Errorf("the evaluation does not match the report at spec %q", s.LeafNodeText)
+		}
+		out = append(out, s)
+	}
+	if len(out) != len(ev.Specs) {
+		return nil, fmt.Errorf("the evaluation has %d specs, the report %d", len(ev.Specs), len(out))
+	}
+	return out, nil
+}
+
+type htmlPage struct {
+	Target, Implementation, Harness, Features, FeatureSource string
+	Started, Duration                                        string
+	Selection, NotRun                                        string
+	Overall                                                  Overall
+	Reasons                                                  []string
+	Totals                                                   Totals
+	Specs                                                    map[Verdict]int
+	Baseline                                                 string
+	Unused                                                   []string
+	SuiteErrors                                              []htmlSuiteError
+	Failing, XFail                                           []htmlSpec
+	Others                                                   []htmlRow
+}
+
+type htmlSuiteError struct{ Node, Location, Message string }
+
+type htmlRow struct {
+	Requirement, Text string
+	Verdict           Verdict
+	Note              string
+}
+
+type htmlSpec struct {
+	Anchor                                        string
+	Requirement, Level, Feature, Source, ReqText  string
+	Text, FullText, Location, Duration            string
+	Verdict                                       Verdict
+	Expected, HarnessError                        string
+	Message, Result, GuestCode, FailureAt, Output string
+	Transcripts                                   []htmlTranscript
+	Entries                                       []htmlEntry
+}
+
+type htmlTranscript struct {
+	Name      string
+	Exchanges []htmlExchange
+}
+
+type htmlEntry struct{ Name, Value string }
+
+// htmlExchange is one request and its response, one nested call, or text
+// outside that pattern (Method empty).
+type htmlExchange struct {
+	Arrow, Method, Summary       string
+	GuestCode, Request, Response string
+}
+
+func newHTMLSpec(i int, v SpecVerdict, s types.SpecReport) htmlSpec {
+	h := htmlSpec{
+		Anchor:       fmt.Sprintf("spec-%d", i+1),
+		Requirement:  v.Requirement,
+		Text:         v.Text,
+		FullText:     v.FullText,
+		Location:     v.Location,
+		Verdict:      v.Verdict,
+		Expected:     v.Expected,
+		HarnessError: v.HarnessError,
+		Output:       clip(s.CapturedGinkgoWriterOutput),
+	}
+	if s.RunTime > 0 {
+		h.Duration = s.RunTime.Round(time.Millisecond).String()
+	}
+	if r, ok := spec.Lookup(v.Requirement); ok {
+		h.Level, h.Feature, h.Source, h.ReqText = r.Level, r.Feature, r.Source, r.Text
+	}
+	if v.Verdict != XPass {
+		h.Message, h.Result, h.GuestCode = splitFailure(v.Message)
+		if s.Failure.ForwardedPanic != "" && !strings.Contains(h.Message, s.Failure.ForwardedPanic) {
+			h.Message = strings.TrimSpace(h.Message + "\n" + clip(s.Failure.ForwardedPanic))
+		}
+		if s.Failure.Location.FileName != "" {
+			h.FailureAt = location(s.Failure.Location)
+		}
+	}
+	for _, e := range s.ReportEntries {
+		switch {
+		case strings.HasPrefix(e.Name, TranscriptEntry):
+			h.Transcripts = append(h.Transcripts, htmlTranscript{Name: strings.TrimPrefix(e.Name, TranscriptEntry), Exchanges: parseTranscript(e.StringRepresentation())})
+		case e.Name == HarnessErrorEntry:
+		default:
+			h.Entries = append(h.Entries, htmlEntry{Name: e.Name, Value: clip(e.StringRepresentation())})
+		}
+	}
+	return h
+}
+
+func location(l types.CodeLocation) string {
+	if l.FileName == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", l.FileName, l.LineNumber)
+}
+
+// splitFailure takes apart a failure message as framework.Result.String
+// ends it ("…\nresult {raw JSON}\nguest code:\n<code>"): the message
+// before, the result (indented when it is whole JSON) and the guest code.
+// A message of another shape is returned whole.
+func splitFailure(msg string) (message, result, code string) {
+	message = msg
+	if i := strings.Index(message, "\nguest code:\n"); i >= 0 {
+		message, code = message[:i], message[i+len("\nguest code:\n"):]
+	}
+	lines := strings.Split(message, "\n")
+	if last := lines[len(lines)-1]; strings.HasPrefix(last, "result ") {
+		result = indentJSON(strings.TrimPrefix(last, "result "))
+		message = strings.Join(lines[:len(lines)-1], "\n")
+	}
+	return clip(strings.TrimRight(message, "\n")), clip(result), clip(code)
+}
+
+// indentJSON indents s when it is one JSON value, and returns it unchanged
+// otherwise (e.g. cut short).
+func indentJSON(s string) string {
+	t := strings.TrimSpace(s)
+	if !json.Valid([]byte(t)) {
+		return s
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(t), "", "  "); err != nil {
+		return s
+	}
+	return b.String()
+}
+
+// dedent removes the two-space indentation the framework puts on every
+// line of a transcript block but the first.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "  ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// block renders one request or response: indented JSON, or the text as the
+// transcript has it.
+func block(s string) string {
+	s = strings.TrimRight(s, "\n")
+	if t := strings.TrimSpace(s); json.Valid([]byte(t)) {
+		return clip(indentJSON(t))
+	}
+	return clip(dedent(s))
+}
+
+// parseTranscript splits a transcript entry (see TranscriptEntry) into
+// exchanges.
+func parseTranscript(t string) []htmlExchange {
+	var out []htmlExchange
+	var cur *htmlExchange
+	var req, resp []string
+	inResp := false
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		cur.Request = strings.Join(req, "\n")
+		cur.Response = strings.Join(resp, "\n")
+		out = append(out, finishExchange(*cur, inResp))
+		cur, req, resp, inResp = nil, nil, nil, false
+	}
+	for _, line := range strings.Split(t, "\n") {
+		switch {
+		case strings.HasPrefix(line, "→ "):
+			flush()
+			cur = &htmlExchange{Arrow: "→", Method: strings.TrimSpace(strings.TrimPrefix(line, "→ "))}
+		case strings.HasPrefix(line, "↺ "):
+			flush()
+			method, rest, _ := strings.Cut(strings.TrimPrefix(line, "↺ "), " ")
+			cur = &htmlExchange{Arrow: "↺", Method: method}
+			req = []string{rest}
+		case strings.HasPrefix(line, "← ") && cur != nil && cur.Arrow == "→" && !inResp:
+			inResp = true
+			resp = []string{strings.TrimPrefix(line, "← ")}
+		case cur == nil:
+			cur = &htmlExchange{}
+			req = []string{line}
+		case inResp:
+			resp = append(resp, line)
+		default:
+			req = append(req, line)
+		}
+	}
+	flush()
+	return out
+}
+
+// finishExchange formats the request and response of an exchange and sums
+// it up in one line.
+func finishExchange(e htmlExchange, answered bool) htmlExchange {
+	rawReq, rawResp := e.Request, e.Response
+	e.Request, e.Response = block(rawReq), block(rawResp)
+	switch {
+	case e.Arrow == "":
+		e.Summary = "transcript text"
+		return e
+	case e.Arrow == "↺":
+		var p struct {
+			Tool, ToolCallID, ParentToolCallID string
+		}
+		if json.Unmarshal([]byte(strings.TrimSpace(rawReq)), &p) == nil {
+			e.Summary = p.Tool
+			if p.ParentToolCallID != "" {
+				e.Summary += " (from " + p.ParentToolCallID + ")"
+			}
+		}
+		return e
+	}
+	var in struct {
+		Input struct{ Code, Command string }
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(rawReq)), &in) == nil {
+		e.GuestCode = in.Input.Code
+		if e.GuestCode == "" {
+			e.GuestCode = in.Input.Command
+		}
+		e.GuestCode = clip(e.GuestCode)
+	}
+	resp := strings.TrimSpace(rawResp)
+	var res struct {
+		Status, Code, Error, RunID string
+		CodeModeActive             *bool
+		Tools                      []struct{ Name string }
+	}
+	switch {
+	case !answered:
+		e.Summary = "no response recorded"
+	case strings.HasPrefix(resp, "error: "):
+		e.Summary = "protocol error: " + cut(Short(strings.TrimPrefix(resp, "error: ")), 120)
+	case json.Unmarshal([]byte(resp), &res) == nil && res.Status != "":
+		e.Summary = res.Status
+		if res.Code != "" {
+			e.Summary += " " + res.Code
+		}
+		if res.Error != "" {
+			e.Summary += ": " + cut(Short(res.Error), 120)
+		}
+		if res.RunID != "" {
+			e.Summary += " (runId " + res.RunID + ")"
+		}
+	case json.Unmarshal([]byte(resp), &res) == nil && res.CodeModeActive != nil:
+		var names []string
+		for _, t := range res.Tools {
+			names = append(names, t.Name)
+		}
+		e.Summary = fmt.Sprintf("codeModeActive %t, tools: %s", *res.CodeModeActive, cut(strings.Join(names, ", "), 120))
+	default:
+		e.Summary = "answered"
+	}
+	return e
+}
+
+// cut shortens s to n runes.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// clip cuts s after MaxHTMLEntry bytes (at a character boundary) and says
+// so.
+func clip(s string) string {
+	if len(s) <= MaxHTMLEntry {
+		return s
+	}
+	n := MaxHTMLEntry
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("\n… (cut: %d of %d bytes shown; report.json has what the harness recorded)", n, len(s))
+}
+
+var htmlTemplate = template.Must(template.New("report.html").Funcs(template.FuncMap{
+	"count": func(m map[Verdict]int, v string) int { return m[Verdict(v)] },
+}).Parse(htmlSource))
+
+const htmlSource = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Conformance report: {{.Target}} — {{.Overall}}</title>
+<style>
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 76em; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ccc; margin-top: 2em; } h3 { font-size: 1.1em; margin: 0; }
+table { border-collapse: collapse; margin: .5em 0; } td, th { border: 1px solid #ddd; padding: .2em .5em; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; }
+pre { background: #f7f7f7; border: 1px solid #e2e2e2; padding: .5em; overflow: auto; max-height: 40em; white-space: pre-wrap; word-break: break-all; margin: .3em 0; }
+pre.code { background: #fffbe8; border-color: #eadb9c; }
+code { background: #f2f2f2; padding: 0 .2em; }
+.v { display: inline-block; padding: 0 .5em; border-radius: .3em; font-weight: bold; font-size: .9em; color: #fff; background: #777; }
+.v-pass, .v-success { background: #2a7d2a; } .v-fail, .v-failure { background: #c62828; } .v-error { background: #8e24aa; }
+.v-xpass { background: #e65100; } .v-xfail, .v-partial { background: #b28704; } .v-skip { background: #78909c; }
+section.spec { border: 1px solid #ddd; border-left: 6px solid #c62828; padding: .6em 1em; margin: 1em 0; }
+section.spec.error { border-left-color: #8e24aa; } section.spec.xpass { border-left-color: #e65100; }
+blockquote { margin: .4em 0; padding: .2em .8em; border-left: 3px solid #bbb; color: #444; }
+details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { border: 1px solid #e6e6e6; padding: .2em .5em; }
+.muted { color: #666; } .label { font-weight: bold; margin: .5em 0 0; }
+</style>
+</head>
+<body>
+<h1>Conformance report</h1>
+<table>
+<tr><th>target</th><td><code>{{.Target}}</code></td></tr>
+<tr><th>implementation</th><td>{{.Implementation}}</td></tr>
+<tr><th>harness</th><td>{{.Harness}}</td></tr>
+<tr><th>features</th><td>{{.Features}}{{if .FeatureSource}} <span class="muted">({{.FeatureSource}})</span>{{end}}</td></tr>
+{{- if .Started}}
+<tr><th>run</th><td>{{.Started}}, {{.Duration}}</td></tr>
+{{- end}}
+{{- if .Baseline}}
+<tr><th>expected failures</th><td><code>{{.Baseline}}</code>{{if .Unused}}; entries that matched no spec of this run: {{range $i, $u := .Unused}}{{if $i}}; {{end}}{{$u}}{{end}}{{end}}</td></tr>
+{{- end}}
+<tr><th>overall</th><td><span class="v v-{{.Overall}}">{{.Overall}}</span>
+{{- if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}</td></tr>
+</table>
+<p>{{.Selection}}{{if .NotRun}} {{.NotRun}}{{end}}</p>
+<table>
+<tr><th></th><th>pass</th><th>fail</th><th>error</th><th>xfail</th><th>xpass</th><th>skip</th></tr>
+<tr><th>requirements</th><td>{{.Totals.Pass}}</td><td>{{.Totals.Fail}}</td><td>{{.Totals.Error}}</td><td>{{.Totals.XFail}}</td><td>{{.Totals.XPass}}</td><td>{{.Totals.Skip}}</td></tr>
+<tr><th>specs</th><td>{{count .Specs "pass"}}</td><td>{{count .Specs "fail"}}</td><td>{{count .Specs "error"}}</td><td>{{count .Specs "xfail"}}</td><td>{{count .Specs "xpass"}}</td><td>{{count .Specs "skip"}}</td></tr>
+</table>
+{{- if .SuiteErrors}}
+<h2>Suite errors</h2>
+{{- range .SuiteErrors}}
+<p class="label">{{.Node}}{{if .Location}} at <code>{{.Location}}</code>{{end}}</p>
+<pre>{{.Message}}</pre>
+{{- end}}
+{{- end}}
+{{- if .Failing}}
+<h2>Specs that fail the run ({{len .Failing}})</h2>
+<ul>
+{{- range .Failing}}
+<li><a href="#{{.Anchor}}">{{.Text}}</a> <span class="v v-{{.Verdict}}">{{.Verdict}}</span></li>
+{{- end}}
+</ul>
+{{- range .Failing}}
+<section class="spec {{.Verdict}}" id="{{.Anchor}}">
+{{template "spec" .}}
+</section>
+{{- end}}
+{{- end}}
+{{- if .XFail}}
+<h2>Expected failures (xfail: {{len .XFail}})</h2>
+<table>
+<tr><th>requirement</th><th>spec</th><th>reason</th></tr>
+{{- range .XFail}}
+<tr><td>{{.Requirement}}</td><td><a href="#{{.Anchor}}">{{.Text}}</a></td><td>{{.Expected}}</td></tr>
+{{- end}}
+</table>
+{{- range .XFail}}
+<details class="x" id="{{.Anchor}}"><summary><span class="v v-xfail">xfail</span> {{.Text}}</summary>
+{{template "spec" .}}
+</details>
+{{- end}}
+{{- end}}
+{{- if .Others}}
+<h2>Other specs ({{len .Others}})</h2>
+<table>
+<tr><th>requirement</th><th>spec</th><th>verdict</th></tr>
+{{- range .Others}}
+<tr><td>{{.Requirement}}</td><td>{{.Text}}{{if .Note}}<br><span class="muted">{{.Note}}</span>{{end}}</td><td><span class="v v-{{.Verdict}}">{{.Verdict}}</span></td></tr>
+{{- end}}
+</table>
+{{- end}}
+</body>
+</html>
+{{define "spec"}}
+<h3>{{.Requirement}} <span class="v v-{{.Verdict}}">{{.Verdict}}</span></h3>
+<p>{{if .Level}}{{.Level}} · feature <code>{{.Feature}}</code> · source {{.Source}}{{else}}<span class="muted">not in spec/requirements.yaml</span>{{end}}</p>
+{{- if .ReqText}}
+<blockquote>{{.ReqText}}</blockquote>
+{{- end}}
+<p>Spec: {{.FullText}}<br><span class="muted">at <code>{{.Location}}</code>{{if .Duration}}, {{.Duration}}{{end}}</span></p>
+{{- if eq .Verdict "xpass"}}
+<p>Passed, but listed in the expected-failures baseline ({{.Expected}}): the entry is stale and fails the run; remove it.</p>
+{{- end}}
+{{- if eq .Verdict "xfail"}}
+<p>Expected failure: {{.Expected}}</p>
+{{- end}}
+{{- if .HarnessError}}
+<p>Harness error, not a failure of {{.Requirement}}: {{.HarnessError}}</p>
+{{- end}}
+{{- if .Message}}
+<p class="label">Failure{{if .FailureAt}} at <code>{{.FailureAt}}</code>{{end}}</p>
+<pre>{{.Message}}</pre>
+{{- end}}
+{{- if .GuestCode}}
+<p class="label">Guest code</p>
+<pre class="code">{{.GuestCode}}</pre>
+{{- end}}
+{{- if .Result}}
+<p class="label">Result</p>
+<pre>{{.Result}}</pre>
+{{- end}}
+{{- range .Transcripts}}
+<details open><summary class="label">Transcript of run <code>{{.Name}}</code> ({{len .Exchanges}} entries)</summary>
+{{- range .Exchanges}}
+<details class="x"><summary>{{if .Method}}{{.Arrow}} <code>{{.Method}}</code>{{end}} {{if .Summary}}<span class="muted">{{if eq .Arrow "→"}}← {{end}}{{.Summary}}</span>{{end}}</summary>
+{{- if .GuestCode}}
+<p class="label">guest code</p>
+<pre class="code">{{.GuestCode}}</pre>
+{{- end}}
+<p class="label">{{if eq .Arrow "↺"}}nested call the harness answered{{else if .Method}}request{{else}}text{{end}}</p>
+<pre>{{.Request}}</pre>
+{{- if .Response}}
+<p class="label">response</p>
+<pre>{{.Response}}</pre>
+{{- end}}
+</details>
+{{- end}}
+</details>
+{{- end}}
+{{- range .Entries}}
+<details class="x"><summary>report entry <code>{{.Name}}</code></summary><pre>{{.Value}}</pre></details>
+{{- end}}
+{{- if .Output}}
+<details class="x"><summary>GinkgoWriter output</summary><pre>{{.Output}}</pre></details>
+{{- end}}
+{{end}}
+`
