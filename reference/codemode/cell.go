@@ -123,6 +123,12 @@ func (s *step) drive(ctx context.Context) result.Result {
 		if err != nil {
 			return s.fail(s.trapResult(err))
 		}
+		if s.vm.OutOfMemory() {
+			// The engine saw an allocation failure: the VM is terminated even
+			// if the guest caught the error (CM-LIM-02).
+			return s.fail(s.limit(result.CodeMemoryLimitExceeded,
+				fmt.Sprintf("the guest exceeded memoryLimitBytes (%d bytes, out of memory); the VM was terminated", cfg.MemoryLimitBytes)))
+		}
 		var p prelude.Poll
 		if err := json.Unmarshal([]byte(raw), &p); err != nil {
 			return s.fail(result.Failed(result.CodeInternalError, "guest bridge state is corrupt: "+err.Error()))

@@ -91,7 +91,7 @@ func (e *Engine) runtime(ctx context.Context, pages uint32) (*runtime, error) {
 		r.Close(ctx)
 		return nil, fmt.Errorf("%w: wasi: %v", ErrUnavailable, err)
 	}
-	cm, err := r.CompileModule(ctx, quickjswasi.QuickJSWASM)
+	cm, err := r.CompileModule(withOOMListener(ctx), quickjswasi.QuickJSWASM)
 	if err != nil {
 		r.Close(ctx)
 		return nil, fmt.Errorf("%w: compile: %v", ErrUnavailable, err)

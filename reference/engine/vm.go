@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -35,6 +36,7 @@ type VM struct {
 	pages uint32 // the memory cap this VM's runtime was compiled for
 	dead  error
 	eng   *Engine
+	oom   atomic.Bool // set by the JS_ThrowOutOfMemory listener (oom.go)
 }
 
 type funcs struct {
@@ -151,7 +153,7 @@ func (vm *VM) invoke(ctx context.Context, f api.Function, args ...uint64) ([]uin
 	if vm.dead != nil {
 		return nil, vm.dead
 	}
-	res, err := f.Call(ctx, args...)
+	res, err := f.Call(context.WithValue(ctx, vmKey{}, vm), args...)
 	if err != nil {
 		var exit *sys.ExitError
 		switch {

@@ -171,42 +171,52 @@
     }
   }
 
-  // Out of memory is fatal (CM-LIM-02). QuickJS throws a catchable
-  // InternalError, but it formats the error's stack first through the hook
-  // stored by Error.prepareStackTrace's setter, so a hook installed here sees
-  // every out-of-memory error even when guest code catches it. The property is
-  // then replaced by a non-configurable accessor: a guest's own
-  // prepareStackTrace is kept and called after the check, and the guest can
-  // never remove ours (QuickJS keeps the hook internally, whatever happens to
-  // the global Error). The default format is QuickJS's own, minus frames of
-  // this file.
+  // Stack traces never show the runtime's own frames. QuickJS formats every
+  // error's stack through the hook stored by Error.prepareStackTrace's setter;
+  // ours drops frames of this file and everything below the host's own
+  // evaluation (the call that started the cell), then calls a guest's hook,
+  // if any, with the same filtered frames. The property becomes a
+  // non-configurable accessor so the guest can set its hook but not remove
+  // ours. Out of memory is detected by the host, not here (engine/oom.go).
   const PRELUDE_FILE = "codemode-prelude.js";
-  const internalErrorProto = typeof InternalError === "function" ? InternalError.prototype : null;
+  const HOST_FILES = create(null);
+  HOST_FILES.start = true; HOST_FILES.poll = true; HOST_FILES.deliver = true; HOST_FILES.boot = true;
   let guestPrepare;
+  function guestFrames(frames) {
+    const out = [];
+    for (let i = 0; i < frames.length; i++) {
+      let file;
+      try { file = frames[i].getFileName(); } catch (_) { continue; }
+      if (HOST_FILES[file] === true) break; // the host's evaluation: nothing below is the guest's
+      if (file === PRELUDE_FILE) continue;
+      out[out.length] = frames[i];
+    }
+    // Native frames directly above the host boundary are the prelude's own
+    // apply() calls.
+    while (out.length > 0) {
+      let native = false;
+      try { native = out[out.length - 1].isNative(); } catch (_) {}
+      if (!native) break;
+      out.length--;
+    }
+    return out;
+  }
   function stackOf(frames) {
     let s = "";
     for (let i = 0; i < frames.length; i++) {
       try {
         const c = frames[i];
-        const file = c.getFileName();
-        if (file === PRELUDE_FILE) continue;
         const name = c.getFunctionName() || "<anonymous>";
-        s += c.isNative() ? "    at " + name + " (native)\n" : "    at " + name + " (" + file + ":" + c.getLineNumber() + ":" + c.getColumnNumber() + ")\n";
+        s += c.isNative() ? "    at " + name + " (native)\n" : "    at " + name + " (" + c.getFileName() + ":" + c.getLineNumber() + ":" + c.getColumnNumber() + ")\n";
       } catch (_) {}
     }
     return s;
   }
   function prepareStackTrace(err, frames) {
-    try {
-      if (err !== null && typeof err === "object" && internalErrorProto !== null &&
-          getPrototypeOf(err) === internalErrorProto && err.message === "out of memory") {
-        setFatal("memory_limit_exceeded", "the guest exceeded memoryLimitBytes (out of memory); the VM was terminated");
-      }
-    } catch (_) {
-      setFatal("memory_limit_exceeded", "the guest exceeded memoryLimitBytes (out of memory); the VM was terminated");
-    }
-    if (typeof guestPrepare === "function") return apply(guestPrepare, undefined, [err, frames]);
-    try { return stackOf(frames); } catch (_) { return ""; }
+    let mine;
+    try { mine = guestFrames(frames); } catch (_) { mine = []; }
+    if (typeof guestPrepare === "function") return apply(guestPrepare, undefined, [err, mine]);
+    try { return stackOf(mine); } catch (_) { return ""; }
   }
   (function installStackHook() {
     const d = ObjectCtor.getOwnPropertyDescriptor(Error, "prepareStackTrace");

@@ -62,10 +62,12 @@ var _ = Describe("limits", "limits", func() {
 		// Terminated means terminated: catching the out-of-memory error, or
 		// tampering with Error first, does not let the guest carry on.
 		for name, code := range map[string]string{
-			"caught":           `try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived: " + e; }`,
-			"caught, own hook": `Error.prepareStackTrace = () => "mine"; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
-			"caught, no Error": `globalThis.Error = undefined; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
-			"caught in a job":  `return await Promise.resolve().then(() => { try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; } });`,
+			"caught":              `try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived: " + e; }`,
+			"caught, own hook":    `Error.prepareStackTrace = () => "mine"; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
+			"caught, no Error":    `globalThis.Error = undefined; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
+			"caught in a job":     `return await Promise.resolve().then(() => { try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; } });`,
+			"small objects":       `let keep = []; try { for (;;) keep.push({a: keep.length}); } catch (e) { keep = null; return "survived: " + e; }`,
+			"inside a stack hook": `let out; Error.prepareStackTrace = () => { Error.prepareStackTrace = undefined; try { const k = []; for (;;) k.push("x".repeat(1 << 20) + k.length); } catch (x) { out = "survived"; } return ""; }; new Error(); return out;`,
 		} {
 			res, _ = r.RunToCompletion(ctx, code)
 			Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "%s: the guest outlived its out-of-memory error", name)

@@ -37,6 +37,11 @@
     eq("no prelude frames", st.indexOf("codemode-prelude.js"), -1);
     Error.prepareStackTrace = (e, frames) => "guest:" + frames.length;
     eq("guest hook", thrower().slice(0, 6), "guest:");
+    let files = "";
+    Error.prepareStackTrace = (e, frames) => frames.map((c) => c.getFileName()).join(",");
+    tools.search({ toString() { files = new Error().stack; return "zz"; } }); // toString runs inside the prelude
+    eq("the hook ran", files.length > 0, true);
+    eq("guest hook sees no prelude frames", files.indexOf("codemode-prelude.js"), -1);
     Error.prepareStackTrace = undefined;
     eq("hook cannot be removed", delete Error.prepareStackTrace, false);
   });
