@@ -35,8 +35,12 @@ type CancelFunc func(p CancelParams)
 // NewClient starts a harness-side client on ch; invoke answers tool.invoke
 // callbacks (concurrently) and cancel receives tool.cancel notifications
 // (malformed ones and other notifications are dropped).
-func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc) *jrpc2.Client {
+//
+// logf, if not nil, receives the client's own log lines (decoding errors,
+// responses to unknown ids), which explain a misbehaving target.
+func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf func(string)) *jrpc2.Client {
 	return jrpc2.NewClient(ch, &jrpc2.ClientOptions{
+		Logger: jrpc2.Logger(logf),
 		OnNotify: func(req *jrpc2.Request) {
 			var p CancelParams
 			if req.Method() != MethodToolCancel || cancel == nil || req.UnmarshalParams(&p) != nil {

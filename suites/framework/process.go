@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -22,12 +23,19 @@ type process struct {
 	err    error // valid once exited is closed
 }
 
+// exitGrace is how long the harness keeps reading a target's stdout after the
+// target process exited (its last lines may still be in the pipe).
+const exitGrace = time.Second
+
 // spawn starts cmdline under /bin/sh with stdin/stdout as the protocol stream
 // and stderr captured.
 func spawn(cmdline string, stderr io.Writer) (*process, error) {
 	cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Stderr = stderr
+	// Children that inherit stderr must not keep Wait from reporting the
+	// target's own exit.
+	cmd.WaitDelay = exitGrace
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -49,6 +57,11 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
+		// A child of the target may still hold stdout open: once the target
+		// itself is gone, stop reading after a short grace so the harness sees
+		// the crash instead of waiting for answers that cannot come.
+		time.Sleep(exitGrace)
+		p.stdout.Close()
 	}()
 	return p, nil
 }
@@ -101,6 +114,24 @@ type stdoutWatch struct {
 	mu      sync.Mutex
 	partial []byte
 	junk    []string
+	odd     []string // client log lines about messages it could not use
+}
+
+// clientLog keeps the JSON-RPC client's complaints about what the target sent
+// (undecodable messages, responses to ids the harness never used).
+func (s *stdoutWatch) clientLog(text string) {
+	if !strings.HasPrefix(text, "Decoding error") && !strings.HasPrefix(text, "Discarding response for unknown ID") &&
+		!strings.HasPrefix(text, "Invalid response") {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.odd) < 3 {
+		if len(text) > 300 {
+			text = text[:300] + "…"
+		}
+		s.odd = append(s.odd, text)
+	}
 }
 
 func (s *stdoutWatch) Read(b []byte) (int, error) {
@@ -141,8 +172,19 @@ func (s *stdoutWatch) scan(b []byte) {
 func (s *stdoutWatch) describe() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.junk) == 0 {
-		return ""
+	var b strings.Builder
+	if len(s.junk) > 0 {
+		fmt.Fprintf(&b, "\ntarget wrote non-protocol lines to stdout (stdout must carry only JSON-RPC lines; log to stderr): %q", s.junk)
 	}
-	return fmt.Sprintf("\ntarget wrote non-protocol lines to stdout (stdout must carry only JSON-RPC lines; log to stderr): %q", s.junk)
+	if len(s.odd) > 0 {
+		fmt.Fprintf(&b, "\nthe harness could not use some messages (a response must echo the request id exactly, including its JSON type): %q", s.odd)
+	}
+	if len(bytes.TrimSpace(s.partial)) > 0 {
+		p := s.partial
+		if len(p) > 200 {
+			p = p[:200]
+		}
+		fmt.Fprintf(&b, "\ntarget left an unterminated line on stdout (every message must end with \\n): %q", p)
+	}
+	return b.String()
 }

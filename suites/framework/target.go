@@ -70,6 +70,9 @@ const HarnessErrorEntry = "harness-error"
 
 // markHarnessError attaches HarnessErrorEntry to the running spec.
 func markHarnessError(reason string) {
+	// Outside a running spec (plain unit tests) there is nothing to mark, and
+	// Ginkgo panics: ignore that.
+	defer func() { _ = recover() }()
 	ginkgo.AddReportEntry(HarnessErrorEntry, reason, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }
 
@@ -149,7 +152,7 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		}
 	}
 	t.stdout = &stdoutWatch{r: r}
-	t.client = protocol.NewClient(protocol.NewChannel(t.stdout, w), t.router.invoke, t.router.cancel)
+	t.client = protocol.NewClient(protocol.NewChannel(t.stdout, w), t.router.invoke, t.router.cancel, t.stdout.clientLog)
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{
