@@ -19,7 +19,7 @@ func serve(t *testing.T) *jrpc2.Client {
 	tr, hw := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- Serve(context.Background(), tr, tw, Options{Unavailable: true}) }()
-	c := protocol.NewClient(protocol.NewChannel(hr, hw), nil, nil)
+	c := protocol.NewClient(protocol.NewChannel(hr, hw), nil, nil, nil)
 	t.Cleanup(func() { c.Close(); hw.Close(); <-done })
 	return c
 }
