@@ -79,6 +79,12 @@ var _ = Describe("limits", "limits", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 2048, "timeoutMs": 1000}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, `text("x".repeat(5000)); return 1;`)
 		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
+		// Bytes, not characters: 1500 "é" are 1502 characters of JSON but
+		// 3002 bytes, over the 2048-byte limit, for text and json alike.
+		for _, code := range []string{`json("é".repeat(1500)); return 1;`, `text("é".repeat(1500)); return 1;`, `return "é".repeat(1500);`} {
+			res, _ = r.RunToCompletion(ctx, code)
+			Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "maxOutputBytes counts UTF-8 bytes")
+		}
 		// What the model receives from a failed cell is bounded too: a guest
 		// (or tool) error message cannot smuggle unbounded text.
 		for _, code := range []string{`throw new Error("E".repeat(200000));`, `const e = new Error("x"); e.name = "N".repeat(200000); throw e;`,

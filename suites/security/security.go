@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -52,6 +53,9 @@ var _ = Describe("security", "security boundary", func() {
 			Expect(string(res.Status)).To(BeElementOf("completed", "failed"), "%s: ended %s", code, res.Raw)
 			if res.Status == "failed" {
 				Expect(res.Error).NotTo(BeEmpty(), "%s: failed without an error", code)
+			}
+			if strings.Contains(code, "return f(n + 1)") {
+				Expect(res).To(BeFailed(), "unbounded recursion cannot complete: %s", res.Raw)
 			}
 			Expect(r.Exec(ctx, `return 40 + 2`)).To(CompleteWith(42), "the runtime must keep serving after: %s", code)
 		}
