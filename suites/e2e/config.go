@@ -58,14 +58,14 @@ var _ = Describe("e2e", "configuration", func() {
 	It("CM-CFG-04", "defaults apply: searchDefaultLimit 8, maxSearchLimit 50, maxOutputBytes 65536, maxPendingToolCalls 16", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(fillers(60), tools.Slow())})
 		if ec := r.Prepared.EffectiveConfig; ec != nil {
-			Expect(ec.TimeoutMs).To(BeEquivalentTo(10000))
-			Expect(ec.MemoryLimitBytes).To(BeEquivalentTo(67108864))
-			Expect(ec.MaxOutputBytes).To(BeEquivalentTo(65536))
-			Expect(ec.MaxSnapshotBytes).To(BeEquivalentTo(10485760))
-			Expect(ec.MaxPendingToolCalls).To(BeEquivalentTo(16))
-			Expect(ec.SnapshotTTLSeconds).To(BeEquivalentTo(900))
-			Expect(ec.SearchDefaultLimit).To(BeEquivalentTo(8))
-			Expect(ec.MaxSearchLimit).To(BeEquivalentTo(50))
+			Expect(ec.TimeoutMs).To(BeEquivalentTo(10000), "effectiveConfig.timeoutMs default")
+			Expect(ec.MemoryLimitBytes).To(BeEquivalentTo(67108864), "effectiveConfig.memoryLimitBytes default")
+			Expect(ec.MaxOutputBytes).To(BeEquivalentTo(65536), "effectiveConfig.maxOutputBytes default")
+			Expect(ec.MaxSnapshotBytes).To(BeEquivalentTo(10485760), "effectiveConfig.maxSnapshotBytes default")
+			Expect(ec.MaxPendingToolCalls).To(BeEquivalentTo(16), "effectiveConfig.maxPendingToolCalls default")
+			Expect(ec.SnapshotTTLSeconds).To(BeEquivalentTo(900), "effectiveConfig.snapshotTTLSeconds default")
+			Expect(ec.SearchDefaultLimit).To(BeEquivalentTo(8), "effectiveConfig.searchDefaultLimit default")
+			Expect(ec.MaxSearchLimit).To(BeEquivalentTo(50), "effectiveConfig.maxSearchLimit default")
 		}
 		res, _ := r.RunToCompletion(ctx, `return [(await tools.search("widget")).length, (await tools.search("widget", {limit: 100})).length];`)
 		Expect(res).To(CompleteWith([]int{8, 50}))

@@ -168,6 +168,13 @@ func (s *stdoutWatch) scan(b []byte) {
 	}
 }
 
+// garbled reports whether the target sent something that is not JSON-RPC.
+func (s *stdoutWatch) garbled() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.junk) > 0 || len(s.odd) > 0
+}
+
 // describe names the non-protocol lines seen, or "".
 func (s *stdoutWatch) describe() string {
 	s.mu.Lock()
@@ -176,8 +183,13 @@ func (s *stdoutWatch) describe() string {
 	if len(s.junk) > 0 {
 		fmt.Fprintf(&b, "\ntarget wrote non-protocol lines to stdout (stdout must carry only JSON-RPC lines; log to stderr): %q", s.junk)
 	}
-	if len(s.odd) > 0 {
-		fmt.Fprintf(&b, "\nthe harness could not use some messages (a response must echo the request id exactly, including its JSON type): %q", s.odd)
+	for _, o := range s.odd {
+		switch {
+		case strings.HasPrefix(o, "Decoding error"):
+			fmt.Fprintf(&b, "\nthe harness could not decode a message from the target (%s)", o)
+		default:
+			fmt.Fprintf(&b, "\nthe harness could not use a response (a response must echo the request id exactly, including its JSON type): %s", o)
+		}
 	}
 	if len(bytes.TrimSpace(s.partial)) > 0 {
 		p := s.partial

@@ -123,7 +123,17 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	return r
 }
 
+// maxTranscriptPart bounds each request and each response in a transcript
+// (report.html cuts at the same size).
+const maxTranscriptPart = 64 << 10
+
 func (r *Run) log(method string, req, resp any, err error) {
+	cut := func(b string) string {
+		if len(b) > maxTranscriptPart {
+			return b[:maxTranscriptPart] + "\n  …(truncated)"
+		}
+		return b
+	}
 	rq, _ := json.MarshalIndent(req, "  ", "  ")
 	var rs string
 	if err != nil {
@@ -134,11 +144,7 @@ func (r *Run) log(method string, req, resp any, err error) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	entry := fmt.Sprintf("→ %s\n  %s\n← %s", method, rq, rs)
-	if len(entry) > 16<<10 {
-		entry = entry[:16<<10] + "\n  …(truncated)"
-	}
-	r.transcript = append(r.transcript, entry)
+	r.transcript = append(r.transcript, fmt.Sprintf("→ %s\n  %s\n← %s", method, cut(string(rq)), cut(rs)))
 }
 
 // Transcript is every request and response of this run, in order, plus the

@@ -162,6 +162,8 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		switch {
 		case ictx.Err() == context.DeadlineExceeded:
 			why = fmt.Sprintf("no answer within %s (%v)", Timeouts.Initialize, err)
+		case t.client.IsStopped() && t.stdout.garbled():
+			why = "the target's output is not JSON-RPC, so the harness stopped reading"
 		case t.client.IsStopped():
 			why = fmt.Sprintf("the target closed the connection before answering (%v)", err)
 			if t.proc != nil {
