@@ -27,6 +27,7 @@ import (
 //	    excluded: 1                  # not observable from outside (excluded: in requirements.yaml)
 //	    filteredOut: 68              # has specs, none selected by --req / --label-filter
 //	    notReached: 0                # selected, but the suite stopped first (e.g. the target could not be connected)
+//	    coreNoSpec: [CM-EXEC-15]     # core MUST requirements with no spec yet (not judged by overall)
 type Selection struct {
 	Req          []string          `yaml:"req,omitempty"`
 	LabelFilter  string            `yaml:"labelFilter,omitempty"`
@@ -58,6 +59,9 @@ type NotRun struct {
 	Excluded    int `yaml:"excluded"`
 	FilteredOut int `yaml:"filteredOut"`
 	NotReached  int `yaml:"notReached"`
+	// CoreNoSpec lists core MUST requirements that have no spec yet: the
+	// overall verdict cannot see them, so reports name them.
+	CoreNoSpec []string `yaml:"coreNoSpec,omitempty"`
 }
 
 // Total is the number of requirements without a verdict.
@@ -120,6 +124,9 @@ func NewSelection(built []BuiltSpec, ev Evaluation, req []string, labelFilter st
 			s.NotRun.Excluded++
 		default:
 			s.NotRun.NoSpec++
+			if r.Feature == "core" && r.Level == spec.LevelMust {
+				s.NotRun.CoreNoSpec = append(s.NotRun.CoreNoSpec, r.ID)
+			}
 		}
 	}
 	return s
@@ -175,7 +182,11 @@ func (s Selection) NotRunLine() string {
 			parts = append(parts, fmt.Sprintf(p.what, p.n))
 		}
 	}
-	return fmt.Sprintf("%d %s not tested by this run (the \"not run\" column): %s.", n.Total(), plural(n.Total(), "requirement", "requirements"), strings.Join(parts, ", "))
+	line := fmt.Sprintf("%d %s not tested by this run (the \"not run\" column): %s.", n.Total(), plural(n.Total(), "requirement", "requirements"), strings.Join(parts, ", "))
+	if len(n.CoreNoSpec) > 0 {
+		line += fmt.Sprintf(" Core MUST requirements without a spec yet, so not judged by the overall verdict: %s.", strings.Join(n.CoreNoSpec, ", "))
+	}
+	return line
 }
 
 func plural(n int, one, many string) string {
