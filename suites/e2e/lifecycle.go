@@ -134,7 +134,8 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	It("CM-RUN-05", "at most 64 suspended runs per process; one more suspension fails with too many suspended code mode runs", func(ctx SpecContext) {
 		base := Stats(ctx)
 		Expect(base.SuspendedRuns).To(BeNumerically("<", 64), "the target already holds 64 suspended runs")
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		// 64 cells start at once: a generous timeoutMs leaves room for a busy machine.
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
 		free := 64 - base.SuspendedRuns
 		results := make([]Result, free)
 		var wg sync.WaitGroup
