@@ -157,6 +157,42 @@ func forEachTool(p map[string]any, f func(t map[string]any)) {
 	}
 }
 
+// verdict is what a proxy does with one message.
+type verdict int
+
+const (
+	forward verdict = iota // pass it on (re-encoded if it was edited)
+	drop                   // never deliver it
+	die                    // the target crashes: stop here
+)
+
+// pump copies src to dst line by line, showing each decodable message to
+// inspect first. It returns true when inspect said die.
+func pump(src io.Reader, dst io.Writer, inspect func(msg map[string]any) (edited bool, v verdict)) (died bool) {
+	sc := bufio.NewScanner(src)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		line := sc.Bytes()
+		var msg map[string]any
+		if json.Unmarshal(line, &msg) == nil {
+			edited, v := inspect(msg)
+			switch v {
+			case drop:
+				continue
+			case die:
+				return true
+			}
+			if b, err := json.Marshal(msg); err == nil && edited {
+				line = b
+			}
+		}
+		if _, err := dst.Write(append(append([]byte(nil), line...), '\n')); err != nil {
+			return false
+		}
+	}
+	return false
+}
+
 // outbound serves the reference behind a proxy that shows each line the
 // target sends (responses, tool.invoke callbacks, notifications), decoded,
 // to inspect: an edited message is re-encoded, a dropped one never reaches
@@ -165,24 +201,13 @@ func outbound(inspect func(msg map[string]any) (edited, drop bool)) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 		fromInner, innerW := io.Pipe()
 		go func() {
-			sc := bufio.NewScanner(fromInner)
-			sc.Buffer(make([]byte, 1<<20), 64<<20)
-			for sc.Scan() {
-				line := sc.Bytes()
-				var msg map[string]any
-				if json.Unmarshal(line, &msg) == nil {
-					edited, drop := inspect(msg)
-					if drop {
-						continue
-					}
-					if b, err := json.Marshal(msg); err == nil && edited {
-						line = b
-					}
+			pump(fromInner, w, func(msg map[string]any) (bool, verdict) {
+				edited, dropIt := inspect(msg)
+				if dropIt {
+					return false, drop
 				}
-				if _, err := w.Write(append(append([]byte(nil), line...), '\n')); err != nil {
-					break
-				}
-			}
+				return edited, forward
+			})
 			fromInner.Close()
 			w.Close()
 		}()
@@ -202,29 +227,21 @@ func proxied(inspect func(msg map[string]any) (edited, die bool)) serveFunc {
 		innerR, toInner := io.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- server.Serve(ctx, innerR, w, server.Options{Engine: eng}) }()
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 1<<20), 64<<20)
-		for sc.Scan() {
-			line := sc.Bytes()
-			var msg map[string]any
-			if json.Unmarshal(line, &msg) == nil {
-				edited, die := inspect(msg)
-				if die {
-					w.Close()
-					if c, ok := r.(io.Closer); ok {
-						c.Close()
-					}
-					toInner.CloseWithError(errCrashed)
-					<-done
-					return errCrashed
-				}
-				if b, err := json.Marshal(msg); err == nil && edited {
-					line = b
-				}
+		died := pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			edited, dieNow := inspect(msg)
+			if dieNow {
+				return false, die
 			}
-			if _, err := toInner.Write(append(append([]byte(nil), line...), '\n')); err != nil {
-				break
+			return edited, forward
+		})
+		if died {
+			w.Close()
+			if c, ok := r.(io.Closer); ok {
+				c.Close()
 			}
+			toInner.CloseWithError(errCrashed)
+			<-done
+			return errCrashed
 		}
 		toInner.Close()
 		return <-done

@@ -51,19 +51,18 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		Eventually(func(g Gomega) { g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots)) }).
 			WithTimeout(10*1e9).WithPolling(200*1e6).Should(Succeed(), "expired: snapshot kept past snapshotTtlSeconds")
 
-		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w = a.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
-		Expect(w).To(BeWaiting())
-		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots + 1))
-		a.Abort(ctx)
+		// waitingRun prepares a run holding one waiting cell.
+		waitingRun := func() *Run {
+			run := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+			Expect(run.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))).To(BeWaiting())
+			Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots + 1))
+			return run
+		}
+		waitingRun().Abort(ctx)
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "aborted: snapshot kept")
 		Expect(Stats(ctx).LiveVMs).To(Equal(base.LiveVMs))
 
-		e := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w = e.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
-		Expect(w).To(BeWaiting())
-		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots + 1))
-		e.End(ctx)
+		waitingRun().End(ctx)
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "run ended: snapshot kept")
 		Expect(Stats(ctx).SuspendedRuns).To(Equal(base.SuspendedRuns))
 	})
