@@ -1,0 +1,181 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+// usage prints the help text and the run flags to w.
+func usage(w io.Writer) {
+	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
+       codemode-conformance help
+
+Runs the code mode conformance suites (e2e, limits, security) against a target,
+prints a line per spec and a verdict per requirement area, and writes
+conformance-report.yaml, summary.md, junit.xml, report.html and report.json
+to --results-dir.
+
+Targets:
+  builtin                 the reference runtime, in process (default)
+  exec:<command line>     spawn a process speaking the driver protocol on stdio
+  tcp:<host:port>         connect to a process speaking the driver protocol
+  fake:<variant>          a deliberately broken reference variant: %s
+
+Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,
+or no spec ran), 2 usage error or malformed --expected-failures file. The
+overall verdict judges the selected specs only (see selection: in
+conformance-report.yaml).
+
+Flags:
+`, strings.Join(variantNames(), ", "))
+	fs := runFlags()
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+var (
+	target, resultsDir, labelFilter, features, exempt, expectedFailures string
+	reqs                                                                multi
+	verbose                                                             bool
+)
+
+// runFlags defines the run flags; it prints parse errors (not usage) to
+// stderr and leaves -h to the caller.
+func runFlags() *flag.FlagSet {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr)
+	fs.Usage = func() {}
+	def := os.Getenv(framework.TargetEnv)
+	if def == "" {
+		def = "builtin"
+	}
+	fs.StringVar(&target, "target", def, "target to test (also $"+framework.TargetEnv+")")
+	fs.StringVar(&resultsDir, "results-dir", "results", "directory for conformance-report.yaml, summary.md, junit.xml, report.html and report.json")
+	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:e2e|limits|security)")
+	fs.Var(&reqs, "req", "run only the specs of this requirement `ID` (repeatable)")
+	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
+	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones")
+	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
+	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
+	return fs
+}
+
+func split(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// knownFeatures is every feature a requirement names, plus the
+// fault-injection test hook, sorted.
+func knownFeatures() []string {
+	set := map[string]bool{"fault-injection": true}
+	for _, r := range spec.Requirements() {
+		set[r.Feature] = true
+	}
+	out := make([]string, 0, len(set))
+	for f := range set {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// warnUnknownFeatures warns on stderr about names in --features or
+// --exempt-features that no spec is gated on (a typo would otherwise
+// silently skip or run specs).
+func warnUnknownFeatures() {
+	known := knownFeatures()
+	for _, f := range []struct{ flag, list string }{{"--features", features}, {"--exempt-features", exempt}} {
+		var unknown []string
+		for _, name := range split(f.list) {
+			if i := sort.SearchStrings(known, name); i == len(known) || known[i] != name {
+				unknown = append(unknown, fmt.Sprintf("%q", name))
+			}
+		}
+		if len(unknown) > 0 {
+			fmt.Fprintf(os.Stderr, "warning: %s: unknown %s %s (no spec is gated on %s); known features: %s\n",
+				f.flag, plural(len(unknown), "feature", "features"), strings.Join(unknown, ", "), plural(len(unknown), "it", "them"), strings.Join(known, ", "))
+		}
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// checkLabelFilter parses --label-filter as Ginkgo will, and explains a
+// syntax error in one line plus a caret under the offending character.
+func checkLabelFilter(f string) error {
+	_, err := types.ParseLabelFilter(f)
+	if err == nil {
+		return nil
+	}
+	var ge types.GinkgoError
+	if !errors.As(err, &ge) {
+		return fmt.Errorf("invalid --label-filter %q: %v", f, err)
+	}
+	// The message is the filter, with formatter tags around the offending
+	// character, a newline and the reason.
+	const mark = "{{red}}{{bold}}{{underline}}"
+	msg := ge.Message
+	caret := -1
+	if i := strings.Index(msg, mark); i >= 0 {
+		caret = len([]rune(msg[:i]))
+	}
+	reason := msg
+	if i := strings.LastIndex(msg, "\n"); i >= 0 {
+		reason = msg[i+1:]
+	}
+	out := fmt.Sprintf("invalid --label-filter %q: %s", f, strings.TrimSuffix(strings.TrimSpace(reason), "."))
+	if caret >= 0 {
+		out += "\n  " + f + "\n  " + strings.Repeat(" ", caret) + "^"
+	}
+	return errors.New(out + "\n(see https://onsi.github.io/ginkgo/#spec-labels; labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:<name>)")
+}
+
+// selectionFilter is the label filter the run hands to Ginkgo: --label-filter
+// and the --req IDs.
+func selectionFilter() string {
+	f := labelFilter
+	if len(reqs) > 0 {
+		var parts []string
+		for _, id := range reqs {
+			parts = append(parts, "req:"+id)
+		}
+		f = strings.Join(parts, " || ")
+		if labelFilter != "" {
+			f = "(" + labelFilter + ") && (" + f + ")"
+		}
+	}
+	return f
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// outcome is what writeReports concluded, for the closing line.
