@@ -2,12 +2,10 @@ package e2e
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
-	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
@@ -96,17 +94,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		for round := 0; round < 3; round++ {
 			w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1300}); text("resumed once"); return x.slept;`))
 			Expect(w).To(BeWaiting())
-			results := make([]Result, 2)
-			var wg sync.WaitGroup
-			for i := range results {
-				wg.Add(1)
-				go func() {
-					defer ginkgo.GinkgoRecover()
-					defer wg.Done()
-					results[i] = r.Wait(ctx, w.RunID)
-				}()
-			}
-			wg.Wait()
+			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
 			for _, res := range results {
 				if res.Status == result.StatusFailed && res.Code != "" && !strings.Contains(string(res.Raw), "resumed once") {
@@ -136,17 +124,9 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		// 64 cells start at once: a generous timeoutMs leaves room for a busy machine.
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
 		free := 64 - base.SuspendedRuns
-		results := make([]Result, free)
-		var wg sync.WaitGroup
-		for i := range results {
-			wg.Add(1)
-			go func() {
-				defer ginkgo.GinkgoRecover()
-				defer wg.Done()
-				results[i] = r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "never";`))
-			}()
-		}
-		wg.Wait()
+		results := Concurrently(free, func(int) Result {
+			return r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "never";`))
+		})
 		for i, res := range results {
 			Expect(res).To(BeWaiting(), "suspension %d of %d must succeed", i+1, free)
 		}

@@ -314,3 +314,21 @@ func Stats(ctx context.Context) protocol.Stats {
 func Guest(body string) string {
 	return "const id = (n) => { const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error('no tool named ' + n); return t.id; };\n" + body
 }
+
+// Concurrently runs call(i) for i in [0, n) at the same time and returns
+// the results in index order once all have returned. Failures inside a call
+// fail the spec (each goroutine recovers into Ginkgo).
+func Concurrently(n int, call func(i int) Result) []Result {
+	out := make([]Result, n)
+	var wg sync.WaitGroup
+	for i := range out {
+		wg.Add(1)
+		go func() {
+			defer ginkgo.GinkgoRecover()
+			defer wg.Done()
+			out[i] = call(i)
+		}()
+	}
+	wg.Wait()
+	return out
+}
