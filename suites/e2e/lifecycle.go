@@ -27,6 +27,9 @@ func heldResult(mib int) string { return fmt.Sprintf("%d strings, slept 1500", m
 
 var _ = Describe("e2e", "run state and snapshots", func() {
 	It("CM-RUN-01", "a waiting run holds a snapshot, not a live VM, and wait restores it into a fresh VM", func(ctx SpecContext) {
+		// No behaviour shows from outside that a waiting cell holds no live VM
+		// (the size specs below show that a snapshot holds its state).
+		SelfReported("liveVMs = 0 and snapshots = 1 while the cell waits, as runtime.stats reports them")
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`const secret = "kept-in-memory"; const x = await tools.call(id("slow"), {ms: 1500, tag: "t"}); return secret + ":" + x.tag;`))
@@ -67,6 +70,9 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	})
 
 	It("CM-RUN-02", "the snapshot is deleted on failure, abort and expiry", func(ctx SpecContext) {
+		// Deletion is seen only through runtime.stats (a deleted snapshot
+		// and an unreachable one behave alike: wait fails, CM-EXEC-09).
+		SelfReported("snapshots back to the baseline after failure, expiry, abort and run end, as runtime.stats reports them")
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); throw new Error("after restore");`))
