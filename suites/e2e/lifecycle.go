@@ -113,6 +113,22 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots))
 	})
 
+	It("CM-EXEC-08", "wait restores a cell holding megabytes of state from a snapshot that big, and the state survives intact", func(ctx SpecContext) {
+		base := Stats(ctx)
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		w := r.Exec(ctx, Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
+			const sum = () => { let h = 0; for (const s of keep) for (let j = 0; j < s.length; j += 509) h = (h * 31 + s.charCodeAt(j) + s.length) | 0; return h; };
+			const before = sum(); const x = await tools.call(id("slow"), {ms: 1500});
+			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16)))
+		Expect(w).To(BeWaiting())
+		size := Stats(ctx).SnapshotBytes - base.SnapshotBytes
+		Expect(size).To(BeNumerically(">=", int64(heldMiB)<<20),
+			"the waiting cell holds %d MiB of live strings: a snapshot of its VM cannot be smaller (snapshotBytes grew by %d)", heldMiB, size)
+		final, _ := r.Follow(ctx, w)
+		Expect(final).To(CompleteWith(map[string]any{"strings": heldMiB * 16, "same": true, "slept": 1500}),
+			"the restored VM must hold the same %d MiB of strings it held before suspending, and receive the nested result", heldMiB)
+	})
+
 	It("CM-RUN-04", "maxSnapshotBytes is judged on the VM's size: between a small and a large cell, only the large one is refused", func(ctx SpecContext) {
 		base := Stats(ctx)
 		probe := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
