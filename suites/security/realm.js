@@ -181,8 +181,8 @@ var realmProbe = (function () {
   }
 
   // spy is an object handed to host functions: each hook the host may call
-  // (toJSON, toString, valueOf, Symbol.toPrimitive, then, getters, Node's
-  // inspect symbol) records its receiver, its arguments, its caller and the
+  // (toJSON, toString, valueOf, Symbol.toPrimitive, the iterator symbols,
+  // getters, Node's inspect symbol) records its receiver, its arguments, its caller and the
   // call sites of its stack, so the walk can judge them.
   function spy(name, captured) {
     function hook(hname, ret) {
@@ -203,6 +203,8 @@ var realmProbe = (function () {
     o.valueOf = hook("valueOf", 0);
     o[Symbol.toPrimitive] = hook("[Symbol.toPrimitive]", "spy");
     o[Symbol.for("nodejs.util.inspect.custom")] = hook("[inspect.custom]", "spy");
+    o[Symbol.iterator] = hook("[Symbol.iterator]", function () { return [][Symbol.iterator](); });
+    o[Symbol.asyncIterator] = hook("[Symbol.asyncIterator]", function () { return { next: function () { return GPromise.resolve({ done: true }); } }; });
     Object.defineProperty(o, "lazy", { enumerable: true, get: hook("get lazy", "spy") });
     return o;
   }
