@@ -24,6 +24,8 @@ type realmReport struct {
 	// Checked counts the objects and functions the walk judged.
 	Checked int           `json:"checked"`
 	Escapes []realmEscape `json:"escapes"`
+	// Omitted counts escapes beyond the first 60 (the report is the cell's value).
+	Omitted int `json:"omitted"`
 	// Attempts maps each known escape to "blocked…" or "reached…".
 	Attempts map[string]string `json:"attempts"`
 }
@@ -37,15 +39,15 @@ type realmEscape struct {
 	Exposes    []string `json:"exposes,omitempty"`
 }
 
-// String lists escapes one per line for failure messages (the first 40).
-func describeEscapes(es []realmEscape) string {
+// describeEscapes lists escapes one per line for failure messages.
+func describeEscapes(rep realmReport) string {
 	var b strings.Builder
-	for i, e := range es {
-		if i == 40 {
-			fmt.Fprintf(&b, "… and %d more\n", len(es)-i)
-			break
+	for _, e := range rep.Escapes {
+		fmt.Fprintf(&b, "  %s", e.Path)
+		if e.Value != "" {
+			fmt.Fprintf(&b, " (%s)", e.Value)
 		}
-		fmt.Fprintf(&b, "  %s (%s): %s", e.Path, e.Value, strings.Join(e.Why, "; "))
+		fmt.Fprintf(&b, ": %s", strings.Join(e.Why, "; "))
 		if e.ReturnThis != "" {
 			fmt.Fprintf(&b, "; its Function(\"return this\")() is %s", e.ReturnThis)
 		}
@@ -53,6 +55,9 @@ func describeEscapes(es []realmEscape) string {
 			fmt.Fprintf(&b, " exposing %s", strings.Join(e.Exposes, ", "))
 		}
 		b.WriteString("\n")
+	}
+	if rep.Omitted > 0 {
+		fmt.Fprintf(&b, "  … and %d more\n", rep.Omitted)
 	}
 	return b.String()
 }
@@ -73,8 +78,8 @@ var _ = Describe("security", "guest realm", func() {
 	It("CM-SEC-01", "no value the guest reaches leads out of its realm, and every known escape is blocked", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		rep, _ := probeRealm(ctx, r, "reach")
-		Expect(rep.Escapes).To(BeEmpty(), "every value reachable from this, globalThis and the intrinsics must lead back to the guest's own "+
-			"Object.prototype, Function.prototype and Function, and every known escape must be blocked; these paths leave the guest realm:\n%s", describeEscapes(rep.Escapes))
+		Expect(len(rep.Escapes)+rep.Omitted).To(BeZero(), "every value reachable from this, globalThis and the intrinsics must lead back to the guest's own "+
+			"Object.prototype, Function.prototype and Function, and every known escape must be blocked; these paths leave the guest realm:\n%s", describeEscapes(rep))
 		Expect(rep.Attempts).To(HaveKey(`this.constructor.constructor("return process")()`), "the probe must attempt the constructor escape")
 		for name, outcome := range rep.Attempts {
 			Expect(outcome).To(HavePrefix("blocked"), "known escape %s must be blocked", name)
@@ -86,9 +91,9 @@ var _ = Describe("security", "guest realm", func() {
 	It("CM-SEC-02", "every value the host hands the guest is of the guest realm: tools, helpers, text/json, promises, results and errors", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		rep, _ := probeRealm(ctx, r, "delivered")
-		Expect(rep.Escapes).To(BeEmpty(), "every value the host hands over (and every receiver, argument and call site of a host call back "+
+		Expect(len(rep.Escapes)+rep.Omitted).To(BeZero(), "every value the host hands over (and every receiver, argument and call site of a host call back "+
 			"into guest code) must lead back to the guest's own Object.prototype, Function.prototype and Function; these paths leave the guest realm:\n%s",
-			describeEscapes(rep.Escapes))
+			describeEscapes(rep))
 		Expect(rep.Checked).To(BeNumerically(">=", 50),
 			"the walk must judge tools, helpers, text/json, tool call promises, results and errors; it judged %d values", rep.Checked)
 		Expect(r.Tools.CallsOf("echo")).NotTo(BeEmpty(), "the probe must have called tools (its results are part of the walk)")

@@ -40,6 +40,7 @@ var realmProbe = (function () {
   const HOST_NAMES = ["process", "require", "module", "exports", "global", "Deno", "Bun", "Buffer",
     "__dirname", "__filename", "std", "os", "fetch", "WebAssembly", "XMLHttpRequest"];
   const MAX_VALUES = 20000;
+  const MAX_ESCAPES = 60;
 
   function str(v) {
     try {
@@ -48,6 +49,15 @@ var realmProbe = (function () {
       if (v !== null && typeof v === "object") return "object";
       return String(v);
     } catch (e) { return "(unprintable)"; }
+  }
+
+  // describe names a value and, for an object, its first own keys (what a
+  // reached host object is: process shows version, arch, env, …).
+  function describe(v) {
+    if (v === null || (typeof v !== "object" && typeof v !== "function")) return str(v);
+    let keys = [];
+    try { keys = ownNames(v).slice(0, 8); } catch (e) {}
+    return str(v) + (keys.length ? " {" + keys.join(", ") + ", …}" : "");
   }
 
   // exposes lists the host globals a global object g carries.
@@ -300,7 +310,7 @@ var realmProbe = (function () {
       try {
         const v = await f();
         values.push([name, v]);
-        out[name] = ok(v) ? "blocked" : "reached " + (v === G ? "a global object" : str(v)) + (exposes(v).length ? " exposing " + exposes(v).join(", ") : "");
+        out[name] = ok(v) ? "blocked" : "reached " + (v === G ? "the guest's globalThis" : describe(v)) + (exposes(v).length ? " exposing " + exposes(v).join(", ") : "");
       } catch (e) {
         values.push([name + "<threw>", e]);
         out[name] = "blocked (" + str(e && e.name) + ")";
@@ -339,7 +349,8 @@ var realmProbe = (function () {
   // realmReport walks what part names: "reach" (this, globalThis, the
   // intrinsics, known escapes: CM-SEC-01) or "delivered" (what the host hands
   // over: CM-SEC-02). The report is plain JSON: {checked, escapes: [{path,
-  // why, value, returnThis, exposes}], attempts: {name: outcome}}.
+  // why, value, returnThis, exposes}] (known escapes first, at most
+  // MAX_ESCAPES), omitted (how many more), attempts: {name: outcome}}.
   async function realmReport(part) {
     const report = { checked: 0, escapes: [], attempts: {} };
     const values = [];
@@ -354,8 +365,15 @@ var realmProbe = (function () {
       for (const c of captured) values.push(c);
     }
     walk(values, report, foreign);
+    const known = [];
     for (const k in report.attempts) {
-      if (report.attempts[k].indexOf("reached") === 0) report.escapes.push({ path: k, why: ["known escape " + report.attempts[k]] });
+      if (report.attempts[k].indexOf("reached") === 0) known.push({ path: k, why: ["known escape " + report.attempts[k]] });
+    }
+    report.escapes = known.concat(report.escapes);
+    // The report is the cell's value: keep it well inside maxOutputBytes.
+    if (report.escapes.length > MAX_ESCAPES) {
+      report.omitted = report.escapes.length - MAX_ESCAPES;
+      report.escapes = report.escapes.slice(0, MAX_ESCAPES);
     }
     return report;
   }
@@ -392,7 +410,7 @@ var realmProbe = (function () {
   // realm report plus {forged, via}.
   async function forgeInvokes(lines) {
     const h = await hostWriters();
-    const out = { escapes: h.report.escapes.map(function (e) { return e.path; }), forged: 0, via: [] };
+    const out = { escapes: h.report.escapes.slice(0, MAX_ESCAPES).map(function (e) { return e.path; }), forged: 0, via: [] };
     for (const w of h.writers) {
       for (const l of lines) { try { w.write(l); out.forged++; } catch (e) {} }
       out.via.push(w.via);
