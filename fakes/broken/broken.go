@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 
@@ -94,6 +95,18 @@ var Variants = []Variant{
 		})},
 	{Name: "crash", Breaks: "CM-LIM-03", Defect: "the process dies (the connection closes) on the first exec of the harness run; the restarted target works",
 		Serve: crashingOnce()},
+	{Name: "telemetry-leaks-input", Breaks: "CM-TEL-02", Defect: "telemetry carries the last nested call's raw input and the PATH of the target process, in members the result schema does not name",
+		Serve: leakingTelemetry()},
+	{Name: "stats-lie", Breaks: "CM-RUN-01", Defect: "a waiting run keeps its live VM, and runtime.stats hides it: liveVMs 0 and a made-up 384 KiB per snapshot",
+		Serve: outboundWith(codemode.Options{Suspender: liveSuspender{}}, func(msg map[string]any) (edited, drop bool) {
+			res, ok := msg["result"].(map[string]any)
+			if _, stats := res["liveVMs"]; !ok || !stats {
+				return false, false
+			}
+			n, _ := res["snapshots"].(float64)
+			res["liveVMs"], res["snapshotBytes"] = 0, n*393216
+			return true, false
+		})},
 }
 
 // Lookup finds a variant by name.
@@ -198,6 +211,11 @@ func pump(src io.Reader, dst io.Writer, inspect func(msg map[string]any) (edited
 // to inspect: an edited message is re-encoded, a dropped one never reaches
 // the harness.
 func outbound(inspect func(msg map[string]any) (edited, drop bool)) serveFunc {
+	return outboundWith(codemode.Options{}, inspect)
+}
+
+// outboundWith is outbound with the reference runtime configured by rt.
+func outboundWith(rt codemode.Options, inspect func(msg map[string]any) (edited, drop bool)) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 		fromInner, innerW := io.Pipe()
 		go func() {
@@ -211,8 +229,38 @@ func outbound(inspect func(msg map[string]any) (edited, drop bool)) serveFunc {
 			fromInner.Close()
 			w.Close()
 		}()
-		return server.Serve(ctx, r, innerW, server.Options{Engine: eng})
+		return server.Serve(ctx, r, innerW, server.Options{Engine: eng, Runtime: rt})
 	}
+}
+
+// leakingTelemetry serves the reference behind a proxy that copies the input
+// of the last tool.invoke the target sent, and its own PATH, into the
+// telemetry of every later result: the leak CM-TEL-02 forbids, in members a
+// decoder of the known telemetry fields never sees.
+func leakingTelemetry() serveFunc {
+	type input struct{ v any } // atomic.Value needs one concrete type
+	var last atomic.Value      // the input of the last tool.invoke
+	return outbound(func(msg map[string]any) (edited, drop bool) {
+		if msg["method"] == "tool.invoke" {
+			if p, ok := msg["params"].(map[string]any); ok {
+				last.Store(input{p["input"]})
+			}
+			return false, false
+		}
+		res, ok := msg["result"].(map[string]any)
+		if !ok {
+			return false, false
+		}
+		t, ok := res["telemetry"].(map[string]any)
+		if !ok {
+			return false, false
+		}
+		if in, ok := last.Load().(input); ok {
+			t["lastToolInput"] = in.v
+		}
+		t["environment"] = "PATH=" + os.Getenv("PATH")
+		return true, false
+	})
 }
 
 type serveFunc = func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -9,8 +10,26 @@ import (
 	. "github.com/onsi/gomega"
 )
 
+// heldMiB is how much live state the big cell of the snapshot-size specs
+// keeps: well above a fresh VM's size, well below the default
+// maxSnapshotBytes (10 MiB) with the VM around it.
+const heldMiB = 4
+
+// holding is guest code whose cell keeps mib MiB of distinct live strings
+// (64 KiB each) across a nested call that outlives the exec, then returns
+// heldResult(mib).
+func holding(mib int) string {
+	return Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
+		const x = await tools.call(id("slow"), {ms: 1500}); return keep.length + " strings, slept " + x.slept;`, mib*16))
+}
+
+func heldResult(mib int) string { return fmt.Sprintf("%d strings, slept 1500", mib*16) }
+
 var _ = Describe("e2e", "run state and snapshots", func() {
 	It("CM-RUN-01", "a waiting run holds a snapshot, not a live VM, and wait restores it into a fresh VM", func(ctx SpecContext) {
+		// No behaviour shows from outside that a waiting cell holds no live VM
+		// (the size specs below show that a snapshot holds its state).
+		SelfReported("liveVMs = 0 and snapshots = 1 while the cell waits, as runtime.stats reports them")
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`const secret = "kept-in-memory"; const x = await tools.call(id("slow"), {ms: 1500, tag: "t"}); return secret + ":" + x.tag;`))
@@ -32,7 +51,28 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		Expect(s.LiveVMs).To(BeZero())
 	})
 
+	It("CM-RUN-01", "the snapshot holds the waiting cell's state: its size grows with the live objects the cell keeps", func(ctx SpecContext) {
+		base := Stats(ctx)
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		small := r.Exec(ctx, holding(0))
+		Expect(small).To(BeWaiting(), "a cell holding nothing must suspend")
+		s0 := Stats(ctx).SnapshotBytes - base.SnapshotBytes
+		big := r.Exec(ctx, holding(heldMiB))
+		Expect(big).To(BeWaiting(), "a cell holding %d MiB of strings must suspend under the default maxSnapshotBytes", heldMiB)
+		s1 := Stats(ctx).SnapshotBytes - base.SnapshotBytes - s0
+		Expect(s1-s0).To(BeNumerically(">=", int64(heldMiB-1)<<20),
+			"a snapshot serialises the VM: one holding %d MiB more live strings must be about that much bigger (snapshotBytes %d for the empty cell, %d for the full one)",
+			heldMiB, s0, s1)
+		for mib, w := range map[int]Result{0: small, heldMiB: big} {
+			final, _ := r.Follow(ctx, w)
+			Expect(final).To(CompleteWith(heldResult(mib)), "the cell holding %d MiB resumes with its state", mib)
+		}
+	})
+
 	It("CM-RUN-02", "the snapshot is deleted on failure, abort and expiry", func(ctx SpecContext) {
+		// Deletion is seen only through runtime.stats (a deleted snapshot
+		// and an unreachable one behave alike: wait fails, CM-EXEC-09).
+		SelfReported("snapshots back to the baseline after failure, expiry, abort and run end, as runtime.stats reports them")
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); throw new Error("after restore");`))
@@ -71,6 +111,38 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		res, _ := r.RunToCompletion(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1500}); return x.slept;`))
 		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded))
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots))
+	})
+
+	It("CM-EXEC-08", "wait restores a cell holding megabytes of state from a snapshot that big, and the state survives intact", func(ctx SpecContext) {
+		base := Stats(ctx)
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		w := r.Exec(ctx, Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
+			const sum = () => { let h = 0; for (const s of keep) for (let j = 0; j < s.length; j += 509) h = (h * 31 + s.charCodeAt(j) + s.length) | 0; return h; };
+			const before = sum(); const x = await tools.call(id("slow"), {ms: 1500});
+			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16)))
+		Expect(w).To(BeWaiting())
+		size := Stats(ctx).SnapshotBytes - base.SnapshotBytes
+		Expect(size).To(BeNumerically(">=", int64(heldMiB)<<20),
+			"the waiting cell holds %d MiB of live strings: a snapshot of its VM cannot be smaller (snapshotBytes grew by %d)", heldMiB, size)
+		final, _ := r.Follow(ctx, w)
+		Expect(final).To(CompleteWith(map[string]any{"strings": heldMiB * 16, "same": true, "slept": 1500}),
+			"the restored VM must hold the same %d MiB of strings it held before suspending, and receive the nested result", heldMiB)
+	})
+
+	It("CM-RUN-04", "maxSnapshotBytes is judged on the VM's size: between a small and a large cell, only the large one is refused", func(ctx SpecContext) {
+		base := Stats(ctx)
+		probe := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		Expect(probe.Exec(ctx, holding(0))).To(BeWaiting())
+		small := Stats(ctx).SnapshotBytes - base.SnapshotBytes
+		probe.Abort(ctx)
+		limit := small + (heldMiB/2)<<20
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"maxSnapshotBytes": limit}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, holding(0))
+		Expect(res).To(CompleteWith(heldResult(0)), "a cell whose snapshot (%d bytes) fits maxSnapshotBytes %d must suspend and resume", small, limit)
+		res, _ = r.RunToCompletion(ctx, holding(heldMiB))
+		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded),
+			"a cell holding %d MiB more live strings than one whose snapshot was %d bytes cannot fit maxSnapshotBytes %d: it must be refused before suspension", heldMiB, small, limit)
+		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "a refused suspension leaves no snapshot")
 	})
 
 	It("CM-RUN-03", "a snapshot older than snapshotTtlSeconds cannot be resumed", func(ctx SpecContext) {

@@ -80,6 +80,7 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 	if line := c.Selection.NotRunLine(); line != "" {
 		md += "\n" + line + "\n"
 	}
+	md += c.SelfReportedMarkdown()
 	md += fmt.Sprintf("\nOverall: **%s**\n", c.Overall)
 	for _, reason := range c.Reasons {
 		md += "- " + reason + "\n"

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -225,7 +226,8 @@ func Count(v map[string]Verdict) Totals {
 //	    feature: core
 //	    verdict: xfail
 //	    expected: "reason"              # when listed in the baseline
-//	    specs: [{name, verdict, message}]   # message: the failure or skip reason, shortened
+//	    selfReported: […]               # a pass that trusts what the target reports about itself (SelfReportedEntry)
+//	    specs: [{name, verdict, message, selfReported}]   # message: the failure or skip reason, shortened
 type Conformance struct {
 	Implementation   Peer              `yaml:"implementation"`
 	Harness          Peer              `yaml:"harness"`
@@ -263,12 +265,16 @@ type ExpectedFailures struct {
 
 // RequirementLine is one requirement's verdict and its specs.
 type RequirementLine struct {
-	ID       string     `yaml:"id"`
-	Level    string     `yaml:"level"`
-	Feature  string     `yaml:"feature"`
-	Verdict  Verdict    `yaml:"verdict"`
-	Expected string     `yaml:"expected,omitempty"`
-	Specs    []SpecLine `yaml:"specs"`
+	ID       string  `yaml:"id"`
+	Level    string  `yaml:"level"`
+	Feature  string  `yaml:"feature"`
+	Verdict  Verdict `yaml:"verdict"`
+	Expected string  `yaml:"expected,omitempty"`
+	// SelfReported lists what the passing specs of a passing requirement
+	// trusted the target to report about itself: the pass is "pass
+	// (self-reported)".
+	SelfReported []string   `yaml:"selfReported,omitempty"`
+	Specs        []SpecLine `yaml:"specs"`
 }
 
 // SpecLine is one spec's verdict.
@@ -276,6 +282,9 @@ type SpecLine struct {
 	Name    string  `yaml:"name"`
 	Verdict Verdict `yaml:"verdict"`
 	Message string  `yaml:"message,omitempty"`
+	// SelfReported is what a passing spec trusted the target to report
+	// about itself.
+	SelfReported string `yaml:"selfReported,omitempty"`
 }
 
 // NewConformance fills the verdict part of a report (requirements, totals,
@@ -294,10 +303,13 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 		if s.HarnessError != "" {
 			msg = s.HarnessError + " — " + msg
 		}
+		line := SpecLine{Name: s.Text, Verdict: s.Verdict}
 		if s.Verdict == Pass || s.Verdict == XPass {
 			msg = ""
+			line.SelfReported = s.SelfReported
 		}
-		byReq[s.Requirement] = append(byReq[s.Requirement], SpecLine{Name: s.Text, Verdict: s.Verdict, Message: Short(msg)})
+		line.Message = Short(msg)
+		byReq[s.Requirement] = append(byReq[s.Requirement], line)
 	}
 	for _, r := range spec.Requirements() {
 		v, ok := ev.Requirements[r.ID]
@@ -308,9 +320,32 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 		if e, ok := b.requirement(r.ID); ok {
 			line.Expected = orListed(e.Reason)
 		}
+		if v == Pass {
+			for _, s := range line.Specs {
+				if s.SelfReported != "" {
+					line.SelfReported = append(line.SelfReported, s.SelfReported)
+				}
+			}
+		}
 		c.Requirements = append(c.Requirements, line)
 	}
 	return c
+}
+
+// SelfReportedMarkdown lists, for summary.md, each requirement that passed
+// only partly on what the target reports about itself, as "pass
+// (self-reported)" with what was trusted; empty when there is none.
+func (c Conformance) SelfReportedMarkdown() string {
+	var b strings.Builder
+	for _, r := range c.Requirements {
+		if len(r.SelfReported) > 0 {
+			fmt.Fprintf(&b, "- %s: pass (self-reported): %s\n", r.ID, strings.Join(r.SelfReported, "; "))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\nPasses that trust what the target reports about itself (runtime.stats), not behaviour seen from outside:\n" + b.String()
 }
 
 // YAML renders the report.

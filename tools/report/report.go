@@ -31,6 +31,14 @@ const (
 // this package).
 const HarnessErrorEntry = "harness-error"
 
+// SelfReportedEntry is the report entry with which a spec says that part of
+// its verdict trusts what the target reports about itself (runtime.stats),
+// because no behaviour seen from outside can show it; the entry's value says
+// what was trusted. A passing requirement with such a spec is shown as
+// "pass (self-reported)" in summary.md and carries selfReported in
+// conformance-report.yaml. Specs add it with ginkgo.AddReportEntry.
+const SelfReportedEntry = "self-reported"
+
 // SpecResult is one spec's outcome, tagged with its requirement.
 type SpecResult struct {
 	Requirement string
@@ -42,6 +50,9 @@ type SpecResult struct {
 	// HarnessError is the reason the framework marked the spec as a harness
 	// error (the target died under it), empty otherwise.
 	HarnessError string
+	// SelfReported says what the spec trusted the target to report about
+	// itself (SelfReportedEntry), empty when its evidence is all behaviour.
+	SelfReported string
 }
 
 // RequirementOf returns the requirement ID of a spec from its req: label.
@@ -73,6 +84,9 @@ func Spec(s types.SpecReport) SpecResult {
 	for _, e := range s.ReportEntries {
 		if e.Name == HarnessErrorEntry && out.HarnessError == "" {
 			out.HarnessError = e.StringRepresentation()
+		}
+		if e.Name == SelfReportedEntry && out.SelfReported == "" {
+			out.SelfReported = e.StringRepresentation()
 		}
 	}
 	return out
