@@ -169,7 +169,7 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 			if t.proc != nil {
 				select { // let the exit status arrive
 				case <-t.proc.exited:
-				case <-time.After(time.Second):
+				case <-time.After(5 * time.Second): // generous: under load reaping a process takes a while
 				}
 			}
 		}
