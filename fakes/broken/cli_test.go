@@ -120,6 +120,23 @@ var _ = Describe("the command line", func() {
 		Expect(filepath.Join(o.Dir, "conformance-report.yaml")).NotTo(BeAnExistingFile(), "nothing runs")
 	})
 
+	It("never lists a name the target declares that is no feature among the effective features (protocol.md §9: unknown names are ignored)", func() {
+		// A target that declares "bogus" and answers everything else with a protocol error.
+		script := file("target.sh", `while IFS= read -r l; do
+  id=$(printf '%s' "$l" | sed -n 's/^.*"id":\([0-9]*\).*$/\1/p')
+  [ -z "$id" ] && continue
+  case "$l" in
+    *'"initialize"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"1","implementation":{"name":"bogus-declarer","version":"0"},"features":["core","bogus","yield"]}}' ;;
+    *) echo '{"jsonrpc":"2.0","id":'"$id"',"error":{"code":-32601,"message":"not implemented"}}' ;;
+  esac
+done
+`)
+		o := conformance("--target", "exec:sh "+script, "--req", "CM-EXEC-01")
+		Expect(o.Code).To(Equal(1), "the target answers run.prepare with an error; stdout:\n%s", o.Stdout)
+		Expect(o.Report.Features.Declared).To(ContainElement("bogus"), "the report records what the target declared")
+		Expect(o.Report.Features.Effective).To(Equal([]string{"core", "yield"}), "only known features are effective")
+	})
+
 	It("prints one line per spec and a one-line reason for each spec that did not pass; the details go to the reports only", func() {
 		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--req", "CM-EXEC-01", "--req", "CM-TS-01", "--exempt-features", "typescript")
 		Expect(o.Code).To(Equal(1), "CM-LIM-03 fails against fake:no-output-limit; stdout:\n%s", o.Stdout)
@@ -139,7 +156,8 @@ var _ = Describe("the command line", func() {
 		Expect(progress).To(HaveLen(3), "one progress line per spec:\n%s", before)
 		Expect(reasons).To(HaveLen(2), "one reason line for the fail and one for the skip:\n%s", before)
 		Expect(reasons).To(HaveEach(WithTransform(utf8.RuneCountInString, BeNumerically("<=", 8+201+len(" (see report.html)")))), "reasons are cut to about 200 characters")
-		Expect(before).To(MatchRegexp(`FAIL  CM-LIM-03 [^\n]*\n        expected status "failed" with code "output_limit_exceeded"`), "the fail's reason is its message's first line")
+		Expect(before).To(MatchRegexp(`FAIL  CM-LIM-03 [^\n]*\n        5000 bytes of text must exceed maxOutputBytes 2048: expected status "failed" with code "output_limit_exceeded"`),
+			"the fail's reason is the assertion's description, then the start of the matcher's message")
 		Expect(before).To(MatchRegexp(`SKIP  CM-TS-01 [^\n]*\n        skipped: feature "typescript" is not declared`), "the skip's reason")
 		Expect(o.Stdout).NotTo(ContainSubstring("run.prepare"), "no transcript on stdout")
 		Expect(o.Stdout).NotTo(ContainSubstring("Summarizing"), "Ginkgo's list of failures repeats the progress lines")

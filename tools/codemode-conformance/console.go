@@ -146,7 +146,7 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 	case report.XPass:
 		reason("passed, but listed in %s (%s): remove the stale entry", baselineFile, v.Expected)
 	case report.XFail:
-		reason("expected failure (%s): %s", v.Expected, r.Failure.Message)
+		reason("expected failure (%s): %s", v.Expected, firstLineFirst(r.Failure.Message))
 	case report.Error:
 		why := v.HarnessError
 		if why == "" {
@@ -154,7 +154,19 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 		}
 		reason("error, not a failure of %s: %s", v.Requirement, why)
 	default:
-		reason("%s", r.Failure.Message)
+		reason("%s", firstLineFirst(r.Failure.Message))
 	}
 	return b.String()
+}
+
+// firstLineFirst sets a failure's first line (an assertion's description)
+// off from the rest (the matcher's message) with ": ", so that the two stay
+// apart once the reason is on one line.
+func firstLineFirst(msg string) string {
+	first, rest, ok := strings.Cut(strings.TrimSpace(msg), "\n")
+	first = strings.TrimSpace(first)
+	if !ok || first == "Expected" || strings.HasSuffix(first, ":") {
+		return msg
+	}
+	return first + ": " + rest
 }
