@@ -45,11 +45,13 @@ const (
 )
 
 var (
-	ansi           = regexp.MustCompile("\x1b\\[[0-9;]*m")
-	summarizing    = regexp.MustCompile(`^\s*Summarizing \d+ Failures?:`)
-	ginkgoCounts   = regexp.MustCompile(`^\s*Ran \d+ of \d+ Specs`)
-	reasonMaxRunes = 200
+	ansi         = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	summarizing  = regexp.MustCompile(`^\s*Summarizing \d+ Failures?:`)
+	ginkgoCounts = regexp.MustCompile(`^\s*Ran \d+ of \d+ Specs`)
 )
+
+// reasonMaxRunes is where a reason line is cut.
+const reasonMaxRunes = 200
 
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
