@@ -2,10 +2,13 @@ package broken_test
 
 import (
 	"encoding/xml"
+	"fmt"
 	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/tools/report"
@@ -79,8 +82,7 @@ var _ = Describe("the command line", func() {
 	)
 
 	It("records the selection, explains the not-run column and ends with the harness's verdict, without colour when stdout is not a terminal", func() {
-		o := conformanceEnv(plainEnv(), "--target", "builtin", "--req", "CM-EXEC-01", "--req", "CM-EXEC-02",
-			"--features", "core,yeild", "--exempt-features", "nope")
+		o := conformanceEnv(plainEnv(), "--target", "builtin", "--req", "CM-EXEC-01", "--req", "CM-EXEC-02")
 		Expect(o.Code).To(Equal(0), "%s\n%s", o.Stdout, o.Stderr)
 		catalogue := len(spec.Requirements())
 
@@ -104,14 +106,85 @@ var _ = Describe("the command line", func() {
 		Expect(o.Summary).To(ContainSubstring("The overall verdict judges these only."))
 		Expect(o.Summary).To(MatchRegexp(`%d requirements not tested by this run \(the "not run" column\): \d+ have no spec yet \(see CONFORMANCE.md\), \d+ excluded`, catalogue-2))
 
-		Expect(o.Stderr).To(ContainSubstring(`warning: --features: unknown feature "yeild"`))
-		Expect(o.Stderr).To(ContainSubstring(`warning: --exempt-features: unknown feature "nope"`))
-		Expect(o.Stderr).To(MatchRegexp(`known features: [a-z-, ]*\bcore\b[a-z-, ]*\bfault-injection\b[a-z-, ]*\byield\b`))
-
 		Expect(o.Stdout).NotTo(ContainSubstring("\x1b["), "no ANSI codes when stdout is a pipe")
 		Expect(o.Stdout).To(MatchRegexp(`(?m)^\[  1\] PASS  CM-EXEC-0`), "the first progress line starts on its own line")
 		Expect(o.Stdout).To(MatchRegexp(`(?m)^\[  2\] PASS  CM-EXEC-0`))
 		Expect(lastLine(o.Stdout)).To(MatchRegexp(`^codemode-conformance: overall success \(exit 0\) — 2 of \d+ requirements with specs ran$`))
+	})
+
+	It("rejects an unknown name in --features or --exempt-features with exit 2, listing the known features, before running anything", func() {
+		o := conformance("--target", "builtin", "--req", "CM-EXEC-01", "--features", "core,yeild", "--exempt-features", "nope")
+		Expect(o.Code).To(Equal(2), "an unknown feature name is a usage error; stdout:\n%s", o.Stdout)
+		Expect(o.Stderr).To(ContainSubstring(`--features: unknown feature "yeild"; --exempt-features: unknown feature "nope"`), "both flags' unknown names are named")
+		Expect(o.Stderr).To(MatchRegexp(`known features: [a-z-, ]*\bcore\b[a-z-, ]*\bfault-injection\b[a-z-, ]*\byield\b`), "the error lists the known features")
+		Expect(filepath.Join(o.Dir, "conformance-report.yaml")).NotTo(BeAnExistingFile(), "nothing runs")
+	})
+
+	It("never lists a name the target declares that is no feature among the effective features (protocol.md §9: unknown names are ignored)", func() {
+		// A target that declares "bogus" and answers everything else with a protocol error.
+		script := file("target.sh", `while IFS= read -r l; do
+  id=$(printf '%s' "$l" | sed -n 's/^.*"id":\([0-9]*\).*$/\1/p')
+  [ -z "$id" ] && continue
+  case "$l" in
+    *'"initialize"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"1","implementation":{"name":"bogus-declarer","version":"0"},"features":["core","bogus","yield"]}}' ;;
+    *) echo '{"jsonrpc":"2.0","id":'"$id"',"error":{"code":-32601,"message":"not implemented"}}' ;;
+  esac
+done
+`)
+		o := conformance("--target", "exec:sh "+script, "--req", "CM-EXEC-01")
+		Expect(o.Code).To(Equal(1), "the target answers run.prepare with an error; stdout:\n%s", o.Stdout)
+		Expect(o.Report.Features.Declared).To(ContainElement("bogus"), "the report records what the target declared")
+		Expect(o.Report.Features.Effective).To(Equal([]string{"core", "yield"}), "only known features are effective")
+	})
+
+	It("prints one line per spec and a one-line reason for each spec that did not pass; the details go to the reports only", func() {
+		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--req", "CM-EXEC-01", "--req", "CM-TS-01", "--exempt-features", "typescript")
+		Expect(o.Code).To(Equal(1), "CM-LIM-03 fails against fake:no-output-limit; stdout:\n%s", o.Stdout)
+		before, _, found := strings.Cut(o.Stdout, "\n# Conformance summary\n")
+		Expect(found).To(BeTrue(), "stdout has the summary table:\n%s", o.Stdout)
+		var progress, reasons []string
+		for _, line := range strings.Split(strings.TrimSpace(before), "\n")[1:] { // [0] is Ginkgo's header
+			switch {
+			case regexp.MustCompile(`^\[\s*\d+\] (PASS|FAIL|ERROR|SKIP|XFAIL|XPASS) +CM-`).MatchString(line):
+				progress = append(progress, line)
+			case strings.HasPrefix(line, "        ") && strings.HasSuffix(line, " (see report.html)"):
+				reasons = append(reasons, line)
+			default:
+				Fail(fmt.Sprintf("stdout has a line that is neither a progress line nor a reason: %q\nstdout:\n%s", line, o.Stdout))
+			}
+		}
+		Expect(progress).To(HaveLen(3), "one progress line per spec:\n%s", before)
+		Expect(reasons).To(HaveLen(2), "one reason line for the fail and one for the skip:\n%s", before)
+		Expect(reasons).To(HaveEach(WithTransform(utf8.RuneCountInString, BeNumerically("<=", 8+201+len(" (see report.html)")))), "reasons are cut to about 200 characters")
+		Expect(before).To(MatchRegexp(`FAIL  CM-LIM-03 [^\n]*\n        5000 bytes of text must exceed maxOutputBytes 2048: expected status "failed" with code "output_limit_exceeded"`),
+			"the fail's reason is the assertion's description, then the start of the matcher's message")
+		Expect(before).To(MatchRegexp(`SKIP  CM-TS-01 [^\n]*\n        skipped: feature "typescript" is not declared`), "the skip's reason")
+		Expect(o.Stdout).NotTo(ContainSubstring("run.prepare"), "no transcript on stdout")
+		Expect(o.Stdout).NotTo(ContainSubstring("Summarizing"), "Ginkgo's list of failures repeats the progress lines")
+		Expect(o.Stdout).To(MatchRegexp(`(?m)^Ran 2 of \d+ Specs`), "Ginkgo's closing counts stay")
+
+		js, err := os.ReadFile(filepath.Join(o.Dir, "report.json"))
+		Expect(err).NotTo(HaveOccurred(), "the CLI wrote no report.json")
+		Expect(string(js)).To(ContainSubstring(`run.prepare`), "report.json keeps the transcript")
+		Expect(string(js)).To(ContainSubstring(`expected status \"failed\" with code \"output_limit_exceeded\"`), "report.json keeps the failure")
+		doc := junit(o.Dir)
+		var failed []reporters.JUnitTestCase
+		for _, tc := range doc.TestSuites[0].TestCases {
+			if tc.Failure != nil {
+				failed = append(failed, tc)
+			}
+		}
+		Expect(failed).To(HaveLen(1), "junit.xml has the failing testcase")
+		Expect(failed[0].Failure.Description).To(ContainSubstring(`expected status "failed" with code "output_limit_exceeded"`), "junit.xml keeps the failure")
+		Expect(failed[0].SystemErr).To(ContainSubstring("run.prepare"), "junit.xml keeps the transcript")
+	})
+
+	It("fails a run in which every selected spec was skipped: nothing was tested", func() {
+		o := conformance("--target", "builtin", "--req", "CM-TS-01", "--exempt-features", "typescript")
+		Expect(o.Code).To(Equal(1), "a run that tested nothing must not exit 0; stdout:\n%s", o.Stdout)
+		Expect(o.Report.Overall).To(Equal(report.Failure))
+		Expect(o.Report.Reasons).To(ContainElement("nothing tested: every selected requirement was skipped: CM-TS-01"))
+		Expect(lastLine(o.Stdout)).To(Equal(`codemode-conformance: overall failure (exit 1) — nothing tested: all 1 selected spec was skipped; Ginkgo's SUCCESS above only means nothing failed`))
 	})
 
 	It("does not look like success when no spec matched", func() {
@@ -184,6 +257,6 @@ var _ = Describe("report.html", func() {
 		Expect(page).To(ContainSubstring("→ <code>run.prepare</code>"))
 		Expect(page).To(ContainSubstring("→ <code>tool.exec</code> <span class=\"muted\">← completed</span>"), "the exec that should have failed, and what it returned")
 		Expect(strings.ToLower(page)).NotTo(ContainSubstring("<script"))
-		Expect(o.Stdout).To(ContainSubstring("(full transcript in report.html)"))
+		Expect(o.Stdout).To(ContainSubstring("(see report.html)"), "the reason line points to report.html")
 	})
 })

@@ -30,7 +30,7 @@ func directSurface(ts []tools.Tool) []map[string]any {
 	for _, t := range ts {
 		var schema any = map[string]any{"type": "object", "properties": map[string]any{}}
 		if len(t.Spec.Parameters) > 0 {
-			Expect(json.Unmarshal(t.Spec.Parameters, &schema)).To(Succeed())
+			Expect(json.Unmarshal(t.Spec.Parameters, &schema)).To(Succeed(), "tool %s must declare its parameters as JSON", t.Spec.Name)
 		}
 		out = append(out, map[string]any{"name": t.Spec.Name, "description": t.Spec.Description, "inputSchema": schema})
 	}
@@ -40,27 +40,27 @@ func directSurface(ts []tools.Tool) []map[string]any {
 // surface decodes the model-visible tools of a prepared run.
 func surface(r *Run) []map[string]any {
 	b, err := json.Marshal(r.Prepared.Tools)
-	Expect(err).NotTo(HaveOccurred())
+	Expect(err).NotTo(HaveOccurred(), "the prepared model tools must encode as JSON")
 	out := []map[string]any{}
-	Expect(json.Unmarshal(b, &out)).To(Succeed())
+	Expect(json.Unmarshal(b, &out)).To(Succeed(), "the prepared model tools must decode as objects: %s", b)
 	return out
 }
 
 // catalogNames runs a cell that returns ALL_TOOLS names.
 func catalogNames(ctx SpecContext, r *Run) []string {
 	res := r.Exec(ctx, `return ALL_TOOLS.map((t) => t.name);`)
-	Expect(res).To(BeCompleted())
+	Expect(res).To(BeCompleted(), "a cell returning ALL_TOOLS names must complete")
 	var names []string
-	Expect(json.Unmarshal(res.Value, &names)).To(Succeed())
+	Expect(json.Unmarshal(res.Value, &names)).To(Succeed(), "ALL_TOOLS names must be strings: %s", res.Value)
 	return names
 }
 
 // catalogIDs runs a cell that returns ALL_TOOLS as name → id.
 func catalogIDs(ctx SpecContext, r *Run) map[string]string {
 	res := r.Exec(ctx, `const m = {}; for (const t of ALL_TOOLS) m[t.source + "/" + (t.sourceName || "") + "/" + t.name] = t.id; return m;`)
-	Expect(res).To(BeCompleted())
+	Expect(res).To(BeCompleted(), "a cell mapping ALL_TOOLS to ids must complete")
 	m := map[string]string{}
-	Expect(json.Unmarshal(res.Value, &m)).To(Succeed())
+	Expect(json.Unmarshal(res.Value, &m)).To(Succeed(), "ALL_TOOLS ids must be strings: %s", res.Value)
 	return m
 }
 
@@ -81,7 +81,7 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 			Expect(r.Prepared.Failure).NotTo(BeNil(), "tools.codeMode %v must fail the run with invalid_config", bad)
 			Expect(r.Prepared.Failure.Code).To(Equal("invalid_config"), "tools.codeMode %v", bad)
 			Expect(r.Prepared.Tools).To(BeEmpty(), "tools.codeMode %v: an invalid config must not fall back to direct tools", bad)
-			Expect(r.Prepared.CodeModeActive).To(BeFalse())
+			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode %v must leave code mode inactive", bad)
 		}
 		for _, good := range []map[string]any{
 			{"runtime": "quickjs-wasi", "mode": "only"},
@@ -98,13 +98,13 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 		RequireFeature("fault-injection", "CM-CFG-07 needs run.prepare faults to simulate an engine that cannot be loaded")
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: std, Faults: &protocol.Faults{RuntimeUnavailable: true}})
 		Expect(r.Prepared.Failure).NotTo(BeNil(), "prepare result: %+v", r.Prepared)
-		Expect(r.Prepared.Failure.Code).To(Equal("runtime_unavailable"))
+		Expect(r.Prepared.Failure.Code).To(Equal("runtime_unavailable"), "an engine that cannot load must fail the run with runtime_unavailable: %+v", r.Prepared.Failure)
 		Expect(r.Prepared.Tools).To(BeEmpty(), "normal tools must never be exposed as a fallback")
-		Expect(r.Prepared.CodeModeActive).To(BeFalse())
+		Expect(r.Prepared.CodeModeActive).To(BeFalse(), "an engine that cannot load must leave code mode inactive")
 		// The fault is only observable when code mode needs the engine.
 		off := NewRun(ctx, RunOptions{CodeMode: false, Tools: std, Faults: &protocol.Faults{RuntimeUnavailable: true}})
-		Expect(off.Prepared.Failure).To(BeNil())
-		Expect(off.ModelToolNames()).To(Equal(directNames(std)))
+		Expect(off.Prepared.Failure).To(BeNil(), "with code mode disabled the engine fault must not fail the run: %+v", off.Prepared.Failure)
+		Expect(off.ModelToolNames()).To(Equal(directNames(std)), "with code mode disabled the model must see the tools directly")
 	})
 
 	It("CM-ACT-01", "disabled configuration leaves the model tool list exactly as without code mode", func(ctx SpecContext) {
@@ -112,8 +112,8 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 		want := directSurface(ts)
 		for _, cm := range []any{nil, false, map[string]any{"enabled": false, "timeoutMs": 5000, "languages": []string{"javascript"}}} {
 			r := NewRun(ctx, RunOptions{CodeMode: cm, Tools: ts})
-			Expect(r.Prepared.CodeModeActive).To(BeFalse())
-			Expect(r.Prepared.Failure).To(BeNil())
+			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode = %v must leave code mode inactive", cm)
+			Expect(r.Prepared.Failure).To(BeNil(), "tools.codeMode = %v must not fail the run: %+v", cm, r.Prepared.Failure)
 			if d := cmp.Diff(want, surface(r)); d != "" {
 				Expect(d).To(BeEmpty(), fmt.Sprintf("tools.codeMode = %v changed the model tool list (-without code mode +got):\n%s", cm, d))
 			}
@@ -122,9 +122,9 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 
 	It("CM-ACT-02", "enabled configuration with active tools exposes exactly exec and wait", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(tools.Standard(), mixedSources()[1:]...)})
-		Expect(r.Prepared.CodeModeActive).To(BeTrue())
-		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
-		Expect(r.Prepared.Tools).To(HaveLen(2))
+		Expect(r.Prepared.CodeModeActive).To(BeTrue(), "enabled code mode with active tools must be active")
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "the model must see exactly exec and wait")
+		Expect(r.Prepared.Tools).To(HaveLen(2), "the model must see only exec and wait, each once: %v", r.ModelToolNames())
 		one := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}})
 		Expect(one.ModelToolNames()).To(ConsistOf("exec", "wait"), "a single active tool still goes behind exec")
 	})
@@ -152,14 +152,14 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 		Expect(slowID).NotTo(BeEmpty(), "catalog of the unrestricted run: %v", ids)
 
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Allow: []string{"echo", "add", "slow", "browser", "client:app"}, Deny: []string{"slow"}}})
-		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "the run with a policy keeps the code mode surface")
 		Expect(catalogNames(ctx, r)).To(ConsistOf("echo", "add", "browser_request", "select_file"),
 			"allow by name, by plugin id and by source:owner; deny wins over allow")
 		res := r.Exec(ctx, fmt.Sprintf(`try { await tools.call(%q, {ms: 1}); return "called"; } catch (e) { return "refused"; }`, slowID))
 		Expect(res).To(CompleteWith("refused"), "a denied tool must not be reachable by the id it has in an unrestricted run")
 		res = r.Exec(ctx, `return (await tools.search("slow wait milliseconds")).map((t) => t.name);`)
-		Expect(res).To(BeCompleted())
-		Expect(res.ValueAny()).NotTo(ContainElement("slow"))
+		Expect(res).To(BeCompleted(), "searching in a run that denies slow must complete")
+		Expect(res.ValueAny()).NotTo(ContainElement("slow"), "a search must not return the denied slow tool")
 		Expect(r.Tools.CallsOf("slow")).To(BeEmpty(), "the denied tool was invoked")
 	})
 
@@ -177,12 +177,12 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 			Properties map[string]map[string]any `json:"properties"`
 		}
 		Expect(json.Unmarshal(exec.InputSchema, &schema)).To(Succeed(), "exec inputSchema: %s", exec.InputSchema)
-		Expect(schema.Type).To(Equal("object"))
-		Expect(schema.Properties).To(HaveKey("code"))
-		Expect(schema.Properties).To(HaveKey("command"))
-		Expect(schema.Properties).To(HaveKey("language"))
-		Expect(schema.Properties["code"]).To(HaveKeyWithValue("type", "string"))
-		Expect(schema.Properties["command"]).To(HaveKeyWithValue("type", "string"))
+		Expect(schema.Type).To(Equal("object"), "the exec inputSchema is an object schema: %s", exec.InputSchema)
+		Expect(schema.Properties).To(HaveKey("code"), "the exec inputSchema must accept code: %s", exec.InputSchema)
+		Expect(schema.Properties).To(HaveKey("command"), "the exec inputSchema must accept command: %s", exec.InputSchema)
+		Expect(schema.Properties).To(HaveKey("language"), "the exec inputSchema must accept language: %s", exec.InputSchema)
+		Expect(schema.Properties["code"]).To(HaveKeyWithValue("type", "string"), "code must be a string: %s", exec.InputSchema)
+		Expect(schema.Properties["command"]).To(HaveKeyWithValue("type", "string"), "command must be a string: %s", exec.InputSchema)
 		Expect(schema.Properties["language"]).To(HaveKeyWithValue("enum", ContainElements("javascript", "typescript")),
 			"language must list the enabled languages (both by default)")
 		d := exec.Description
@@ -193,6 +193,6 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 		Expect(strings.ToLower(d)).To(ContainSubstring("value"), "the exec description must say the final return value becomes value")
 		Expect(strings.ToLower(d)).To(ContainSubstring("return"), "the exec description must say the final return value becomes value")
 		Expect(r.ExecInput(ctx, map[string]any{"command": "return 6 * 7;"})).To(CompleteWith(42), "command is accepted as the program")
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1 + 1;", "language": "javascript"})).To(CompleteWith(2))
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1 + 1;", "language": "javascript"})).To(CompleteWith(2), "language javascript must run the program")
 	})
 })

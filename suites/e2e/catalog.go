@@ -22,9 +22,9 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		ts := mixedSources()
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
 		res := r.Exec(ctx, `return ALL_TOOLS.map((t) => ({name: t.name, source: t.source, sourceName: t.sourceName || null}));`)
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "a cell listing ALL_TOOLS with their sources must complete")
 		var got []map[string]any
-		Expect(json.Unmarshal(res.Value, &got)).To(Succeed())
+		Expect(json.Unmarshal(res.Value, &got)).To(Succeed(), "the cell must return an array of entries: %s", res.Value)
 		want := []map[string]any{
 			{"name": "echo", "source": "openclaw", "sourceName": nil},
 			{"name": "browser_request", "source": "plugin", "sourceName": "browser"},
@@ -34,12 +34,12 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		Expect(got).To(ConsistOf(want), "ALL_TOOLS %v", got)
 		// Every source is callable through the normal executor, with its own name.
 		res, _ = r.RunToCompletion(ctx, Guest(`const out = []; for (const n of ["echo", "browser_request", "forecast", "select_file"]) out.push(await tools.call(id(n), {q: n})); return out.length;`))
-		Expect(res).To(CompleteWith(4))
+		Expect(res).To(CompleteWith(4), "a tool of every source must be callable by id")
 		for _, t := range ts {
 			calls := r.Tools.CallsOf(t.Spec.Name)
 			Expect(calls).To(HaveLen(1), "tool %s was not invoked exactly once", t.Spec.Name)
-			Expect(calls[0].Source).To(Equal(t.Spec.Source))
-			Expect(calls[0].Owner).To(Equal(t.Spec.Owner))
+			Expect(calls[0].Source).To(Equal(t.Spec.Source), "tool %s must be invoked with its declared source", t.Spec.Name)
+			Expect(calls[0].Owner).To(Equal(t.Spec.Owner), "tool %s must be invoked with its declared owner", t.Spec.Name)
 		}
 		// MCP tools are catalogued too, though the guest does not see them
 		// (CM-CAT-05): only telemetry can show it.
@@ -47,9 +47,9 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			withMCP := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(mixedSources(), tools.Named(protocol.SourceMCP, "github", "create_issue", "Create an issue."))})
 			res := withMCP.Exec(ctx, `return ALL_TOOLS.length;`)
 			Expect(res).To(CompleteWith(4), "MCP entries are not in ALL_TOOLS")
-			Expect(res.Telemetry).NotTo(BeNil())
+			Expect(res.Telemetry).NotTo(BeNil(), "a completed result must carry telemetry under feature telemetry: %s", res.Raw)
 			Expect(res.Telemetry.CatalogSize).To(Equal(5), "the MCP tool must be in the run catalog")
-			Expect(res.Telemetry.CatalogSources).To(Equal(map[string]int{"openclaw": 1, "plugin": 2, "client": 1, "mcp": 1}))
+			Expect(res.Telemetry.CatalogSources).To(Equal(map[string]int{"openclaw": 1, "plugin": 2, "client": 1, "mcp": 1}), "the run catalog must count one MCP tool beside the guest-visible ones")
 		}
 	})
 
@@ -57,7 +57,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		ts := append(tools.Standard(), mixedSources()[1:]...)
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
 		first := catalogIDs(ctx, r)
-		Expect(first).To(HaveLen(len(ts)))
+		Expect(first).To(HaveLen(len(ts)), "every declared tool must have a catalog id: %v", first)
 		seen := map[string]string{}
 		for k, v := range first {
 			Expect(seen).NotTo(HaveKey(v), "id %q is used by %s and %s", v, seen[v], k)
@@ -70,9 +70,9 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			for (const t of await tools.search("", {limit: 50})) m[t.name].push(t.id);
 			await tools.call(ALL_TOOLS.find((t) => t.name === "echo").id, {});
 			return m;`)
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "a cell collecting ids from search, describe and search after nested calls must complete")
 		var m map[string][]string
-		Expect(json.Unmarshal(res.Value, &m)).To(Succeed())
+		Expect(json.Unmarshal(res.Value, &m)).To(Succeed(), "the cell must return ids per tool name: %s", res.Value)
 		byName := map[string]string{}
 		for k, v := range first {
 			name := nameOf(k)
@@ -80,7 +80,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			Expect(m[name]).To(Equal([]string{v, v, v}), "tool %s: id in an earlier cell, then from search, describe and search after a nested call", name)
 		}
 		Expect(catalogIDs(ctx, r)).To(Equal(first), "ids changed between cells")
-		Expect(r.Tools.CallsOf("echo")).To(HaveLen(1))
+		Expect(r.Tools.CallsOf("echo")).To(HaveLen(1), "the cell calls echo exactly once")
 		Expect(r.Tools.CallsOf("echo")[0].CatalogID).To(Equal(byName["echo"]), "tool.invoke names the same catalog id the guest used")
 	})
 
@@ -99,7 +99,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			Expect(mt.Description).NotTo(HavePrefix("control tool"), "a declared control tool reached the model surface")
 			Expect(mt.Description).NotTo(Equal("A plugin's own exec tool."), "a declared exec tool reached the model surface")
 		}
-		Expect(catalogNames(ctx, r)).To(ConsistOf("echo"))
+		Expect(catalogNames(ctx, r)).To(ConsistOf("echo"), "the catalog must hold only echo, no control tool")
 		guesses := []string{}
 		for _, n := range append(controlTools, "exec") {
 			guesses = append(guesses, "openclaw:core:"+n, "plugin:shell:"+n, "plugin:toolsearch:"+n, n)
@@ -108,7 +108,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		res := r.Exec(ctx, fmt.Sprintf(`const found = (await tools.search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
 			let reached = 0; for (const g of %s) { try { await tools.call(g, {}); reached++; } catch (e) {} }
 			return {found, reached};`, g))
-		Expect(res).To(CompleteWith(map[string]any{"found": []any{"echo"}, "reached": 0}))
+		Expect(res).To(CompleteWith(map[string]any{"found": []any{"echo"}, "reached": 0}), "search must find only echo and no guessed control-tool id may be callable")
 		for _, n := range append(controlTools, "exec") {
 			Expect(r.Tools.CallsOf(n)).To(BeEmpty(), "control tool %s was invoked", n)
 		}
@@ -121,7 +121,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			})
 		ts := []tools.Tool{shell, tools.Echo()}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "the shell exec must not reach the model: only the code mode exec and wait")
 		for _, mt := range r.Prepared.Tools {
 			Expect(mt.Description).NotTo(Equal("Run a shell command."), "the shell exec reached the model surface")
 		}
@@ -132,14 +132,14 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			return {source: e.source, viaId, viaHelper};`)
 		Expect(res).To(CompleteWith(map[string]any{"source": "openclaw",
 			"viaId":     map[string]any{"ran": map[string]any{"command": "echo hi"}},
-			"viaHelper": map[string]any{"ran": map[string]any{"command": "echo helper"}}}))
-		Expect(r.Tools.CallsOf("exec")).To(HaveLen(2))
+			"viaHelper": map[string]any{"ran": map[string]any{"command": "echo helper"}}}), "the shell exec must be in the catalog as an openclaw tool, callable by id and through the tools.exec helper")
+		Expect(r.Tools.CallsOf("exec")).To(HaveLen(2), "the shell exec must be invoked once by id and once by helper")
 
 		denied := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"exec"}}})
-		Expect(catalogNames(ctx, denied)).To(ConsistOf("echo"))
+		Expect(catalogNames(ctx, denied)).To(ConsistOf("echo"), "a denied shell exec must leave the catalog")
 		res = denied.Exec(ctx, `try { await tools.call("openclaw:core:exec", {command: "id"}); return "called"; } catch (e) { return typeof tools.exec; }`)
 		Expect(res).To(CompleteWith("undefined"), "a denied shell exec is neither callable nor a helper")
-		Expect(denied.Tools.CallsOf("exec")).To(BeEmpty())
+		Expect(denied.Tools.CallsOf("exec")).To(BeEmpty(), "a denied shell exec must never be invoked")
 	})
 
 	It("CM-CAT-06", "tools named like prototype members neither crash the catalog nor pollute guest objects", func(ctx SpecContext) {
@@ -150,7 +150,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		}
 		ts = append(ts, tools.Echo())
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "prototype-named tools must go behind exec like any other")
 		n, _ := json.Marshal(names)
 		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const names = %s; const results = [];
 			for (const n of names) { const t = ALL_TOOLS.find((t) => t.name === n); results.push([n, t ? (await tools.call(t.id, {})).tool : "missing"]); }
@@ -172,7 +172,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		for k, v := range want {
 			wantAll[k] = v
 		}
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "a cell calling every prototype-named tool must complete")
 		if d := cmp.Diff(wantAll, res.ValueAny()); d != "" {
 			Expect(d).To(BeEmpty(), "prototype-named tools (-want +got)")
 		}
@@ -229,7 +229,7 @@ var _ = Describe("e2e", "guest helpers", func() {
 				helper: (await tools.get_weather({city: "Oslo"})).tool,
 			};`)
 		Expect(res).To(CompleteWith(map[string]any{"lookupHelper": "undefined", "lookups": 3, "viaCall": []any{"lookup", "lookup", "lookup"},
-			"searchIsApi": true, "describeIsApi": true, "helper": "get_weather"}))
+			"searchIsApi": true, "describeIsApi": true, "helper": "get_weather"}), "no helper for the three colliding lookup tools, each reachable by id; search and describe stay the API; get_weather has a helper")
 		owners := []string{}
 		for _, c := range r.Tools.CallsOf("lookup") {
 			owners = append(owners, c.Owner)

@@ -34,24 +34,24 @@ var _ = Describe("e2e", "configuration", func() {
 
 	It("CM-CFG-01", "enabled: true is the only activation gate; other fields alone do not enable code mode", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"timeoutMs": 5000, "maxOutputBytes": 2048, "languages": []string{"javascript"}}, Tools: std})
-		Expect(r.Prepared.CodeModeActive).To(BeFalse())
-		Expect(r.ModelToolNames()).To(ConsistOf(directNames(std)))
+		Expect(r.Prepared.CodeModeActive).To(BeFalse(), "fields without enabled: true must leave code mode inactive")
+		Expect(r.ModelToolNames()).To(ConsistOf(directNames(std)), "fields without enabled: true must leave the model tool list direct")
 		on := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: std})
-		Expect(on.ModelToolNames()).To(ConsistOf("exec", "wait"))
+		Expect(on.ModelToolNames()).To(ConsistOf("exec", "wait"), "enabled: true must activate code mode")
 		def := NewRun(ctx, RunOptions{Tools: std})
 		Expect(def.ModelToolNames()).To(ConsistOf(directNames(std)), "code mode must be disabled by default")
 	})
 
 	It("CM-CFG-02", "shorthand tools.codeMode: true enables code mode and false disables it", func(ctx SpecContext) {
-		Expect(NewRun(ctx, RunOptions{CodeMode: true, Tools: std}).ModelToolNames()).To(ConsistOf("exec", "wait"))
-		Expect(NewRun(ctx, RunOptions{CodeMode: false, Tools: std}).ModelToolNames()).To(ConsistOf(directNames(std)))
+		Expect(NewRun(ctx, RunOptions{CodeMode: true, Tools: std}).ModelToolNames()).To(ConsistOf("exec", "wait"), "tools.codeMode: true must expose exactly exec and wait")
+		Expect(NewRun(ctx, RunOptions{CodeMode: false, Tools: std}).ModelToolNames()).To(ConsistOf(directNames(std)), "tools.codeMode: false must leave the model tool list direct")
 	})
 
 	It("CM-CFG-03", "omitted, false, or an object without enabled: true leaves code mode disabled", func(ctx SpecContext) {
 		for _, v := range []any{nil, false, map[string]any{}, map[string]any{"enabled": false}, map[string]any{"enabled": "true"}, map[string]any{"enabled": 1}} {
 			r := NewRun(ctx, RunOptions{CodeMode: v, Tools: std})
 			Expect(r.ModelToolNames()).To(ConsistOf(directNames(std)), "tools.codeMode = %v must leave code mode disabled", v)
-			Expect(r.Prepared.CodeModeActive).To(BeFalse())
+			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode = %v must leave code mode inactive", v)
 		}
 	})
 
@@ -68,15 +68,15 @@ var _ = Describe("e2e", "configuration", func() {
 			Expect(ec.MaxSearchLimit).To(BeEquivalentTo(50), "effectiveConfig.maxSearchLimit default")
 		}
 		res, _ := r.RunToCompletion(ctx, `return [(await tools.search("widget")).length, (await tools.search("widget", {limit: 100})).length];`)
-		Expect(res).To(CompleteWith([]int{8, 50}))
+		Expect(res).To(CompleteWith([]int{8, 50}), "tools.search must default to 8 results and cap limit 100 at 50")
 		res, _ = r.RunToCompletion(ctx, `text("x".repeat(60000)); return 1;`)
 		Expect(res).To(BeCompleted(), "60000 bytes of output are within the default maxOutputBytes")
 		res, _ = r.RunToCompletion(ctx, `text("x".repeat(70000)); return 1;`)
 		Expect(res).To(BeFailedWith("output_limit_exceeded"), "70000 bytes of output exceed the default maxOutputBytes")
 		res, _ = r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 16; i++) ps.push(tools.call(id("slow"), {ms: 50})); return (await Promise.all(ps)).length;`))
-		Expect(res).To(CompleteWith(16))
+		Expect(res).To(CompleteWith(16), "16 concurrent nested calls (the default maxPendingToolCalls) must all run")
 		res, _ = r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 17; i++) ps.push(tools.call(id("slow"), {ms: 200})); return (await Promise.all(ps)).length;`))
-		Expect(res).To(BeFailedWith("too_many_pending_tool_calls"))
+		Expect(res).To(BeFailedWith("too_many_pending_tool_calls"), "17 concurrent nested calls must exceed the default maxPendingToolCalls 16")
 	})
 
 	It("CM-CFG-05", "out-of-range values are clamped and invalid values fall back to the default", func(ctx SpecContext) {
@@ -107,7 +107,7 @@ var _ = Describe("e2e", "configuration", func() {
 // rawJSON decodes a raw result into a generic map for shape checks.
 func rawJSON(raw json.RawMessage) map[string]any {
 	var m map[string]any
-	Expect(json.Unmarshal(raw, &m)).To(Succeed())
+	Expect(json.Unmarshal(raw, &m)).To(Succeed(), "a result must be a JSON object: %s", raw)
 	return m
 }
 

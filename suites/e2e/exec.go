@@ -26,25 +26,25 @@ const slowCall = `const r = await tools.call(id("slow"), {ms: 1500, tag: "late"}
 var _ = Describe("e2e", "exec and wait", func() {
 	It("CM-EXEC-01", "exactly one of code/command must be non-empty, and both must match when present", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		Expect(r.ExecInput(ctx, map[string]any{})).To(BeFailedWith(result.CodeInvalidInput))
-		Expect(r.ExecInput(ctx, map[string]any{"code": ""})).To(BeFailedWith(result.CodeInvalidInput))
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "command": "return 2"})).To(BeFailedWith(result.CodeInvalidInput))
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "command": "return 1"})).To(CompleteWith(1))
+		Expect(r.ExecInput(ctx, map[string]any{})).To(BeFailedWith(result.CodeInvalidInput), "an exec input with neither code nor command must fail with invalid_input")
+		Expect(r.ExecInput(ctx, map[string]any{"code": ""})).To(BeFailedWith(result.CodeInvalidInput), "an empty code must fail with invalid_input")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "command": "return 2"})).To(BeFailedWith(result.CodeInvalidInput), "code and command that differ must fail with invalid_input")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "command": "return 1"})).To(CompleteWith(1), "code and command that are equal must run the program")
 		Expect(r.ExecInput(ctx, map[string]any{"CODE": "return 1"})).To(BeFailedWith(result.CodeInvalidInput), "field names are case-sensitive")
 		Expect(r.ExecInput(ctx, map[string]any{"Command": "return 1"})).To(BeFailedWith(result.CodeInvalidInput), "field names are case-sensitive")
 	})
 
 	It("CM-EXEC-02", "command is accepted as an alias of code", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		Expect(r.ExecInput(ctx, map[string]any{"command": "return 6 * 7"})).To(CompleteWith(42))
+		Expect(r.ExecInput(ctx, map[string]any{"command": "return 6 * 7"})).To(CompleteWith(42), "command alone must run as the program")
 	})
 
 	It("CM-EXEC-03", "language defaults to javascript; a language outside languages fails with unsupported_language", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"languages": []string{"javascript"}}), Tools: tools.Standard()})
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return typeof tools"})).To(CompleteWith("object"))
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "javascript"})).To(CompleteWith(1))
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "typescript"})).To(BeFailedWith(result.CodeUnsupportedLanguage))
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "python"})).To(BeFailedWith(result.CodeUnsupportedLanguage))
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return typeof tools"})).To(CompleteWith("object"), "a cell without language must run as javascript")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "javascript"})).To(CompleteWith(1), "language javascript must run")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "typescript"})).To(BeFailedWith(result.CodeUnsupportedLanguage), "typescript outside the configured languages [javascript] must fail with unsupported_language")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "python"})).To(BeFailedWith(result.CodeUnsupportedLanguage), "an unknown language must fail with unsupported_language")
 	})
 
 	It("CM-EXEC-04", "module loader patterns fail with module_access_denied before any tool is dispatched; identifiers and strings containing import run", func(ctx SpecContext) {
@@ -57,59 +57,59 @@ var _ = Describe("e2e", "exec and wait", func() {
 			`return await (0, eval)('import("os")');`,
 		} {
 			res, _ := r.RunToCompletion(ctx, Guest(code))
-			Expect(res).To(BeFailedWith(result.CodeModuleAccessDenied))
+			Expect(res).To(BeFailedWith(result.CodeModuleAccessDenied), "module loading must fail with module_access_denied: %s", code)
 		}
 		Expect(r.Tools.Calls()).To(BeEmpty(), "no tool may be dispatched by a cell that uses module loading")
 		res, _ := r.RunToCompletion(ctx, `const importance = 2; const s = "import x from 'y'"; const o = {imported: true}; return [importance, s, o.imported, "require('x')"];`)
-		Expect(res).To(CompleteWith([]any{2, "import x from 'y'", true, "require('x')"}))
+		Expect(res).To(CompleteWith([]any{2, "import x from 'y'", true, "require('x')"}), "identifiers and strings that merely contain import or require must run")
 	})
 
 	It("CM-EXEC-05", "results follow the completed / waiting / failed union", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		done := r.Exec(ctx, `text("hi"); return {ok: true};`)
 		m := rawJSON(done.Raw)
-		Expect(m).To(HaveKeyWithValue("status", "completed"))
-		Expect(m).To(HaveKey("value"))
-		Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})))
-		Expect(m["output"]).To(Equal([]any{map[string]any{"type": "text", "text": "hi"}}))
+		Expect(m).To(HaveKeyWithValue("status", "completed"), "a completed result has status completed: %s", done.Raw)
+		Expect(m).To(HaveKey("value"), "a completed result always has value: %s", done.Raw)
+		Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})), "a completed result has a telemetry object: %s", done.Raw)
+		Expect(m["output"]).To(Equal([]any{map[string]any{"type": "text", "text": "hi"}}), "a completed result carries its text output: %s", done.Raw)
 
 		failed := r.Exec(ctx, `throw new TypeError("bad")`)
 		m = rawJSON(failed.Raw)
-		Expect(m).To(HaveKeyWithValue("status", "failed"))
-		Expect(m).To(HaveKeyWithValue("error", BeAssignableToTypeOf("")))
-		Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})))
+		Expect(m).To(HaveKeyWithValue("status", "failed"), "a thrown error gives status failed: %s", failed.Raw)
+		Expect(m).To(HaveKeyWithValue("error", BeAssignableToTypeOf("")), "a failed result has an error string: %s", failed.Raw)
+		Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})), "a failed result has a telemetry object: %s", failed.Raw)
 		if c, ok := m["code"]; ok {
 			Expect(result.ErrorCode(c.(string)).Valid()).To(BeTrue(), "unknown error code %v", c)
 		}
 
 		waiting := r.Exec(ctx, Guest(slowCall))
 		m = rawJSON(waiting.Raw)
-		Expect(m).To(HaveKeyWithValue("status", "waiting"))
-		Expect(m).To(HaveKeyWithValue("runId", Not(BeEmpty())))
-		Expect(m).To(HaveKeyWithValue("reason", BeElementOf("pending_tools", "yield")))
-		Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})))
+		Expect(m).To(HaveKeyWithValue("status", "waiting"), "a nested call that outlives the exec gives status waiting: %s", waiting.Raw)
+		Expect(m).To(HaveKeyWithValue("runId", Not(BeEmpty())), "a waiting result has a non-empty runId: %s", waiting.Raw)
+		Expect(m).To(HaveKeyWithValue("reason", BeElementOf("pending_tools", "yield")), "a waiting result's reason is pending_tools or yield: %s", waiting.Raw)
+		Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})), "a waiting result has a telemetry object: %s", waiting.Raw)
 		if p, ok := m["pendingToolCalls"]; ok {
-			Expect(p).To(BeAssignableToTypeOf([]any{}))
+			Expect(p).To(BeAssignableToTypeOf([]any{}), "pendingToolCalls, when present, is an array: %s", waiting.Raw)
 		}
 	})
 
 	It("CM-EXEC-06", "completed only once no guest work is pending and with a JSON-compatible value", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`tools.call(id("slow"), {ms: 300}); return {d: new Date(0), n: 1, u: undefined, nested: [1, "a", null]};`))
-		Expect(res).To(CompleteWith(map[string]any{"d": "1970-01-01T00:00:00.000Z", "n": 1, "nested": []any{1, "a", nil}}))
+		Expect(res).To(CompleteWith(map[string]any{"d": "1970-01-01T00:00:00.000Z", "n": 1, "nested": []any{1, "a", nil}}), "the cell completes only after its nested call, with a JSON value (Date as ISO string, undefined dropped)")
 		Expect(r.Tools.Finished()).To(Equal(1), "the cell completed while a nested call it started was still running")
 	})
 
 	It("CM-EXEC-07", "a promise that stays pending with no host work fails instead of completing or hanging", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, `await new Promise(() => {}); return "never";`)
-		Expect(res).To(BeFailed())
+		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang")
 	})
 
 	It("CM-EXEC-08", "wait resumes a suspended run and the restored VM receives the nested tool result", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		first := r.Exec(ctx, Guest(`text("before"); `+slowCall))
-		Expect(first).To(BeWaiting())
+		Expect(first).To(BeWaiting(), "the slow nested call must suspend the cell")
 		res := first
 		var outputs []result.Output
 		outputs = append(outputs, first.Output...)
@@ -117,17 +117,17 @@ var _ = Describe("e2e", "exec and wait", func() {
 			res = r.Wait(ctx, res.RunID)
 			outputs = append(outputs, res.Output...)
 		}
-		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}))
+		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the snapshot and deliver the nested call's result to the restored VM")
 		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the restore must be returned")
 	})
 
 	It("CM-EXEC-09", "wait fails for an unknown runId, another session, an aborted run and an expired snapshot", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
-		Expect(r.Wait(ctx, "no-such-run-id")).To(BeFailed())
-		Expect(r.WaitInput(ctx, map[string]any{})).To(BeFailed())
+		Expect(r.Wait(ctx, "no-such-run-id")).To(BeFailed(), "wait for an unknown runId must fail")
+		Expect(r.WaitInput(ctx, map[string]any{})).To(BeFailed(), "wait without runId must fail")
 
 		w := r.Exec(ctx, Guest(slowCall))
-		Expect(w).To(BeWaiting())
+		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		other := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		Expect(other.Wait(ctx, w.RunID)).To(BeFailed(), "a run of another session resumed this run's snapshot")
 
@@ -136,36 +136,36 @@ var _ = Describe("e2e", "exec and wait", func() {
 
 		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w2 := a.Exec(ctx, Guest(slowCall))
-		Expect(w2).To(BeWaiting())
+		Expect(w2).To(BeWaiting(), "the slow nested call must suspend the cell")
 		a.Abort(ctx)
 		Expect(a.Wait(ctx, w2.RunID)).To(BeFailed(), "an aborted run was resumed")
 	})
 
 	It("CM-EXEC-12", "each exec starts a fresh JavaScript context", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		Expect(r.Exec(ctx, `globalThis.leak = 1; var v = 2; function f() {} Object.prototype.polluted = true; return 1;`)).To(CompleteWith(1))
-		Expect(r.Exec(ctx, `return [typeof leak, typeof v, typeof f, ({}).polluted === undefined];`)).To(CompleteWith([]any{"undefined", "undefined", "undefined", true}))
+		Expect(r.Exec(ctx, `globalThis.leak = 1; var v = 2; function f() {} Object.prototype.polluted = true; return 1;`)).To(CompleteWith(1), "the first cell sets globals and pollutes Object.prototype")
+		Expect(r.Exec(ctx, `return [typeof leak, typeof v, typeof f, ({}).polluted === undefined];`)).To(CompleteWith([]any{"undefined", "undefined", "undefined", true}), "a new exec must not see the earlier cell's globals, functions or prototype changes")
 	})
 
 	It("CM-EXEC-13", "guest errors carry the engine's error name and message and no host frames", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res := r.Exec(ctx, `const o = null; return o.missing;`)
-		Expect(res).To(BeFailed())
-		Expect(res.Error).To(ContainSubstring("TypeError"))
+		Expect(res).To(BeFailed(), "reading a member of null must fail the cell")
+		Expect(res.Error).To(ContainSubstring("TypeError"), "the error must carry the engine's error name TypeError")
 		noHostFrames(res.Error)
 		res = r.Exec(ctx, `return (;`)
-		Expect(res).To(BeFailed())
-		Expect(res.Error).To(ContainSubstring("SyntaxError"))
+		Expect(res).To(BeFailed(), "a syntax error must fail the cell")
+		Expect(res.Error).To(ContainSubstring("SyntaxError"), "the error must carry the engine's error name SyntaxError")
 		noHostFrames(res.Error)
 		res = r.Exec(ctx, `throw new RangeError("custom message 123");`)
-		Expect(res.Error).To(And(ContainSubstring("RangeError"), ContainSubstring("custom message 123")))
+		Expect(res.Error).To(And(ContainSubstring("RangeError"), ContainSubstring("custom message 123")), "the error must carry the thrown error's name and message")
 		noHostFrames(res.Error)
 	})
 
 	It("CM-EXEC-14", "output produced before a failure is kept in the failed result", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res, steps := r.RunToCompletion(ctx, Guest(`text("one"); json({two: 2}); await tools.call(id("echo"), {}); text("three"); throw new Error("boom");`))
-		Expect(res).To(BeFailed())
-		Expect(AllOutput(steps)).To(Equal([]result.Output{result.TextOutput("one"), result.JSONOutput([]byte(`{"two":2}`)), result.TextOutput("three")}))
+		Expect(res).To(BeFailed(), "the uncaught error must fail the cell")
+		Expect(AllOutput(steps)).To(Equal([]result.Output{result.TextOutput("one"), result.JSONOutput([]byte(`{"two":2}`)), result.TextOutput("three")}), "the output produced before the failure, across the exec and its waits, must be kept")
 	})
 })

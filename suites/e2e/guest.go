@@ -18,57 +18,57 @@ var _ = Describe("e2e", "guest API", func() {
 		code := `return {ALL_TOOLS: Array.isArray(ALL_TOOLS), tools: typeof tools, MCP: typeof MCP, namespaces: typeof namespaces,
 			text: typeof text, json: typeof json, yield_control: typeof yield_control, API: typeof API};`
 		want := map[string]any{"ALL_TOOLS": true, "tools": "object", "MCP": "object", "namespaces": "object", "text": "function", "json": "function", "yield_control": "function", "API": "object"}
-		Expect(r.Exec(ctx, code)).To(CompleteWith(want))
+		Expect(r.Exec(ctx, code)).To(CompleteWith(want), "the first cell must see every guest global with its type")
 		Expect(r.Exec(ctx, code)).To(CompleteWith(want), "a second cell must get the globals too")
 	})
 
 	It("CM-GUEST-02", "ALL_TOOLS lists every effective tool compactly, without schemas, and no denied tool", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Policy: &protocol.Policy{Deny: []string{"fail"}}})
 		res := r.Exec(ctx, `return ALL_TOOLS;`)
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "a cell returning ALL_TOOLS must complete")
 		var entries []map[string]any
-		Expect(json.Unmarshal(res.Value, &entries)).To(Succeed())
+		Expect(json.Unmarshal(res.Value, &entries)).To(Succeed(), "ALL_TOOLS must be an array of objects: %s", res.Value)
 		names := []string{}
 		for _, e := range entries {
 			for k := range e {
 				Expect(k).To(BeElementOf("id", "name", "label", "description", "source", "sourceName"), "ALL_TOOLS entry has non-compact key %q", k)
 			}
-			Expect(e).To(HaveKeyWithValue("id", Not(BeEmpty())))
-			Expect(e).To(HaveKeyWithValue("source", BeElementOf("openclaw", "plugin", "client")))
+			Expect(e).To(HaveKeyWithValue("id", Not(BeEmpty())), "every ALL_TOOLS entry has a non-empty id: %v", e)
+			Expect(e).To(HaveKeyWithValue("source", BeElementOf("openclaw", "plugin", "client")), "every ALL_TOOLS entry has source openclaw, plugin or client (MCP entries are not guest-visible): %v", e)
 			names = append(names, e["name"].(string))
 		}
-		Expect(names).To(ConsistOf("echo", "add", "slow", "big"))
+		Expect(names).To(ConsistOf("echo", "add", "slow", "big"), "ALL_TOOLS lists every effective tool and not the denied fail")
 	})
 
 	It("CM-GUEST-03", "tools.search ranks by relevance and honours limit defaults and caps", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"searchDefaultLimit": 3, "maxSearchLimit": 10}), Tools: append(tools.Standard(), fillers(20)...)})
 		res := r.Exec(ctx, `const a = await tools.search("add two numbers"); const w = await tools.search("widget"); const w2 = await tools.search("widget", {limit: 7}); const w3 = await tools.search("widget", {limit: 99});
 			return {first: a[0].name, keys: Object.keys(a[0]).sort(), n: w.length, n2: w2.length, n3: w3.length};`)
-		Expect(res).To(CompleteWith(map[string]any{"first": "add", "keys": []any{"description", "id", "name", "source"}, "n": 3, "n2": 7, "n3": 10}))
+		Expect(res).To(CompleteWith(map[string]any{"first": "add", "keys": []any{"description", "id", "name", "source"}, "n": 3, "n2": 7, "n3": 10}), "search must rank add first for \"add two numbers\", return compact entries, default to searchDefaultLimit 3 and cap limit at maxSearchLimit 10")
 	})
 
 	It("CM-GUEST-04", "tools.describe returns the entry plus its full parameters schema", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res := r.Exec(ctx, Guest(`const d = await tools.describe(id("add")); return d;`))
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "tools.describe of a known id must resolve")
 		var d map[string]any
-		Expect(json.Unmarshal(res.Value, &d)).To(Succeed())
+		Expect(json.Unmarshal(res.Value, &d)).To(Succeed(), "tools.describe must resolve to an object: %s", res.Value)
 		var want any
-		Expect(json.Unmarshal(tools.Add().Spec.Parameters, &want)).To(Succeed())
-		Expect(d).To(HaveKeyWithValue("name", "add"))
-		Expect(d).To(HaveKeyWithValue("parameters", want))
+		Expect(json.Unmarshal(tools.Add().Spec.Parameters, &want)).To(Succeed(), "the add tool's declared parameters must be JSON")
+		Expect(d).To(HaveKeyWithValue("name", "add"), "tools.describe must return the entry's name")
+		Expect(d).To(HaveKeyWithValue("parameters", want), "tools.describe must return the tool's declared parameters schema unchanged")
 	})
 
 	It("CM-GUEST-05", "tools.call runs the tool; unknown and denied ids reject with guidance", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Policy: &protocol.Policy{Deny: []string{"fail"}}})
 		res, _ := r.RunToCompletion(ctx, Guest(`return await tools.call(id("add"), {a: 2, b: 3});`))
-		Expect(res).To(CompleteWith(map[string]any{"sum": 5}))
+		Expect(res).To(CompleteWith(map[string]any{"sum": 5}), "tools.call must resolve with the tool's result")
 		res, _ = r.RunToCompletion(ctx, `const guesses = ["openclaw:core:fail", "fail", "openclaw:core:nope"]; const out = [];
 			for (const g of guesses) { try { await tools.call(g, {}); out.push("called " + g); } catch (e) { out.push(String(e && e.message)); } }
 			return out;`)
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "guessing ids must not fail the cell: every rejection is catchable")
 		var msgs []string
-		Expect(json.Unmarshal(res.Value, &msgs)).To(Succeed())
+		Expect(json.Unmarshal(res.Value, &msgs)).To(Succeed(), "the cell must return the rejection messages as strings: %s", res.Value)
 		for _, m := range msgs {
 			Expect(m).NotTo(HavePrefix("called"), "a denied or unknown id was callable")
 			Expect(m).To(ContainSubstring("search"), "rejection must tell the model how to find tools: %q", m)
@@ -76,7 +76,7 @@ var _ = Describe("e2e", "guest API", func() {
 		Expect(r.Tools.CallsOf("fail")).To(BeEmpty(), "the denied tool reached the harness")
 		// A near miss gets a suggestion naming the real id.
 		res, _ = r.RunToCompletion(ctx, Guest(`const want = id("echo"); try { await tools.call(want.slice(0, -1), {}); return "called"; } catch (e) { return {msg: String(e.message), want}; }`))
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "a near-miss call must reject catchably")
 		v := res.ValueAny().(map[string]any)
 		Expect(v["msg"]).To(ContainSubstring(v["want"].(string)), "an unknown id close to a real one must suggest it")
 	})
@@ -85,7 +85,7 @@ var _ = Describe("e2e", "guest API", func() {
 		ts := tools.Standard()
 		open := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
 		res := open.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "fail").id;`)
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "tampering with the runtime's globals must not crash the cell")
 		failID := res.ValueAny().(string)
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"fail"}}})
 		// Offer a forged catalog holding the denied id to every function
@@ -104,20 +104,20 @@ var _ = Describe("e2e", "guest API", func() {
 			let reached = 0;
 			for (const route of [() => tools.call(denied, {message: "x"}), () => tools.fail && tools.fail({message: "x"})]) { try { await route(); reached++; } catch (e) {} }
 			return reached;`, failID))
-		Expect(res.Status).NotTo(Equal("waiting"))
+		Expect(res.Status).NotTo(Equal("waiting"), "the tampering cell must end, not wait for a denied call: %s", res.Raw)
 		Expect(r.Tools.CallsOf("fail")).To(BeEmpty(), "a denied tool was invoked after the guest tampered with the runtime: %s", res.Raw)
 	})
 
 	It("CM-GUEST-07", "text and json append output in call order and the return value becomes value", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res := r.Exec(ctx, `text("a"); json({b: [1, 2]}); text("c"); json("d"); return {final: true};`)
-		Expect(res).To(CompleteWith(map[string]any{"final": true}))
-		Expect(res.Output).To(HaveLen(4))
-		Expect(res.Output[0]).To(Equal(result.TextOutput("a")))
-		Expect(res.Output[1].Type).To(Equal("json"))
-		Expect(res.Output[1].Value).To(MatchJSON(`{"b":[1,2]}`))
-		Expect(res.Output[2]).To(Equal(result.TextOutput("c")))
-		Expect(res.Output[3].Value).To(MatchJSON(`"d"`))
+		Expect(res).To(CompleteWith(map[string]any{"final": true}), "text and json calls must not change the cell's return value")
+		Expect(res.Output).To(HaveLen(4), "four output calls must give four output items in call order: %v", res.Output)
+		Expect(res.Output[0]).To(Equal(result.TextOutput("a")), "text(\"a\") must append {type: text, text: a} first")
+		Expect(res.Output[1].Type).To(Equal("json"), "json({b: [1, 2]}) must append an item of type json second")
+		Expect(res.Output[1].Value).To(MatchJSON(`{"b":[1,2]}`), "json({b: [1, 2]}) must append its value as JSON")
+		Expect(res.Output[2]).To(Equal(result.TextOutput("c")), "text(\"c\") must append {type: text, text: c} third")
+		Expect(res.Output[3].Value).To(MatchJSON(`"d"`), "json(\"d\") must append the JSON string \"d\" fourth")
 	})
 
 	It("CM-GUEST-08", "non-serialisable values become plain strings or a clean error, never a host exception or a corrupted value", func(ctx SpecContext) {
@@ -163,12 +163,12 @@ var _ = Describe("e2e", "guest API", func() {
 	It("CM-GUEST-09", "yield_control suspends the cell with reason yield and wait continues it", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res := r.Exec(ctx, `let n = 1; text("before"); await yield_control("checkpoint"); n++; text("after"); return n;`)
-		Expect(res).To(BeWaiting())
-		Expect(string(res.Reason)).To(Equal("yield"))
-		Expect(res.Output).To(ContainElement(result.TextOutput("before")))
+		Expect(res).To(BeWaiting(), "yield_control must suspend the cell")
+		Expect(string(res.Reason)).To(Equal("yield"), "a yield_control suspension must have reason yield: %s", res.Raw)
+		Expect(res.Output).To(ContainElement(result.TextOutput("before")), "output before yield_control must be in the waiting result")
 		res = r.Wait(ctx, res.RunID)
 		Expect(res).To(CompleteWith(2), "the suspended cell keeps its state across wait")
-		Expect(res.Output).To(ContainElement(result.TextOutput("after")))
+		Expect(res.Output).To(ContainElement(result.TextOutput("after")), "output after the resume must be in the wait result")
 	})
 
 	It("CM-GUEST-10", "tool errors are catchable plain data; an uncaught one fails the cell and the run continues", func(ctx SpecContext) {
@@ -177,20 +177,20 @@ var _ = Describe("e2e", "guest API", func() {
 			const fnProps = Object.keys(e).filter((k) => typeof e[k] === "function");
 			return {message: String(e.message), fnProps, stackIsObject: typeof e.stack === "object" && e.stack !== null,
 				guestFunction: e.constructor.constructor === Function, roundTrips: JSON.stringify(JSON.parse(JSON.stringify(e))) === JSON.stringify(e)}; }`))
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "catching a tool error must let the cell complete")
 		v := res.ValueAny().(map[string]any)
-		Expect(v["message"]).To(ContainSubstring("tool said no"))
-		Expect(v["fnProps"]).To(BeEmpty())
-		Expect(v["stackIsObject"]).To(BeFalse())
-		Expect(v["guestFunction"]).To(BeTrue())
-		Expect(v["roundTrips"]).To(BeTrue())
+		Expect(v).To(HaveKeyWithValue("message", ContainSubstring("tool said no")), "the caught tool error's message must carry the tool's message")
+		Expect(v).To(HaveKeyWithValue("fnProps", BeEmpty()), "the caught tool error must have no function-valued properties")
+		Expect(v).To(HaveKeyWithValue("stackIsObject", false), "the caught tool error's stack must not be an object (a host stack)")
+		Expect(v).To(HaveKeyWithValue("guestFunction", true), "e.constructor.constructor must be the guest's own Function, not the host's")
+		Expect(v).To(HaveKeyWithValue("roundTrips", true), "the caught tool error must be plain data that survives JSON.stringify and JSON.parse unchanged")
 		res, _ = r.RunToCompletion(ctx, Guest(`try { await tools.call(id("fail"), {message: "with data"}); } catch (e) { return e.data; }`))
 		Expect(res).To(CompleteWith(map[string]any{"reason": "requested"}), "the tool error's data must reach the guest as plain data")
 		res, _ = r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))
-		Expect(res).To(BeFailedWith(result.CodeNestedToolFailed))
-		Expect(res.Error).To(ContainSubstring("uncaught"))
+		Expect(res).To(BeFailedWith(result.CodeNestedToolFailed), "an uncaught tool error must fail the cell with nested_tool_failed")
+		Expect(res.Error).To(ContainSubstring("uncaught"), "the failed cell's error must carry the tool's message")
 		res, _ = r.RunToCompletion(ctx, `throw {name: "ToolError", code: "nested_tool_failed", message: "forged by the guest"};`)
-		Expect(res).To(BeFailed())
+		Expect(res).To(BeFailed(), "a guest's own throw must fail the cell")
 		Expect(res.Code).NotTo(Equal(result.CodeNestedToolFailed), "a guest's own throw must not pass for a failed nested tool call")
 		res, _ = r.RunToCompletion(ctx, Guest(`return (await tools.call(id("add"), {a: 1, b: 1})).sum;`))
 		Expect(res).To(CompleteWith(2), "the run must keep working after a failed cell")
@@ -202,7 +202,7 @@ var _ = Describe("e2e", "guest API", func() {
 			const a = await p; a.message = "changed"; const b = await tools.call(id("echo"), {message: "original"});
 			const t1 = ALL_TOOLS[0]; const d1 = await tools.describe(t1.id); d1.parameters.injected = true; const d2 = await tools.describe(t1.id);
 			return [a.message, b.message, d2.parameters.injected === undefined];`))
-		Expect(res).To(CompleteWith([]any{"changed", "original", true}))
+		Expect(res).To(CompleteWith([]any{"changed", "original", true}), "mutations inside the guest must not change the tool's input or a later call's result: [result after mutation, later result, describe unchanged]")
 		Expect(r.Tools.CallsOf("echo")[0].Input).To(MatchJSON(`{"message":"original"}`), "the tool received an input mutated after the call")
 	})
 
@@ -213,6 +213,6 @@ var _ = Describe("e2e", "guest API", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{proto}})
 		res, _ := r.RunToCompletion(ctx, Guest(`const v = await tools.call(id("proto"), {});
 			return {keys: Object.keys(v).sort(), inherited: v.isAdmin === true, plainProto: Object.getPrototypeOf(v) === Object.prototype};`))
-		Expect(res).To(CompleteWith(map[string]any{"keys": []any{"__proto__", "a"}, "inherited": false, "plainProto": true}))
+		Expect(res).To(CompleteWith(map[string]any{"keys": []any{"__proto__", "a"}, "inherited": false, "plainProto": true}), "a __proto__ key in a tool result must stay an own property and set no prototype")
 	})
 })

@@ -14,17 +14,17 @@ var _ = Describe("e2e", "nested tool execution", func() {
 		rc := protocol.RunContext{AgentID: "agent-nest-01", SessionID: "session-nest-01", SessionKey: "agent:agent-nest-01:session-nest-01", SenderID: "sender-42", Channel: "telegram"}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Context: rc})
 		res, steps := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 1}); await Promise.all([tools.call(id("echo"), {n: 2}), tools.call(id("add"), {a: 1, b: 2})]); return "ok";`))
-		Expect(res).To(CompleteWith("ok"))
+		Expect(res).To(CompleteWith("ok"), "a cell making three nested calls must complete")
 		parents := []string{}
 		for _, st := range steps {
 			parents = append(parents, st.ToolCallID)
 		}
 		calls := r.Tools.Calls()
-		Expect(calls).To(HaveLen(3))
+		Expect(calls).To(HaveLen(3), "the cell makes exactly three nested calls: %v", calls)
 		ids := map[string]bool{}
 		for _, c := range calls {
 			Expect(c.Context).To(Equal(rc), "tool.invoke of %s carried the wrong run context", c.Tool)
-			Expect(c.Run).To(Equal(r.ID))
+			Expect(c.Run).To(Equal(r.ID), "tool.invoke of %s must name the run that owns the cell", c.Tool)
 			Expect(c.ParentToolCallID).To(BeElementOf(parents), "a nested call must name the exec/wait call it was made under")
 			Expect(ids).NotTo(HaveKey(c.ToolCallID), "nested call ids must be unique")
 			ids[c.ToolCallID] = true
@@ -35,7 +35,7 @@ var _ = Describe("e2e", "nested tool execution", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 6, "timeoutMs": 10000}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 6; i++) ps.push(tools.call(id("slow"), {ms: 400, tag: "t" + i}));
 			return (await Promise.all(ps)).map((x) => x.tag);`))
-		Expect(res).To(CompleteWith([]string{"t0", "t1", "t2", "t3", "t4", "t5"}))
+		Expect(res).To(CompleteWith([]string{"t0", "t1", "t2", "t3", "t4", "t5"}), "six parallel slow calls must all complete, in the order they were made")
 		Expect(r.Tools.MaxConcurrent()).To(Equal(6), "all 6 calls (= maxPendingToolCalls) must be in flight at once")
 	})
 
@@ -47,7 +47,7 @@ var _ = Describe("e2e", "nested tool execution", func() {
 		Expect(r.Tools.Canceled()).To(BeZero(), "nothing may be canceled before the abort")
 		r.Abort(ctx)
 		Eventually(r.Tools.Canceled).WithTimeout(5*time.Second).Should(Equal(2), "run.abort must cancel both in-flight nested calls (tool.cancel)")
-		Expect(r.Tools.Active()).To(BeZero())
+		Expect(r.Tools.Active()).To(BeZero(), "no nested call may still run after run.abort")
 		after := r.Wait(ctx, res.RunID)
 		Expect(after).To(BeFailed(), "an aborted run cannot be resumed")
 		again := r.Exec(ctx, Guest(`await tools.call(id("echo"), {after: "abort"}); return "ran";`))
@@ -71,7 +71,7 @@ var _ = Describe("e2e", "nested tool execution", func() {
 			case "waiting":
 				Expect(res.PendingToolCalls).NotTo(BeEmpty(), "a waiting cell must report the outstanding call")
 				final, _ := r.Follow(ctx, res)
-				Expect(final.Status).NotTo(Equal("waiting"))
+				Expect(final.Status).NotTo(Equal("waiting"), "following the waiting cell must end it: %s", final.Raw)
 				Expect(r.Tools.Finished()).To(Equal(i+1), "the unawaited call never finished")
 			case "failed":
 				Expect(r.Tools.Calls()).To(HaveLen(i+1), "the unawaited call was dropped")

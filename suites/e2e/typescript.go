@@ -18,21 +18,21 @@ var _ = Describe("e2e", "TypeScript", func() {
 			const out = (await tools.call(id("add"), {a: pair[0], b: pair[1]})) as Sum;
 			function twice<T>(x: T): T[] { return [x, x]; }
 			return {sum: out.sum, twice: twice<string>("a"), green: Color.Green};`)}))
-		Expect(res).To(CompleteWith(map[string]any{"sum": 5, "twice": []string{"a", "a"}, "green": 2}))
+		Expect(res).To(CompleteWith(map[string]any{"sum": 5, "twice": []string{"a", "a"}, "green": 2}), "a typescript cell with interfaces, types, enums, casts and generics must be stripped and run")
 		// No type checking: a type error still runs.
 		res = r.ExecInput(ctx, map[string]any{"language": "typescript", "code": `const n: number = "not a number" as any as string as unknown as number; const s: string = 42 as unknown as string; return [n, s];`})
-		Expect(res).To(CompleteWith([]any{"not a number", 42}))
+		Expect(res).To(CompleteWith([]any{"not a number", 42}), "casts that a type checker would reject must run unchecked")
 		res = r.ExecInput(ctx, map[string]any{"language": "typescript", "code": `const x: string = 1; return x;`})
 		Expect(res).To(CompleteWith(1), "a type error must not be checked")
 		// No module resolution: a type-only import is erased, a value import is refused like in JavaScript.
 		res = r.ExecInput(ctx, map[string]any{"language": "typescript", "code": `type T = import("fs").Stats; const v: T | null = null; return v;`})
-		Expect(res).To(CompleteWith(nil))
+		Expect(res).To(CompleteWith(nil), "a type-only import must be erased, not resolved")
 	})
 
 	It("CM-TS-02", "transform diagnostics fail with typescript_transform_failed and a useful line number", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res := r.ExecInput(ctx, map[string]any{"language": "typescript", "code": "const a: number = 1;\nconst b: number = 2;\nconst c = (a +;\nreturn c;"})
-		Expect(res).To(BeFailedWith(result.CodeTypeScriptTransformFailed))
+		Expect(res).To(BeFailedWith(result.CodeTypeScriptTransformFailed), "a syntax error in a typescript cell must fail with typescript_transform_failed")
 		Expect(res.Error).To(MatchRegexp(`\b3\b`), "the diagnostic must name line 3: %q", res.Error)
 		Expect(r.ExecInput(ctx, map[string]any{"language": "typescript", "code": "return 1 as number;"})).To(CompleteWith(1), "the run keeps working")
 	})

@@ -164,12 +164,12 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 			why = fmt.Sprintf("no answer within %s (%v)", Timeouts.Initialize, err)
 		case t.client.IsStopped() && t.stdout.garbled():
 			why = "the target's output is not JSON-RPC, so the harness stopped reading"
-		case t.client.IsStopped():
+		case t.client.IsStopped() || closedPipe(err): // a write can fail before the reader sees EOF
 			why = fmt.Sprintf("the target closed the connection before answering (%v)", err)
 			if t.proc != nil {
 				select { // let the exit status arrive
 				case <-t.proc.exited:
-				case <-time.After(time.Second):
+				case <-time.After(5 * time.Second): // generous: under load reaping a process takes a while
 				}
 			}
 		}

@@ -33,7 +33,7 @@ var _ = Describe("limits", "limits", func() {
 			// The runtime keeps serving while the guest spins.
 			Expect(Stats(ctx).Runs).To(BeNumerically(">=", 1), "runtime.stats while a %s loop runs", name)
 			var res Result
-			Eventually(done).WithTimeout(20 * time.Second).Should(Receive(&res))
+			Eventually(done).WithTimeout(20*time.Second).Should(Receive(&res), "the %s loop's exec must return within 20 s (timeoutMs is 500)", name)
 			Expect(res).To(BeFailedWith(result.CodeTimeout), "%s loop", name)
 			Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second), "%s loop ended far past timeoutMs", name)
 		}
@@ -45,20 +45,20 @@ var _ = Describe("limits", "limits", func() {
 			defer GinkgoRecoverNoop()
 			done <- long.Exec(ctx, Guest(`await tools.call(id("echo"), {spinning: true}); for (;;) {}`))
 		}()
-		Eventually(func() int { return len(long.Tools.CallsOf("echo")) }).WithTimeout(5 * time.Second).Should(Equal(1))
-		Expect(Stats(ctx).Runs).To(BeNumerically(">=", 1))
+		Eventually(func() int { return len(long.Tools.CallsOf("echo")) }).WithTimeout(5*time.Second).Should(Equal(1), "the spinning cell's nested echo call must reach the harness")
+		Expect(Stats(ctx).Runs).To(BeNumerically(">=", 1), "runtime.stats must answer while a cell spins")
 		Expect(done).NotTo(Receive(), "runtime.stats was answered only after the spinning exec ended: the runtime was blocked")
 		var res Result
-		Eventually(done).WithTimeout(20 * time.Second).Should(Receive(&res))
-		Expect(res).To(BeFailedWith(result.CodeTimeout))
+		Eventually(done).WithTimeout(20*time.Second).Should(Receive(&res), "the spinning exec must return within 20 s (timeoutMs is 4000)")
+		Expect(res).To(BeFailedWith(result.CodeTimeout), "the spinning cell must end with timeout")
 	})
 
 	It("CM-LIM-02", "exceeding memoryLimitBytes fails with memory_limit_exceeded", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": 8 << 20}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, `const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length);`)
-		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded))
+		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "allocating strings without bound must end with memory_limit_exceeded (memoryLimitBytes 8 MiB)")
 		res, _ = r.RunToCompletion(ctx, `const a = new Array(64 * 1024 * 1024).fill(1.5); return a.length;`)
-		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded))
+		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "a 64 Mi-element array must exceed memoryLimitBytes 8 MiB")
 		// Terminated means terminated: catching the out-of-memory error, or
 		// tampering with Error first, does not let the guest carry on.
 		for name, code := range map[string]string{
@@ -72,13 +72,13 @@ var _ = Describe("limits", "limits", func() {
 			res, _ = r.RunToCompletion(ctx, code)
 			Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "%s: the guest outlived its out-of-memory error", name)
 		}
-		Expect(r.Exec(ctx, `return "still serving"`)).To(CompleteWith("still serving"))
+		Expect(r.Exec(ctx, `return "still serving"`)).To(CompleteWith("still serving"), "the run must keep serving after out-of-memory cells")
 	})
 
 	It("CM-LIM-03", "output beyond maxOutputBytes fails on completed cells, for the final value and before suspending", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 2048, "timeoutMs": 1000}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, `text("x".repeat(5000)); return 1;`)
-		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
+		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "5000 bytes of text must exceed maxOutputBytes 2048")
 		// Bytes, not characters: 1500 "é" are 1502 characters of JSON but
 		// 3002 bytes, over the 2048-byte limit, for text and json alike.
 		for _, code := range []string{`json("é".repeat(1500)); return 1;`, `text("é".repeat(1500)); return 1;`, `return "é".repeat(1500);`} {
@@ -90,17 +90,17 @@ var _ = Describe("limits", "limits", func() {
 		for _, code := range []string{`throw new Error("E".repeat(200000));`, `const e = new Error("x"); e.name = "N".repeat(200000); throw e;`,
 			Guest(`await tools.call(id("fail"), {message: "F".repeat(200000)});`)} {
 			res, _ = r.RunToCompletion(ctx, code)
-			Expect(res).To(BeFailed())
+			Expect(res).To(BeFailed(), "a huge error must still fail the cell: %s", code)
 			Expect(len(res.Error)).To(BeNumerically("<=", 2048), "a failed result carried a %d-byte error", len(res.Error))
 		}
 		res, _ = r.RunToCompletion(ctx, `for (let i = 0; i < 100; i++) json({i, pad: "y".repeat(50)}); return 1;`)
-		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
+		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "100 json items of about 60 bytes each must exceed maxOutputBytes 2048 together")
 		res, _ = r.RunToCompletion(ctx, `return "z".repeat(5000);`)
 		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "the final value counts towards maxOutputBytes")
 		first := r.Exec(ctx, Guest(`text("w".repeat(5000)); await tools.call(id("slow"), {ms: 1500}); return 1;`))
 		Expect(first).To(BeFailedWith(result.CodeOutputLimitExceeded), "output over the limit must fail before the cell suspends")
 		res, _ = r.RunToCompletion(ctx, `text("small"); return 1;`)
-		Expect(res).To(CompleteWith(1))
+		Expect(res).To(CompleteWith(1), "output within maxOutputBytes must complete")
 	})
 })
 
@@ -140,8 +140,8 @@ var _ = Describe("limits", "deep recursion and nesting", func() {
 		if res.Status == result.StatusCompleted {
 			Expect(res.ValueAny()).To(HaveKey("v"), "a nested value completed as %s", res.Raw)
 		} else {
-			Expect(res).To(BeFailed())
-			Expect(res.Error).NotTo(BeEmpty())
+			Expect(res).To(BeFailed(), "a deeply nested value that does not complete must fail: %s", res.Raw)
+			Expect(res.Error).NotTo(BeEmpty(), "a failed deeply nested value must say why")
 		}
 		Expect(r.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "the runtime must keep serving after a deeply nested value")
 	})
@@ -157,7 +157,7 @@ var _ = Describe("limits", "wall clock per call", func() {
 			spin(1200); const x = await tools.call(id("slow"), {ms: 800}); spin(1200); return x.slept;`)
 		w := r.Exec(ctx, code)
 		Expect(w).To(BeWaiting(), "the nested call outlives the exec")
-		Eventually(r.Tools.Finished).WithTimeout(5 * time.Second).Should(Equal(1))
+		Eventually(r.Tools.Finished).WithTimeout(5*time.Second).Should(Equal(1), "the nested call must finish before the wait is sent")
 		res, _ := r.Follow(ctx, w)
 		Expect(res).To(CompleteWith(800), "each wait gets its own timeoutMs")
 	})
@@ -167,13 +167,13 @@ var _ = Describe("limits", "pending nested calls", func() {
 	It("CM-LIM-05", "more than maxPendingToolCalls concurrent nested calls fail with too_many_pending_tool_calls, even with a tampered bridge", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`const ps = [1, 2, 3].map((i) => tools.call(id("slow"), {ms: 300, tag: String(i)})); return (await Promise.all(ps)).length;`))
-		Expect(res).To(BeFailedWith(result.CodeTooManyPendingToolCalls))
+		Expect(res).To(BeFailedWith(result.CodeTooManyPendingToolCalls), "three concurrent nested calls must exceed maxPendingToolCalls 2")
 		r = NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
 		res, _ = r.RunToCompletion(ctx, Guest(`const slow = id("slow");
 			Array.prototype.toJSON = function () { return Array.from(this, (q) => (q && q.op === "call") ? {id: 1, op: q.op, tool: q.tool, input: q.input} : q); };
 			Object.defineProperty(Map.prototype, "size", {get() { return 0; }});
 			const ps = []; for (let k = 0; k < 50; k++) ps.push(tools.call(slow, {ms: 300})); return (await Promise.all(ps)).length;`))
-		Expect(res).To(BeFailed())
+		Expect(res).To(BeFailed(), "50 concurrent nested calls with a tampered bridge must fail the cell: %s", res.Raw)
 		Expect(r.Tools.MaxConcurrent()).To(BeNumerically("<=", 2), "the target dispatched more nested calls at once than maxPendingToolCalls")
 	})
 })

@@ -1,33 +1,77 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"regexp"
+	"strings"
 	"sync"
+	"time"
+
+	"github.com/codemode-conformance/codemode/tools/report"
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 // console is stdout as shared by Ginkgo's default reporter
 // (formatter.ColorableStdOut) and the harness's own lines. It remembers
 // whether the last byte written ended a line, so that each harness line
 // starts on its own line (Ginkgo's succinct header "… - 70/71 specs " and
-// its closing " SUCCESS! …" end without a newline). With dropDenoters it
-// swallows the succinct per-spec denoters Ginkgo writes for a passing spec
-// (a bare "•", possibly coloured): the harness prints a progress line per
-// spec instead. Anything else Ginkgo writes passes through unchanged.
+// its closing " SUCCESS! …" end without a newline).
+//
+// Unless verbose, the console keeps stdout to one progress line per spec
+// (plus a one-line reason): it drops what Ginkgo writes about a spec after
+// the harness printed that spec's line (the succinct "•" of a pass, the
+// whole failure dump with the transcript of a failure) and Ginkgo's closing
+// list of failures. Ginkgo's header, a suite-level failure (before the first
+// spec), its interrupt reports between specs and its closing counts pass
+// through. The full failure and transcript go to report.html, report.json
+// and junit.xml.
 type console struct {
-	mu           sync.Mutex
-	w            io.Writer
-	bol          bool // at the beginning of a line
-	dropDenoters bool
+	mu      sync.Mutex
+	w       io.Writer
+	bol     bool // at the beginning of a line
+	verbose bool
+	phase   phase
 }
 
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+// phase is where Ginkgo's output stands, for a non-verbose console.
+type phase int
+
+const (
+	shown       phase = iota // before the first spec and when a spec starts: Ginkgo's writes pass
+	specDone                 // a spec's progress line is out: Ginkgo's report of that spec is dropped
+	closing                  // the summary is out: Ginkgo's closing counts pass
+	failureList              // Ginkgo's "Summarizing N Failures" list (repeats the progress lines): dropped
+)
+
+var (
+	ansi         = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	summarizing  = regexp.MustCompile(`^\s*Summarizing \d+ Failures?:`)
+	ginkgoCounts = regexp.MustCompile(`^\s*Ran \d+ of \d+ Specs`)
+)
+
+// reasonMaxRunes is where a reason line is cut.
+const reasonMaxRunes = 200
 
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dropDenoters && ansi.ReplaceAllString(string(p), "") == "•" {
-		return len(p), nil
+	if !c.verbose {
+		plain := ansi.ReplaceAllString(string(p), "")
+		switch c.phase {
+		case specDone:
+			return len(p), nil
+		case closing:
+			if summarizing.MatchString(plain) {
+				c.phase = failureList
+				return len(p), nil
+			}
+		case failureList:
+			if !ginkgoCounts.MatchString(plain) {
+				return len(p), nil
+			}
+			c.phase = closing
+		}
 	}
 	return c.write(p)
 }
@@ -48,8 +92,83 @@ func (c *console) write(p []byte) (int, error) {
 func (c *console) Print(s string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.print(s)
+}
+
+func (c *console) print(s string) {
 	if !c.bol && s != "" && s[0] != '\n' {
 		c.write([]byte("\n"))
 	}
 	c.write([]byte(s))
+}
+
+// SpecStarts lets Ginkgo's output through again (ReportBeforeEach).
+func (c *console) SpecStarts() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.phase = shown
+}
+
+// SpecDone prints a spec's progress line (if line is not empty) and drops
+// what Ginkgo writes about the spec after it (ReportAfterEach runs just
+// before Ginkgo reports the spec).
+func (c *console) SpecDone(line string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.print(line)
+	c.phase = specDone
+}
+
+// Summary prints the harness's summary and lets Ginkgo's closing counts
+// through, without its list of failures.
+func (c *console) Summary(text string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.print(text)
+	c.phase = closing
+}
+
+// progressLine is a spec's line on the console: its number, verdict, text
+// and run time, and for anything but a plain pass one indented line saying
+// why (cut to about 200 characters; the full failure is in report.html).
+// baselineFile names the --expected-failures file.
+func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFile string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%3d] %-5s %s (%s)\n", n, strings.ToUpper(string(v.Verdict)), r.LeafNodeText, r.RunTime.Round(time.Millisecond))
+	reason := func(format string, args ...any) {
+		fmt.Fprintf(&b, "        %s (see report.html)\n", report.Line(fmt.Sprintf(format, args...), reasonMaxRunes))
+	}
+	switch v.Verdict {
+	case report.Pass:
+		if v.Expected != "" {
+			reason("passed, but %s is listed in %s: an xpass unless another of its specs fails", v.Requirement, baselineFile)
+		}
+	case report.Skip:
+		reason("skipped: %s", r.Failure.Message)
+	case report.XPass:
+		reason("passed, but listed in %s (%s): remove the stale entry", baselineFile, v.Expected)
+	case report.XFail:
+		reason("expected failure (%s): %s", v.Expected, firstLineFirst(r.Failure.Message))
+	case report.Error:
+		why := v.HarnessError
+		if why == "" {
+			why = r.Failure.Message
+		}
+		reason("error, not a failure of %s: %s", v.Requirement, why)
+	default:
+		reason("%s", firstLineFirst(r.Failure.Message))
+	}
+	return b.String()
+}
+
+// firstLineFirst sets a failure's first line (an assertion's description)
+// off from the rest (the matcher's message) with ": ", so that the two stay
+// apart once the reason is on one line.
+func firstLineFirst(msg string) string {
+	first, rest, ok := strings.Cut(strings.TrimSpace(msg), "\n")
+	first = strings.TrimSpace(first)
+	if !ok || first == "Expected" || strings.HasSuffix(first, ":") {
+		return msg
+	}
+	return first + ": " + rest
 }

@@ -36,7 +36,9 @@ Targets:
   fake:<variant>          a deliberately broken reference variant: %s
 
 Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,
-or no spec ran), 2 usage error or malformed --expected-failures file. The
+or nothing tested: no spec ran or every selected spec was skipped), 2 usage
+error (including an unknown name in --features or --exempt-features) or
+malformed --expected-failures file. The
 overall verdict judges the selected specs only (see selection: in
 conformance-report.yaml).
 
@@ -99,23 +101,34 @@ func knownFeatures() []string {
 	return out
 }
 
-// warnUnknownFeatures warns on stderr about names in --features or
-// --exempt-features that no spec is gated on (a typo would otherwise
-// silently skip or run specs).
-func warnUnknownFeatures() {
+// checkFeatures rejects names in --features or --exempt-features that are
+// not features (a typo would otherwise silently skip or run specs, and
+// protocol.md §9 has unknown names ignored, so they never become effective
+// features): the error lists the known features.
+func checkFeatures() error {
 	known := knownFeatures()
+	var msgs []string
 	for _, f := range []struct{ flag, list string }{{"--features", features}, {"--exempt-features", exempt}} {
 		var unknown []string
 		for _, name := range split(f.list) {
-			if i := sort.SearchStrings(known, name); i == len(known) || known[i] != name {
+			if !isKnownFeature(known, name) {
 				unknown = append(unknown, fmt.Sprintf("%q", name))
 			}
 		}
 		if len(unknown) > 0 {
-			fmt.Fprintf(os.Stderr, "warning: %s: unknown %s %s (no spec is gated on %s); known features: %s\n",
-				f.flag, plural(len(unknown), "feature", "features"), strings.Join(unknown, ", "), plural(len(unknown), "it", "them"), strings.Join(known, ", "))
+			msgs = append(msgs, fmt.Sprintf("%s: unknown %s %s", f.flag, plural(len(unknown), "feature", "features"), strings.Join(unknown, ", ")))
 		}
 	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s; known features: %s", strings.Join(msgs, "; "), strings.Join(known, ", "))
+}
+
+// isKnownFeature reports whether name is in known (sorted).
+func isKnownFeature(known []string, name string) bool {
+	i := sort.SearchStrings(known, name)
+	return i < len(known) && known[i] == name
 }
 
 func plural(n int, one, many string) string {

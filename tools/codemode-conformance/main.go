@@ -24,9 +24,10 @@
 // harness's verdict.
 //
 // Exit status: 0 when the overall verdict is success or partial, 1 on
-// failure (a fail, xpass or error, or no spec ran), 2 on a usage error (bad
-// flags, an unknown target or requirement, a malformed --label-filter) or a
-// bad baseline. `codemode-conformance help` (or -h, --help) prints usage.
+// failure (a fail, xpass or error, or nothing tested: no spec ran or every
+// selected spec was skipped), 2 on a usage error (bad flags, an unknown
+// target, requirement or feature name, a malformed --label-filter) or a bad
+// baseline. `codemode-conformance help` (or -h, --help) prints usage.
 package main
 
 import (
@@ -35,9 +36,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/codemode-conformance/codemode/spec"
 	_ "github.com/codemode-conformance/codemode/suites/e2e"
@@ -113,7 +112,10 @@ func run() int {
 		fmt.Fprintf(os.Stderr, "internal error: the combined label filter %q: %v\n", selectionFilter(), err)
 		return 2
 	}
-	warnUnknownFeatures()
+	if err := checkFeatures(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	var baseline *report.Baseline
 	if expectedFailures != "" {
 		var err error
@@ -135,43 +137,19 @@ func run() int {
 	// run's report.
 	built := report.Inventory(ginkgo.PreviewSpecs("codemode conformance"), filter)
 
-	// Ginkgo's reporter and our lines share stdout through con, so that
-	// every line of ours starts on its own line; in succinct mode our
-	// progress lines replace Ginkgo's per-spec dots.
-	con := &console{w: os.Stdout, bol: true, dropDenoters: !verbose}
+	// Ginkgo's reporter and our lines share stdout through con, which
+	// keeps it to a progress line per spec (see console).
+	con := &console{w: os.Stdout, bol: true, verbose: verbose}
 	formatter.ColorableStdOut = con
 
 	var n atomic.Int64
+	ginkgo.ReportBeforeEach(func(types.SpecReport) { con.SpecStarts() })
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
-		if !report.Selected(r) {
-			return
+		line := ""
+		if report.Selected(r) {
+			line = progressLine(n.Add(1), r, baseline.Verdict(report.Spec(r)), expectedFailures)
 		}
-		v := baseline.Verdict(report.Spec(r))
-		var b strings.Builder
-		fmt.Fprintf(&b, "[%3d] %-5s %s (%s)\n", n.Add(1), strings.ToUpper(string(v.Verdict)), r.LeafNodeText, r.RunTime.Round(time.Millisecond))
-		switch v.Verdict {
-		case report.Pass:
-			if v.Expected != "" {
-				fmt.Fprintf(&b, "        passed, but %s is listed in %s: an xpass unless another of its specs fails\n", v.Requirement, expectedFailures)
-			}
-		case report.Skip:
-			fmt.Fprintf(&b, "        skipped: %s\n", r.Failure.Message)
-		case report.XPass:
-			fmt.Fprintf(&b, "        passed, but listed in %s (%s): remove the stale entry\n", expectedFailures, v.Expected)
-		default:
-			if v.Verdict == report.XFail {
-				fmt.Fprintf(&b, "        expected failure (%s):\n", v.Expected)
-			}
-			if v.HarnessError != "" {
-				fmt.Fprintf(&b, "        harness error, not a failure of %s: %s\n", v.Requirement, v.HarnessError)
-			}
-			msg := r.Failure.Message
-			if len(msg) > 600 {
-				msg = msg[:600] + "…"
-			}
-			fmt.Fprintf(&b, "        %s\n        at %s (full transcript in report.html)\n", strings.ReplaceAll(msg, "\n", "\n        "), r.Failure.Location)
-		}
-		con.Print(b.String())
+		con.SpecDone(line)
 	})
 	var out outcome
 	ginkgo.ReportAfterSuite("conformance summary", func(r types.Report) {

@@ -41,6 +41,8 @@ func closingLine(o outcome, code int) string {
 		}
 	case ran == 0:
 		notes = append(notes, "no spec ran: the suite failed before the specs (see the suite error above)")
+	case o.specs[report.Skip] == ran:
+		notes = append(notes, fmt.Sprintf("nothing tested: all %d selected %s skipped; Ginkgo's SUCCESS above only means nothing failed", ran, plural(ran, "spec was", "specs were")))
 	default:
 		notes = append(notes, fmt.Sprintf("%d of %d requirements with specs ran", o.selection.Requirements.Ran, o.selection.Requirements.WithSpecs))
 		if k := o.specs[report.XFail]; k > 0 {
@@ -90,7 +92,7 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 	if c.ExpectedFailures != nil && len(c.ExpectedFailures.Unused) > 0 {
 		text += fmt.Sprintf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
 	}
-	con.Print(text)
+	con.Summary(text)
 	write := func(file string, data []byte, err error) {
 		if err == nil {
 			err = os.WriteFile(filepath.Join(resultsDir, file), data, 0o644)
@@ -117,11 +119,14 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 }
 
 // effectiveFeatures lists the run's feature set, core first, then sorted.
+// A name the target declares that is not a feature is ignored (protocol.md
+// §9); it stays in the declared list only.
 func effectiveFeatures() []string {
 	out := []string{"core"}
 	var rest []string
+	known := knownFeatures()
 	for f, on := range framework.Features() {
-		if on && f != "core" {
+		if on && f != "core" && isKnownFeature(known, f) {
 			rest = append(rest, f)
 		}
 	}

@@ -116,8 +116,9 @@ const (
 // Judge decides the overall verdict from requirement verdicts and says why
 // it is not success. It judges the requirements that ran, so a filtered run
 // (--req, --label-filter) is judged on its selection only (Selection records
-// it): failure if no spec ran, on a suite error, or if any
-// requirement is fail, xpass or error; otherwise partial if a requirement of
+// it): failure if no spec ran or every requirement that ran was skipped
+// (nothing was tested), on a suite error, or if any requirement is fail,
+// xpass or error; otherwise partial if a requirement of
 // feature core was skipped or a baseline was given (a run with a baseline is
 // at best partial); otherwise success.
 func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, []string) {
@@ -131,6 +132,8 @@ func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, 
 	}
 	if len(v) == 0 {
 		reasons = append(reasons, "no spec ran")
+	} else if len(by[Skip]) == len(v) {
+		reasons = append(reasons, "nothing tested: every selected requirement was skipped: "+strings.Join(by[Skip], " "))
 	}
 	for _, e := range suiteErrors {
 		reasons = append(reasons, "suite error: "+e)
@@ -364,10 +367,14 @@ var pointer = regexp.MustCompile(`0x[0-9a-f]{6,}`)
 // Short collapses white space, replaces pointer addresses with "0x…" (so a
 // report does not change from run to run) and cuts a message to about 300
 // characters.
-func Short(msg string) string {
+func Short(msg string) string { return Line(msg, 300) }
+
+// Line is msg on one line: runs of white space become one space, pointers
+// 0x…, and it is cut after max runes (with "…").
+func Line(msg string, max int) string {
 	msg = pointer.ReplaceAllString(strings.Join(strings.Fields(msg), " "), "0x…")
-	if r := []rune(msg); len(r) > 300 {
-		msg = string(r[:300]) + "…"
+	if r := []rune(msg); len(r) > max {
+		msg = string(r[:max]) + "…"
 	}
 	return msg
 }
