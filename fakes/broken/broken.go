@@ -94,7 +94,61 @@ var Variants = []Variant{
 		})},
 	{Name: "crash", Breaks: "CM-LIM-03", Defect: "the process dies (the connection closes) on the first exec of the harness run; the restarted target works",
 		Serve: crashingOnce()},
+	{Name: "hang-once", Breaks: "CM-LIM-01", Defect: "the first exec of the harness run blocks the whole connection forever, as guest code spinning on the protocol loop would; the restarted target works",
+		Serve: hangingOnce()},
+	{Name: "hang-cells", Breaks: "CM-LIM-01", Defect: "no exec or wait is ever answered (every cell hangs); everything else is",
+		Serve: proxied(func(msg map[string]any) (edited, die bool) { return false, false }, dropCells)},
 }
+
+// dropCells drops every tool.exec and tool.wait request: the target never
+// answers a cell.
+func dropCells(msg map[string]any) bool {
+	return msg["method"] == "tool.exec" || msg["method"] == "tool.wait"
+}
+
+// hangingOnce serves the reference until the first tool.exec of the process
+// arrives; from then on that connection neither reads nor answers anything
+// (it only drains its input so the harness never blocks writing). The
+// harness must find it unresponsive, kill it, blame the spec that sent the
+// exec, and run every later spec against a fresh connection, which works.
+func hangingOnce() serveFunc {
+	var hung atomic.Bool
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		out := &gate{w: w}
+		innerR, toInner := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- server.Serve(ctx, innerR, out, server.Options{Engine: eng}) }()
+		pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			if out.shut.Load() {
+				return false, drop
+			}
+			if msg["method"] == "tool.exec" && hung.CompareAndSwap(false, true) {
+				out.shut.Store(true)
+				return false, drop
+			}
+			return false, forward
+		})
+		toInner.Close()
+		err := <-done
+		w.Close()
+		return err
+	}
+}
+
+// gate passes writes through until shut, then swallows them.
+type gate struct {
+	w    io.WriteCloser
+	shut atomic.Bool
+}
+
+func (g *gate) Write(b []byte) (int, error) {
+	if g.shut.Load() {
+		return len(b), nil
+	}
+	return g.w.Write(b)
+}
+
+func (g *gate) Close() error { return g.w.Close() }
 
 // Lookup finds a variant by name.
 func Lookup(name string) (Variant, bool) {
@@ -222,12 +276,19 @@ type serveFunc = func(ctx context.Context, eng *engine.Engine, r io.Reader, w io
 // inspect edited the message in place, the edited message is forwarded
 // instead of the line. When it says die, the target dies like a crashed
 // process: the proxy closes both directions of the connection and returns.
-func proxied(inspect func(msg map[string]any) (edited, die bool)) serveFunc {
+//
+// A message that any of dropIf matches is never delivered.
+func proxied(inspect func(msg map[string]any) (edited, die bool), dropIf ...func(msg map[string]any) bool) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 		innerR, toInner := io.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- server.Serve(ctx, innerR, w, server.Options{Engine: eng}) }()
 		died := pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			for _, d := range dropIf {
+				if d(msg) {
+					return false, drop
+				}
+			}
 			edited, dieNow := inspect(msg)
 			if dieNow {
 				return false, die

@@ -180,6 +180,7 @@ func run() int {
 
 	sc, rc := ginkgo.GinkgoConfiguration()
 	sc.LabelFilter = selectionFilter()
+	sc.FailFast = failFast
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target
 	rc.JSONReport = filepath.Join(resultsDir, "report.json")
@@ -188,9 +189,11 @@ func run() int {
 	rc.Verbose = verbose
 	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
+	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
+	stopWatching()
 	code := 1
-	if out.overall == report.Success || out.overall == report.Partial {
+	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
 		code = 0
 	}
 	con.Print(closingLine(out, code))
