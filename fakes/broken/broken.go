@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
@@ -98,7 +99,74 @@ var Variants = []Variant{
 		Serve: hangingOnce()},
 	{Name: "hang-cells", Breaks: "CM-LIM-01", Defect: "no exec or wait is ever answered (every cell hangs); everything else is",
 		Serve: proxied(func(msg map[string]any) (edited, die bool) { return false, false }, dropCells)},
+	{Name: "crash-after-answer", Breaks: "CM-LIM-02", Defect: "the process dies right after answering the first exec of the harness run, between two calls (as an out-of-memory kill would); the restarted target works",
+		Serve: crashingAfterAnswer()},
 }
+
+// crashingAfterAnswer serves the reference until it has answered the first
+// tool.exec of the process; right after that answer the target dies (both
+// directions close), between two calls, as an out-of-memory kill would. The
+// spec that sent the exec must be charged with the crash whether or not it
+// calls again, and every later spec must run against a fresh connection.
+func crashingAfterAnswer() serveFunc {
+	var armed, crashed atomic.Bool
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		var execID atomic.Value // the JSON id of the exec to crash after
+		innerR, toInner := io.Pipe()
+		fromInner, innerW := io.Pipe()
+		dead := make(chan struct{})
+		var last atomic.Bool // the line being forwarded is the exec's answer
+		var die sync.Once
+		out := writeFunc(func(b []byte) (int, error) {
+			n, err := w.Write(b)
+			if last.Load() {
+				die.Do(func() { close(dead) })
+			}
+			return n, err
+		})
+		go func() {
+			pump(fromInner, out, func(msg map[string]any) (bool, verdict) {
+				if id, ok := execID.Load().(float64); ok && msg["method"] == nil && msg["id"] == id && crashed.CompareAndSwap(false, true) {
+					last.Store(true)
+				} else if last.Load() {
+					return false, drop // dead already: nothing more gets out
+				}
+				return false, forward
+			})
+		}()
+		done := make(chan error, 1)
+		go func() { done <- server.Serve(ctx, innerR, innerW, server.Options{Engine: eng}) }()
+		go func() {
+			pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+				if id, ok := msg["id"].(float64); ok && msg["method"] == "tool.exec" && armed.CompareAndSwap(false, true) {
+					execID.Store(id)
+				}
+				return false, forward
+			})
+			toInner.Close()
+		}()
+		select {
+		case <-dead:
+			w.Close()
+			if c, ok := r.(io.Closer); ok {
+				c.Close()
+			}
+			toInner.CloseWithError(errCrashed)
+			innerW.CloseWithError(errCrashed)
+			<-done
+			return errCrashed
+		case err := <-done:
+			innerW.Close()
+			w.Close()
+			return err
+		}
+	}
+}
+
+// writeFunc is an io.Writer made of a function.
+type writeFunc func(b []byte) (int, error)
+
+func (f writeFunc) Write(b []byte) (int, error) { return f(b) }
 
 // dropCells drops every tool.exec and tool.wait request: the target never
 // answers a cell.

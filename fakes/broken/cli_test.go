@@ -301,3 +301,15 @@ var _ = Describe("--fail-fast", func() {
 		Expect(o.Summary).To(ContainSubstring("--fail-fast"))
 	})
 })
+
+var _ = Describe("a target that dies between two calls", func() {
+	It("charges the spec during which it died, not the next one, and runs every later spec", func() {
+		o := conformance("--target", "fake:crash-after-answer", "--req", "CM-EXEC-01", "--req", "CM-LIM-05", "--req", "CM-LIM-03")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
+		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
+		Expect(lines[0][2:]).To(Equal([]string{"ERROR", "CM-EXEC-01"}), "the first exec's spec is charged with the crash:\n%s", o.Stdout)
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Error, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}, o.verdicts())).To(BeEmpty(),
+			"later specs run against a fresh target:\n%s", o.Stdout)
+	})
+})
