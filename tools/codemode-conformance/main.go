@@ -27,6 +27,12 @@
 // failure (a fail, xpass or error, or no spec ran), 2 on a usage error (bad
 // flags, an unknown target or requirement, a malformed --label-filter) or a
 // bad baseline. `codemode-conformance help` (or -h, --help) prints usage.
+//
+// Run control: every spec has a deadline (framework.Timeouts.Spec), and a
+// target that misses a call's deadline is killed and restarted for the next
+// spec, the spec being an error. --fail-fast stops after the first spec that
+// fails or errors. SIGINT or SIGTERM kills every target process group at
+// once, writes the reports of what ran, and exits 1.
 package main
 
 import (

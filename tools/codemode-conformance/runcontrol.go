@@ -25,6 +25,17 @@ func signaled() os.Signal {
 	return s
 }
 
+// sigName names s as a shell user would (SIGINT, SIGTERM).
+func sigName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
 // watchSignals makes SIGINT and SIGTERM stop the whole run: the process
 // group of every exec: target is killed at once (framework.KillTargets, so
 // nothing the harness started outlives it), then Ginkgo, which gets the
@@ -40,11 +51,11 @@ func watchSignals() (stop func()) {
 		case s := <-ch:
 			gotSignal.Store(s)
 			framework.KillTargets()
-			fmt.Fprintf(os.Stderr, "codemode-conformance: %v: killed the target processes; stopping the run (a second signal exits at once)\n", s)
+			fmt.Fprintf(os.Stderr, "codemode-conformance: %s: killed the target processes; stopping the run (a second signal exits at once)\n", sigName(s))
 			select {
 			case <-ch:
 			case <-time.After(stopGrace):
-				fmt.Fprintf(os.Stderr, "codemode-conformance: the run did not stop within %s of %v\n", stopGrace, s)
+				fmt.Fprintf(os.Stderr, "codemode-conformance: the run did not stop within %s of %s\n", stopGrace, sigName(s))
 			case <-done:
 				return
 			}
@@ -65,7 +76,7 @@ func runControl(c *report.Conformance) {
 	notRun := c.Selection.Specs.Selected - c.Selection.Specs.Ran
 	if s := signaled(); s != nil {
 		c.Overall = report.Failure
-		c.Reasons = append(c.Reasons, fmt.Sprintf("interrupted by %v: the run was stopped, %d selected %s did not run", s, notRun, plural(notRun, "spec", "specs")))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("interrupted by %s: the run was stopped, %d selected %s did not run", sigName(s), notRun, plural(notRun, "spec", "specs")))
 		return
 	}
 	if failFast && notRun > 0 {
