@@ -23,6 +23,9 @@ type RefusedInvoke struct {
 	Requirements []string
 	// Request is the tool.invoke params as received.
 	Request json.RawMessage `json:",omitempty"`
+	// between is set when it arrived while no spec ran (it is charged to
+	// the next one).
+	between bool
 }
 
 // String describes the refusal for failure messages: the requirements, the
@@ -55,6 +58,7 @@ func (l *refusalLog) add(x RefusedInvoke) {
 		l.dropped++
 		return
 	}
+	x.between = !inSpec.Load()
 	l.list = append(l.list, x)
 }
 
@@ -98,6 +102,9 @@ func refusalFailure(list []RefusedInvoke, more int) string {
 			return b.String()
 		}
 		b.WriteString("\n- " + x.String())
+		if x.between {
+			b.WriteString("\n  (it arrived after the previous spec ended, before this one started)")
+		}
 	}
 	if more > 0 {
 		fmt.Fprintf(&b, "\n- … and %d more", more)
