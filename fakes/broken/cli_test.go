@@ -313,3 +313,14 @@ var _ = Describe("a target that dies between two calls", func() {
 			"later specs run against a fresh target:\n%s", o.Stdout)
 	})
 })
+
+var _ = Describe("a target that forges nested calls", func() {
+	It("fails the spec during which the forged tool.invoke arrived, naming the requirements and the request", func() {
+		o := conformance("--target", "fake:forged-invoke", "--req", "CM-EXEC-01", "--req", "CM-CFG-01")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Fail, "CM-CFG-01": report.Pass}, o.verdicts())).To(BeEmpty(),
+			"a forged invoke is a failure of the target, not an error; a spec without exec sends none:\n%s", o.Stdout)
+		Expect(o.Stdout).To(ContainSubstring(`[CM-ACT-05] tool.invoke of tool "secret_of_another_run"`))
+		Expect(o.Stdout).To(ContainSubstring(`no tool openclaw:core:secret_of_another_run was declared in this run's run.prepare`))
+	})
+})

@@ -93,8 +93,9 @@ func refusalFailure(list []RefusedInvoke, more int) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "the target sent %d tool.invoke %s that guest code could not have made through the runtime; the harness refused %s (a nested call must be for a tool the run's catalog offers, nested in an outstanding tool.exec/tool.wait or a suspended cell of a live run):",
-		len(list)+more, plural(len(list)+more, "call", "calls"), plural(len(list)+more, "it", "them"))
+	n := len(list) + more
+	fmt.Fprintf(&b, "the harness refused %d forged tool.invoke %s (guest code could not have made %s through the runtime):",
+		n, plural(n, "call", "calls"), plural(n, "it", "them"))
 	const show = 5
 	for i, x := range list {
 		if i == show {
