@@ -9,9 +9,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
@@ -107,7 +109,161 @@ var Variants = []Variant{
 			res["liveVMs"], res["snapshotBytes"] = 0, n*393216
 			return true, false
 		})},
+	{Name: "hang-once", Breaks: "CM-LIM-01", Defect: "the first exec of the harness run blocks the whole connection forever, as guest code spinning on the protocol loop would; the restarted target works",
+		Serve: hangingOnce()},
+	{Name: "hang-cells", Breaks: "CM-LIM-01", Defect: "no exec or wait is ever answered (every cell hangs); everything else is",
+		Serve: proxied(func(msg map[string]any) (edited, die bool) { return false, false }, dropCells)},
+	{Name: "crash-after-answer", Breaks: "CM-LIM-02", Defect: "the process dies right after answering the first exec of the harness run, between two calls (as an out-of-memory kill would); the restarted target works",
+		Serve: crashingAfterAnswer()},
+	{Name: "forged-invoke", Breaks: "CM-ACT-05", Defect: "with each exec the target also sends a tool.invoke of its own, for a tool the run never declared, as guest code that escaped the sandbox could",
+		Serve: forgingInvokes()},
 }
+
+// forgingInvokes serves the reference and, for every tool.exec it receives,
+// writes a tool.invoke of its own (nested in that exec, for a tool the run
+// never declared) to the harness, which must refuse it and fail the spec.
+// The harness's answers to the forged calls are dropped.
+func forgingInvokes() serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		innerR, toInner := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- server.Serve(ctx, innerR, w, server.Options{Engine: eng}) }()
+		n := 0
+		pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			if id, _ := msg["id"].(string); strings.HasPrefix(id, "forged-") {
+				return false, drop
+			}
+			p, _ := msg["params"].(map[string]any)
+			if msg["method"] != "tool.exec" || p == nil {
+				return false, forward
+			}
+			n++
+			forged, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("forged-%d", n), "method": "tool.invoke", "params": map[string]any{
+				"run": p["run"], "toolCallId": fmt.Sprintf("forged/call-%d", n), "parentToolCallId": p["toolCallId"],
+				"catalogId": "openclaw:core:secret_of_another_run", "tool": "secret_of_another_run", "source": "openclaw", "owner": "core",
+				"input": map[string]any{}, "context": map[string]any{}}})
+			_, _ = w.Write(append(forged, '\n')) // one Write: a whole line
+			return false, forward
+		})
+		toInner.Close()
+		return <-done
+	}
+}
+
+// crashingAfterAnswer serves the reference until it has answered the first
+// tool.exec of the process; right after that answer the target dies (both
+// directions close), between two calls, as an out-of-memory kill would. The
+// spec that sent the exec must be charged with the crash whether or not it
+// calls again, and every later spec must run against a fresh connection.
+func crashingAfterAnswer() serveFunc {
+	var armed, crashed atomic.Bool
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		var execID atomic.Value // the JSON id of the exec to crash after
+		innerR, toInner := io.Pipe()
+		fromInner, innerW := io.Pipe()
+		dead := make(chan struct{})
+		var last atomic.Bool // the line being forwarded is the exec's answer
+		var die sync.Once
+		out := writeFunc(func(b []byte) (int, error) {
+			n, err := w.Write(b)
+			if last.Load() {
+				die.Do(func() { close(dead) })
+			}
+			return n, err
+		})
+		go func() {
+			pump(fromInner, out, func(msg map[string]any) (bool, verdict) {
+				if id, ok := execID.Load().(float64); ok && msg["method"] == nil && msg["id"] == id && crashed.CompareAndSwap(false, true) {
+					last.Store(true)
+				} else if last.Load() {
+					return false, drop // dead already: nothing more gets out
+				}
+				return false, forward
+			})
+		}()
+		done := make(chan error, 1)
+		go func() { done <- server.Serve(ctx, innerR, innerW, server.Options{Engine: eng}) }()
+		go func() {
+			pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+				if id, ok := msg["id"].(float64); ok && msg["method"] == "tool.exec" && armed.CompareAndSwap(false, true) {
+					execID.Store(id)
+				}
+				return false, forward
+			})
+			toInner.Close()
+		}()
+		select {
+		case <-dead:
+			w.Close()
+			if c, ok := r.(io.Closer); ok {
+				c.Close()
+			}
+			toInner.CloseWithError(errCrashed)
+			innerW.CloseWithError(errCrashed)
+			<-done
+			return errCrashed
+		case err := <-done:
+			innerW.Close()
+			w.Close()
+			return err
+		}
+	}
+}
+
+// writeFunc is an io.Writer made of a function.
+type writeFunc func(b []byte) (int, error)
+
+func (f writeFunc) Write(b []byte) (int, error) { return f(b) }
+
+// dropCells drops every tool.exec and tool.wait request: the target never
+// answers a cell.
+func dropCells(msg map[string]any) bool {
+	return msg["method"] == "tool.exec" || msg["method"] == "tool.wait"
+}
+
+// hangingOnce serves the reference until the first tool.exec of the process
+// arrives; from then on that connection neither reads nor answers anything
+// (it only drains its input so the harness never blocks writing). The
+// harness must find it unresponsive, kill it, blame the spec that sent the
+// exec, and run every later spec against a fresh connection, which works.
+func hangingOnce() serveFunc {
+	var hung atomic.Bool
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		out := &gate{w: w}
+		innerR, toInner := io.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- server.Serve(ctx, innerR, out, server.Options{Engine: eng}) }()
+		pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			if out.shut.Load() {
+				return false, drop
+			}
+			if msg["method"] == "tool.exec" && hung.CompareAndSwap(false, true) {
+				out.shut.Store(true)
+				return false, drop
+			}
+			return false, forward
+		})
+		toInner.Close()
+		err := <-done
+		w.Close()
+		return err
+	}
+}
+
+// gate passes writes through until shut, then swallows them.
+type gate struct {
+	w    io.WriteCloser
+	shut atomic.Bool
+}
+
+func (g *gate) Write(b []byte) (int, error) {
+	if g.shut.Load() {
+		return len(b), nil
+	}
+	return g.w.Write(b)
+}
+
+func (g *gate) Close() error { return g.w.Close() }
 
 // Lookup finds a variant by name.
 func Lookup(name string) (Variant, bool) {
@@ -270,12 +426,19 @@ type serveFunc = func(ctx context.Context, eng *engine.Engine, r io.Reader, w io
 // inspect edited the message in place, the edited message is forwarded
 // instead of the line. When it says die, the target dies like a crashed
 // process: the proxy closes both directions of the connection and returns.
-func proxied(inspect func(msg map[string]any) (edited, die bool)) serveFunc {
+//
+// A message that any of dropIf matches is never delivered.
+func proxied(inspect func(msg map[string]any) (edited, die bool), dropIf ...func(msg map[string]any) bool) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 		innerR, toInner := io.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- server.Serve(ctx, innerR, w, server.Options{Engine: eng}) }()
 		died := pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			for _, d := range dropIf {
+				if d(msg) {
+					return false, drop
+				}
+			}
 			edited, dieNow := inspect(msg)
 			if dieNow {
 				return false, die

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"html"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/spec"
@@ -16,6 +20,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/reporters"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
 )
 
 // plainEnv is the environment without the variables that turn colour off,
@@ -258,5 +263,136 @@ var _ = Describe("report.html", func() {
 		Expect(page).To(ContainSubstring("→ <code>tool.exec</code> <span class=\"muted\">← completed</span>"), "the exec that should have failed, and what it returned")
 		Expect(strings.ToLower(page)).NotTo(ContainSubstring("<script"))
 		Expect(o.Stdout).To(ContainSubstring("(see report.html)"), "the reason line points to report.html")
+	})
+})
+
+// groupMembers lists the live (not zombie) processes in process group pgid.
+func groupMembers(pgid int) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...: comm may hold spaces, so split
+		// after its closing parenthesis.
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 3 || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		if g, err := strconv.Atoi(f[2]); err == nil && g == pgid {
+			out = append(out, e.Name()+" "+s[:i+1])
+		}
+	}
+	return out
+}
+
+var _ = Describe("stopping the harness", func() {
+	// The target answers initialize, starts a child, ignores SIGTERM and
+	// end of input, and never answers anything else: only killing its
+	// process group ends it.
+	const script = `trap '' TERM
+echo $$ > "$1"
+read -r line
+echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1","implementation":{"name":"hang","version":"0"},"features":[]}}'
+sleep 1000 &
+while :; do sleep 1; done
+`
+	DescribeTable("kills the target's whole process tree and exits non-zero",
+		func(sig syscall.Signal) {
+			dir := GinkgoT().TempDir()
+			pidFile := filepath.Join(dir, "pid")
+			target := "exec:sh " + file("hang.sh", script) + " " + pidFile
+			cmd := exec.Command(cli, "run", "--results-dir", filepath.Join(dir, "results"), "--target", target, "--req", "CM-EXEC-01")
+			cmd.Env = append(os.Environ(), "NO_COLOR=1")
+			s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+			Expect(err).NotTo(HaveOccurred())
+			var pgid int
+			Eventually(func() error {
+				b, err := os.ReadFile(pidFile)
+				if err == nil {
+					pgid, err = strconv.Atoi(strings.TrimSpace(string(b)))
+				}
+				return err
+			}).WithTimeout(30*time.Second).Should(Succeed(), "the target started")
+			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(30*time.Second).Should(HaveLen(3),
+				"the target runs with its child and its loop's sleep, in its own process group")
+			s.Signal(sig)
+			Eventually(s).WithTimeout(60*time.Second).Should(gexec.Exit(), "the harness stops after %v", sig)
+			Expect(s.ExitCode()).NotTo(Equal(0), "a run stopped by %v must not look like success", sig)
+			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(10*time.Second).Should(BeEmpty(),
+				"no process of the target's group may outlive the harness")
+			Expect(string(s.Err.Contents())).To(ContainSubstring("killed the target processes"))
+		},
+		Entry("SIGTERM", syscall.SIGTERM),
+		Entry("SIGINT", syscall.SIGINT),
+	)
+})
+
+var _ = Describe("a target that hangs", func() {
+	It("is killed when a call times out; the spec that hung it is an error and later specs run against a fresh target", func() {
+		o := conformance("--target", "fake:hang-once", "--req", "CM-LIM-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
+		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
+		Expect(lines[0][2]).To(Equal("ERROR"), "the first exec hangs the target:\n%s", o.Stdout)
+		Expect(o.Stdout).To(ContainSubstring("target unresponsive: no answer to tool.exec within"))
+		want := map[string]report.Verdict{"CM-LIM-01": report.Pass, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}
+		want[lines[0][3]] = report.Error
+		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "later specs do not inherit the hang")
+	})
+
+	It("that hangs on every cell still gives a run in bounded time, each spec an error of its own", func() {
+		start := time.Now()
+		o := conformance("--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01")
+		took := time.Since(start)
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		Expect(o.verdicts()).To(HaveKeyWithValue("CM-EXEC-01", report.Error), "%s", o.Stdout)
+		Expect(o.verdicts()).To(HaveKeyWithValue("CM-LIM-01", report.Error), "%s", o.Stdout)
+		Expect(o.verdicts()).To(HaveKeyWithValue("CM-ACT-01", report.Pass), "a spec without exec passes against the fresh target:\n%s", o.Stdout)
+		Expect(strings.Count(o.Stdout, "harness error, not a failure of")).To(Equal(2), "%s", o.Stdout)
+		// Each hung spec ends at its first exec's deadline (timeoutMs +
+		// 15 s of slack), far within the per-spec deadline.
+		Expect(took).To(BeNumerically("<", 2*time.Minute), "the run must be bounded by the call deadlines")
+	})
+})
+
+var _ = Describe("--fail-fast", func() {
+	It("stops after the first failing spec and says so", func() {
+		o := conformance("--target", "fake:no-output-limit", "--fail-fast", "--req", "CM-LIM-03", "--req", "CM-LIM-04", "--req", "CM-CAT-01")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		Expect(o.verdicts()).To(Equal(map[string]report.Verdict{"CM-LIM-03": report.Fail}), "nothing runs after the failure")
+		Expect(o.Report.Selection.Specs.Selected).To(Equal(3))
+		Expect(o.Report.Reasons).To(ContainElement("stopped after the first failing spec (--fail-fast): 2 selected specs did not run"))
+		Expect(o.Summary).To(ContainSubstring("--fail-fast"))
+	})
+})
+
+var _ = Describe("a target that dies between two calls", func() {
+	It("charges the spec during which it died, not the next one, and runs every later spec", func() {
+		o := conformance("--target", "fake:crash-after-answer", "--req", "CM-EXEC-01", "--req", "CM-LIM-05", "--req", "CM-LIM-03")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
+		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
+		Expect(lines[0][2:]).To(Equal([]string{"ERROR", "CM-EXEC-01"}), "the first exec's spec is charged with the crash:\n%s", o.Stdout)
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Error, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}, o.verdicts())).To(BeEmpty(),
+			"later specs run against a fresh target:\n%s", o.Stdout)
+	})
+})
+
+var _ = Describe("a target that forges nested calls", func() {
+	It("fails the spec during which the forged tool.invoke arrived, naming the requirements and the request", func() {
+		o := conformance("--target", "fake:forged-invoke", "--req", "CM-EXEC-01", "--req", "CM-CFG-01")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Fail, "CM-CFG-01": report.Pass}, o.verdicts())).To(BeEmpty(),
+			"a forged invoke is a failure of the target, not an error; a spec without exec sends none:\n%s", o.Stdout)
+		Expect(o.Stdout).To(ContainSubstring(`[CM-ACT-05] tool.invoke of tool "secret_of_another_run"`))
+		Expect(o.Stdout).To(ContainSubstring(`no tool openclaw:core:secret_of_another_run was declared in this run's run.prepare`))
 	})
 })

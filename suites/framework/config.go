@@ -23,7 +23,16 @@ var Timeouts = struct {
 	ToolCallSlack time.Duration
 	// MaxWaits bounds how many wait calls RunToCompletion makes.
 	MaxWaits int
-}{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: 15 * time.Second, MaxWaits: 20}
+	// Spec bounds one spec, cleanup included (the reference's slowest takes
+	// about 25 s on 2 busy cores). Past it the spec ends as an error, and a
+	// call still waiting on the target marks it unresponsive.
+	Spec time.Duration
+	// Alive bounds the runtime.stats the harness sends after every spec to
+	// learn whether the target survived it (a target that does not answer is
+	// unresponsive: killed, and the spec charged with it).
+	Alive time.Duration
+}{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: 15 * time.Second, MaxWaits: 20,
+	Spec: 3 * time.Minute, Alive: 10 * time.Second}
 
 // Config says which target the suites run against.
 type Config struct {

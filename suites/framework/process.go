@@ -2,12 +2,14 @@ package framework
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -27,11 +29,42 @@ type process struct {
 // target process exited (its last lines may still be in the pipe).
 const exitGrace = time.Second
 
+// procs are the exec: targets running now, so that KillTargets can stop
+// them all; stopping is set once it ran (no target starts after it).
+var (
+	procsMu  sync.Mutex
+	procs    = map[*process]bool{}
+	stopping atomic.Bool
+)
+
+// ErrStopping is returned by Connect once KillTargets ran.
+var ErrStopping = errors.New("the harness is stopping: no new target is started")
+
+// KillTargets kills the process group of every running exec: target with
+// SIGKILL and refuses to start new ones: a harness that got SIGTERM or
+// SIGINT calls it first, so that nothing it started outlives it. Calls
+// still in flight fail at once. Safe to call more than once.
+func KillTargets() {
+	procsMu.Lock()
+	defer procsMu.Unlock()
+	stopping.Store(true)
+	for p := range procs {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
 // spawn starts cmdline under /bin/sh with stdin/stdout as the protocol stream
-// and stderr captured.
+// and stderr captured. The target runs in its own process group (pgid = its
+// pid), and its first process gets SIGKILL should the harness die without
+// cleaning up.
 func spawn(cmdline string, stderr io.Writer) (*process, error) {
+	procsMu.Lock()
+	defer procsMu.Unlock()
+	if stopping.Load() {
+		return nil, ErrStopping
+	}
 	cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Stderr = stderr
 	// Children that inherit stderr must not keep Wait from reporting the
 	// target's own exit.
@@ -54,6 +87,7 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 	}
 	pw.Close()
 	p := &process{cmd: cmd, stdin: stdin, stdout: pr, exited: make(chan struct{})}
+	procs[p] = true
 	go func() {
 		p.err = cmd.Wait()
 		close(p.exited)
@@ -88,6 +122,9 @@ func (p *process) close(grace time.Duration) error {
 	case <-time.After(grace):
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) // stragglers of the group too
+	procsMu.Lock()
+	delete(procs, p)
+	procsMu.Unlock()
 	<-p.exited
 	p.stdout.Close()
 	if p.err != nil && !isKilled(p.err) {

@@ -4,21 +4,73 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 )
 
 // router sends each tool.invoke to the tool set of the run it names, and
 // each tool.cancel to the invocation it names (CM-NEST-08).
+//
+// It answers only nested calls that guest code could have made through the
+// runtime, and refuses (a -32010 tool error, recorded as a RefusedInvoke)
+// any tool.invoke that is
+//   - for a run never prepared on this connection, or one that has ended;
+//   - not nested: its parentToolCallId names neither a tool.exec/tool.wait of
+//     the run that is still outstanding nor one that drove a cell of the run
+//     that is now suspended (its exec/wait returned waiting; nested calls
+//     keep running while the cell is suspended, protocol.md §4);
+//   - for a tool the guest cannot reach under the run's run.prepare (see
+//     callable: undeclared, policy, disableTools, raw, control, mcp).
+//
+// A nested call the guest made just before its cell ended may reach the
+// wire just after the exec/wait answer, or after run.end (a target starts
+// nested calls asynchronously; the reference does): an invoke whose parent
+// was answered less than lateGrace before it arrived is still nested.
+//
+// The run and nesting checks are taken when the invoke arrives, in wire
+// order (arrive), because jrpc2 runs the callback later in its own goroutine:
+// by then the exec that made the call may already have been answered.
 type router struct {
 	mu   sync.Mutex
 	runs map[string]*routedRun
+	// arrived holds the verdicts taken by arrive, oldest first, until the
+	// callback for the same run and toolCallId takes them (nil: admitted).
+	arrived  map[string][]*RefusedInvoke
+	nArrived int
+	refused  []RefusedInvoke
+	// onRefuse, if set, is told of every refusal (Connect records them for
+	// the running spec).
+	onRefuse func(RefusedInvoke)
 }
 
+// maxArrived bounds the verdicts waiting for their callback, and maxRefused
+// the refusals a router keeps: a hostile target cannot grow either without
+// limit (beyond them, verdicts are taken when the callback runs).
+const (
+	maxArrived = 4096
+	maxRefused = 1000
+	lateGrace  = 2 * time.Second
+)
+
 type routedRun struct {
-	set *tools.Set
+	set  *tools.Set
+	prep protocol.PrepareParams
+	// ended is set once run.end was answered (or the spec that owned the
+	// run finished): later nested calls are refused.
+	ended bool
+	// answered is when each exec/wait of the run was answered, for the
+	// last lateGrace.
+	answered map[string]time.Time
+	// parents counts the run's outstanding tool.exec/tool.wait calls by
+	// toolCallId.
+	parents map[string]int
+	// cells are the run's suspended cells by runId.
+	cells map[string]*suspendedCell
 	// inflight cancels running invocations by toolCallId; canceled remembers
 	// cancels that arrived before their invocation (the notification and the
 	// callback race on the wire).
@@ -26,43 +78,231 @@ type routedRun struct {
 	canceled map[string]bool
 }
 
+// suspendedCell is a cell whose last exec/wait returned waiting: calls are
+// the toolCallIds of the exec and waits that drove it (the parents its
+// nested calls may name), waits the waits on it now outstanding.
+type suspendedCell struct {
+	calls map[string]bool
+	waits int
+}
+
 // inflightCall is one running invocation; a target that reuses a toolCallId
 // gets one entry per invocation, and tool.cancel stops all of them.
 type inflightCall struct{ cancel context.CancelFunc }
 
-func newRouter() *router { return &router{runs: map[string]*routedRun{}} }
+func newRouter() *router {
+	return &router{runs: map[string]*routedRun{}, arrived: map[string][]*RefusedInvoke{}}
+}
 
-func (r *router) add(run string, s *tools.Set) {
+// add registers a prepared run (before run.prepare is sent). A run id
+// prepared again (after RestartTarget) starts afresh.
+func (r *router) add(run string, prep protocol.PrepareParams, s *tools.Set) {
 	r.mu.Lock()
-	r.runs[run] = &routedRun{set: s, inflight: map[string][]*inflightCall{}, canceled: map[string]bool{}}
+	r.runs[run] = &routedRun{set: s, prep: prep, parents: map[string]int{}, cells: map[string]*suspendedCell{}, answered: map[string]time.Time{},
+		inflight: map[string][]*inflightCall{}, canceled: map[string]bool{}}
 	r.mu.Unlock()
 }
 
-func (r *router) remove(run string) {
+// end marks a run ended: its cells are gone and nested calls are refused.
+func (r *router) end(run string) {
 	r.mu.Lock()
-	delete(r.runs, run)
-	r.mu.Unlock()
+	defer r.mu.Unlock()
+	if rr, ok := r.runs[run]; ok {
+		rr.ended = true
+		rr.cells = map[string]*suspendedCell{}
+	}
+}
+
+// aborted forgets the run's suspended cells (run.abort ends them).
+func (r *router) aborted(run string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rr, ok := r.runs[run]; ok {
+		rr.cells = map[string]*suspendedCell{}
+	}
+}
+
+// begin records an exec (cell "") or a wait on cell about to be sent with
+// toolCallId call. Call it before the request is written.
+func (r *router) begin(run, call, cell string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rr, ok := r.runs[run]
+	if !ok {
+		return
+	}
+	rr.parents[call]++
+	if c := rr.cells[cell]; cell != "" && c != nil {
+		c.waits++
+	}
+}
+
+// finish records the answer to a call begun with begin: res is nil when
+// the call failed at the protocol level. A waiting result suspends the cell
+// it names; any other answer of a wait ends the cell it resumed, unless
+// another wait on it is still outstanding.
+func (r *router) finish(run, call, cell string, res *result.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rr, ok := r.runs[run]
+	if !ok {
+		return
+	}
+	if rr.parents[call]--; rr.parents[call] <= 0 {
+		delete(rr.parents, call)
+	}
+	now := time.Now()
+	for id, at := range rr.answered {
+		if now.Sub(at) > lateGrace {
+			delete(rr.answered, id)
+		}
+	}
+	rr.answered[call] = now
+	if c := rr.cells[cell]; cell != "" && c != nil {
+		c.waits--
+	}
+	if rr.ended {
+		return
+	}
+	switch {
+	case res != nil && res.Status == result.StatusWaiting && res.RunID != "":
+		c := rr.cells[res.RunID]
+		if c == nil {
+			c = &suspendedCell{calls: map[string]bool{}}
+			rr.cells[res.RunID] = c
+		}
+		c.calls[call] = true
+		if prev := rr.cells[cell]; cell != "" && cell != res.RunID && prev != nil {
+			for id := range prev.calls {
+				c.calls[id] = true
+			}
+		}
+	case cell != "" && res != nil:
+		if c := rr.cells[cell]; c != nil && c.waits <= 0 {
+			delete(rr.cells, cell)
+		}
+	}
+}
+
+// arrive takes the verdict on an invoke as it arrives on the wire.
+func (r *router) arrive(p protocol.InvokeParams) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.nArrived >= maxArrived {
+		return
+	}
+	k := p.Run + "\x00" + p.ToolCallID
+	r.arrived[k] = append(r.arrived[k], r.checkLocked(p))
+	r.nArrived++
+}
+
+// checkLocked returns the refusal of p under the current state, or nil.
+func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
+	req, _ := json.Marshal(p)
+	x := &RefusedInvoke{Run: p.Run, Tool: p.Tool, ToolCallID: p.ToolCallID, Parent: p.ParentToolCallID, Request: req}
+	var why []string
+	add := func(reason string, reqs ...string) {
+		why = append(why, reason)
+		for _, q := range reqs {
+			if !contains(x.Requirements, q) {
+				x.Requirements = append(x.Requirements, q)
+			}
+		}
+	}
+	rr, ok := r.runs[p.Run]
+	switch {
+	case !ok:
+		add(fmt.Sprintf("no run %q was prepared on this connection", p.Run), "CM-ACT-05", "CM-SEC-05")
+	case rr.ended && !rr.late(p.ParentToolCallID):
+		add(fmt.Sprintf("run %q has ended", p.Run), "CM-ACT-05", "CM-SEC-05")
+	default:
+		if rr.parents[p.ParentToolCallID] == 0 && !rr.drove(p.ParentToolCallID) && !rr.late(p.ParentToolCallID) {
+			add(fmt.Sprintf("parentToolCallId %q is neither an outstanding tool.exec/tool.wait of the run nor one that drove a cell of it that is now suspended: guest code of this run was not running", p.ParentToolCallID),
+				"CM-GUEST-05", "CM-SEC-05")
+		}
+		if reason, reqs := callable(rr.prep, p.Source, p.Owner, p.Tool); reason != "" {
+			add(reason, reqs...)
+		}
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	x.Reason = strings.Join(why, "; ")
+	return x
+}
+
+// late reports whether call was answered less than lateGrace ago.
+func (rr *routedRun) late(call string) bool {
+	at, ok := rr.answered[call]
+	return ok && time.Since(at) <= lateGrace
+}
+
+// drove reports whether call drove a cell of the run that is suspended now.
+func (rr *routedRun) drove(call string) bool {
+	for _, c := range rr.cells {
+		if c.calls[call] {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict returns the verdict arrive took for p, or takes it now.
+func (r *router) verdictLocked(p protocol.InvokeParams) *RefusedInvoke {
+	k := p.Run + "\x00" + p.ToolCallID
+	if list := r.arrived[k]; len(list) > 0 {
+		v := list[0]
+		if len(list) == 1 {
+			delete(r.arrived, k)
+		} else {
+			r.arrived[k] = list[1:]
+		}
+		r.nArrived--
+		return v
+	}
+	return r.checkLocked(p)
+}
+
+// Refused lists the invokes this router refused (at most maxRefused).
+func (r *router) Refused() []RefusedInvoke {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]RefusedInvoke(nil), r.refused...)
 }
 
 func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
 	r.mu.Lock()
-	rr, ok := r.runs[p.Run]
-	var me *inflightCall
-	if ok {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		if rr.canceled[p.ToolCallID] {
-			delete(rr.canceled, p.ToolCallID) // an early cancel applies once
-			cancel()
+	if x := r.verdictLocked(p); x != nil {
+		if len(r.refused) < maxRefused {
+			r.refused = append(r.refused, *x)
 		}
-		me = &inflightCall{cancel: cancel}
-		rr.inflight[p.ToolCallID] = append(rr.inflight[p.ToolCallID], me)
+		hook := r.onRefuse
+		r.mu.Unlock()
+		if hook != nil {
+			hook(*x)
+		}
+		return nil, protocol.ToolError("harness: refused tool.invoke: "+x.Reason, nil)
 	}
+	rr := r.runs[p.Run]
+	var cancel context.CancelFunc
+	ctx, cancel = context.WithCancel(ctx)
+	defer cancel()
+	if rr.canceled[p.ToolCallID] {
+		delete(rr.canceled, p.ToolCallID) // an early cancel applies once
+		cancel()
+	}
+	me := &inflightCall{cancel: cancel}
+	rr.inflight[p.ToolCallID] = append(rr.inflight[p.ToolCallID], me)
 	r.mu.Unlock()
-	if !ok {
-		return nil, protocol.ToolError(fmt.Sprintf("harness: no active run %q", p.Run), nil)
-	}
 	defer func() {
 		r.mu.Lock()
 		list := rr.inflight[p.ToolCallID]

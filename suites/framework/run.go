@@ -96,17 +96,19 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		p.CodeMode = raw
 	}
 	r := &Run{ID: id, Params: p, Tools: set, timeout: 10 * time.Second}
-	t.router.add(id, set)
+	t.router.add(id, p, set)
+	// The run lives on t: a target restarted since (RestartTarget, or lost)
+	// never knew it, and ending it must not reconnect.
 	ginkgo.DeferCleanup(func() {
 		if ginkgo.CurrentSpecReport().Failed() {
 			ginkgo.AddReportEntry("transcript "+id, r.Transcript(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		}
 		cctx, cancel := context.WithTimeout(context.Background(), Timeouts.Call)
 		defer cancel()
-		if T().Alive() {
-			_ = T().Call(cctx, protocol.MethodRunEnd, protocol.RunParams{Run: id}, nil)
+		if t.Alive() {
+			_ = t.Call(cctx, protocol.MethodRunEnd, protocol.RunParams{Run: id}, nil)
 		}
-		T().router.remove(id)
+		t.router.end(id)
 	})
 	cctx, cancel := context.WithTimeout(ctx, Timeouts.Call)
 	defer cancel()
@@ -158,8 +160,19 @@ func (r *Run) Transcript() string {
 		j, _ := json.Marshal(c)
 		b.WriteString("\n↺ tool.invoke " + string(j))
 	}
+	for _, x := range refusals.of(r.ID) {
+		b.WriteString("\n⊘ " + x.String())
+	}
 	return b.String()
 }
+
+// RefusedInvokes lists the tool.invoke calls naming this run that the
+// harness refused as forged (not nested in a live exec/wait or suspended
+// cell of the run, or for a tool its run.prepare does not let guest code
+// call), in arrival order. Each also fails the spec during which it
+// arrived; specs that make a guest attempt a forged call assert on it.
+// Refused invokes are not in Tools.Calls().
+func (r *Run) RefusedInvokes() []RefusedInvoke { return refusals.of(r.ID) }
 
 // ModelToolNames lists the names of the model-visible tools.
 func (r *Run) ModelToolNames() []string {
@@ -237,17 +250,37 @@ func (r *Run) toolCall(ctx context.Context, method string, input any) Result {
 	p := protocol.ToolCallParams{Run: r.ID, ToolCallID: fmt.Sprintf("%s-call-%d", r.ID, r.calls.Add(1)), Input: in}
 	cctx, cancel := context.WithTimeout(ctx, r.timeout+Timeouts.ToolCallSlack)
 	defer cancel()
+	// The router must know the call is outstanding before the target can
+	// make nested calls under it, and learn whether it left a cell suspended.
+	tg := T()
+	cell := ""
+	if method == protocol.MethodToolWait {
+		cell = waitedCell(in)
+	}
+	var decoded *result.Result
+	tg.router.begin(r.ID, p.ToolCallID, cell)
+	defer func() { tg.router.finish(r.ID, p.ToolCallID, cell, decoded) }()
 	var raw json.RawMessage
-	err = T().Call(cctx, method, p, &raw)
+	err = tg.Call(cctx, method, p, &raw)
 	r.log(method, p, raw, err)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s failed at the protocol level", method)
 	var res Result
 	res.Raw = raw
 	res.ToolCallID = p.ToolCallID
 	gomega.Expect(json.Unmarshal(raw, &res.Result)).To(gomega.Succeed(), "%s returned a result that is not a result object: %s", method, raw)
+	decoded = &res.Result
 	gomega.Expect(res.Status).To(gomega.BeElementOf(result.StatusCompleted, result.StatusWaiting, result.StatusFailed),
 		"%s returned an unknown status: %s", method, raw)
 	return res
+}
+
+// waitedCell is the runId a wait input names, or "".
+func waitedCell(input json.RawMessage) string {
+	var in struct {
+		RunID string `json:"runId"`
+	}
+	_ = json.Unmarshal(input, &in)
+	return in.RunID
 }
 
 // RunToCompletion execs code and follows every waiting result with wait, as a
@@ -287,17 +320,21 @@ func AllOutput(steps []Result) []result.Output {
 // Abort sends run.abort.
 func (r *Run) Abort(ctx context.Context) {
 	ginkgo.GinkgoHelper()
-	err := T().Call(ctx, protocol.MethodRunAbort, protocol.RunParams{Run: r.ID}, nil)
+	tg := T()
+	err := tg.Call(ctx, protocol.MethodRunAbort, protocol.RunParams{Run: r.ID}, nil)
 	r.log("run.abort", protocol.RunParams{Run: r.ID}, nil, err)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.abort failed at the protocol level")
+	tg.router.aborted(r.ID)
 }
 
 // End sends run.end.
 func (r *Run) End(ctx context.Context) {
 	ginkgo.GinkgoHelper()
-	err := T().Call(ctx, protocol.MethodRunEnd, protocol.RunParams{Run: r.ID}, nil)
+	tg := T()
+	err := tg.Call(ctx, protocol.MethodRunEnd, protocol.RunParams{Run: r.ID}, nil)
 	r.log("run.end", protocol.RunParams{Run: r.ID}, nil, err)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.end failed at the protocol level")
+	tg.router.end(r.ID)
 }
 
 // Stats asks runtime.stats and fails the spec on a protocol error.

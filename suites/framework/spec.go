@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -67,10 +69,98 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		if !Features().Has(req.Feature) {
 			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
 		}
+		beginSpec()
+		// Registered first, so it runs last: after the runs' own cleanups
+		// (run.end), whose answers may still bring refused invokes.
+		ginkgo.DeferCleanup(endSpec)
 		body(ctx)
 	}
 	all := append([]any{labels, wrapped, ginkgo.Offset(1)}, args...)
+	if !hasTimeout(args) {
+		all = append(all, ginkgo.SpecTimeout(Timeouts.Spec))
+	}
 	return ginkgo.It(id+" "+text, all...)
+}
+
+// hasTimeout reports whether a spec's decorators set its own timeout.
+func hasTimeout(args []any) bool {
+	for _, a := range args {
+		switch a.(type) {
+		case ginkgo.SpecTimeout, ginkgo.NodeTimeout:
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// specSeq numbers the specs that ran (It bodies past their feature
+	// check); inSpec is set while one runs, deadline is its deadline.
+	specSeq  atomic.Int64
+	inSpec   atomic.Bool
+	deadline atomic.Int64 // unix nanoseconds
+)
+
+// specDeadlinePassed reports whether the running spec is past its deadline
+// (a call canceled then was cut by Timeouts.Spec, not by the spec itself).
+func specDeadlinePassed() bool {
+	d := deadline.Load()
+	return inSpec.Load() && d != 0 && time.Now().UnixNano() >= d
+}
+
+func beginSpec() {
+	specSeq.Add(1)
+	deadline.Store(time.Now().Add(Timeouts.Spec).UnixNano())
+	inSpec.Store(true)
+}
+
+// endSpec runs after every spec: it fails the spec for the forged nested
+// calls the harness refused while it ran, and charges the spec with a
+// target that died or stopped answering during it (the next spec gets a
+// fresh target): a crash is never blamed on a later spec.
+func endSpec() {
+	defer inSpec.Store(false)
+	var msgs []string
+	if why := checkAlive(); why != "" {
+		msgs = append(msgs, why)
+	}
+	if m := refusalFailure(refusals.take()); m != "" {
+		msgs = append(msgs, m)
+	}
+	if len(msgs) > 0 {
+		ginkgo.Fail(strings.Join(msgs, "\n"))
+	}
+}
+
+// checkAlive asks the target a cheap runtime.stats (bounded by
+// Timeouts.Alive) unless it is known dead, and returns why the spec must be
+// charged with the target's death, or "".
+func checkAlive() string {
+	tgtMu.Lock()
+	t := tgt
+	tgtMu.Unlock()
+	if t == nil || stopping.Load() {
+		return ""
+	}
+	if t.chargedIn.Load() == specSeq.Load() {
+		return "" // already charged to this spec (and marked)
+	}
+	if t.Alive() {
+		ctx, cancel := context.WithTimeout(context.Background(), Timeouts.Alive)
+		defer cancel()
+		_, err := t.Stats(ctx)
+		if err == nil || t.Alive() {
+			return "" // answered (a protocol error is still an answer)
+		}
+		// Call charged it: lost or unresponsive.
+		return fmt.Sprintf("the target stopped working during this spec: %v", err)
+	}
+	if t.chargedIn.Load() != 0 {
+		return "" // charged to an earlier spec; the next T() reconnects
+	}
+	reason := "the target died during this spec (its connection closed)" + t.diagnostics() + t.stderrTail()
+	t.charge(reason)
+	return reason
 }
 
 // RequireFeature skips the current spec, with a reason naming the feature and
@@ -102,10 +192,23 @@ var (
 // T returns the connected target, reconnecting first if the previous spec
 // left it dead (a crashed target makes that spec an error, never fails the
 // rest of the run). A failed reconnect is a harness error of the current spec.
+//
+// Within one spec the target is connected at most once more: when it died
+// or was killed during the running spec, that spec is charged with it (a
+// harness error, not a failure of its requirement) and T fails it at once;
+// the next spec reconnects.
 func T() *Target {
 	tgtMu.Lock()
 	defer tgtMu.Unlock()
 	if tgt == nil || !tgt.Alive() {
+		if tgt != nil && inSpec.Load() && !stopping.Load() {
+			if tgt.chargedIn.Load() != specSeq.Load() {
+				tgt.charge("the target died during this spec (its connection closed)" + tgt.diagnostics() + tgt.stderrTail())
+			}
+			if tgt.chargedIn.Load() == specSeq.Load() {
+				ginkgo.Fail("the target was lost earlier in this spec (see the harness error); the harness restarts it for the next spec")
+			}
+		}
 		if tgt != nil {
 			tgt.Close()
 		}

@@ -7,15 +7,19 @@ package framework
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/channel"
 	"github.com/onsi/ginkgo/v2"
 )
 
@@ -51,14 +55,20 @@ type Target struct {
 
 	client *jrpc2.Client
 	// closer stops the target; graceful is false when it never answered
-	// initialize (nothing to wait for).
-	closer func(graceful bool) error
-	ready  bool // initialize succeeded
-	stderr *syncBuffer
-	stdout *stdoutWatch
-	proc   *process // exec: targets only
-	router *router
-	lost   sync.Once
+	// initialize or stopped answering (nothing to wait for). It runs once.
+	closer    func(graceful bool) error
+	closeOnce sync.Once
+	closeErr  error
+	ready     bool // initialize succeeded
+	stderr    *syncBuffer
+	stdout    *stdoutWatch
+	proc      *process // exec: targets only
+	router    *router
+	// lost fires once, on the first of: the connection was lost, the target
+	// was found unresponsive, the harness closed it. chargedIn is the spec
+	// (specSeq) it was charged to, 0 for none.
+	lost      sync.Once
+	chargedIn atomic.Int64
 }
 
 // HarnessErrorEntry names the Ginkgo report entry that marks a spec during
@@ -67,6 +77,13 @@ type Target struct {
 // failing spec as an error, not as a failure of its requirement
 // (tools/report reads the same name). The value is the reason.
 const HarnessErrorEntry = "harness-error"
+
+// ErrUnresponsive is wrapped by the error of a call the target did not
+// answer within its deadline: the harness then kills the target (the
+// process group of an exec: target; a tcp: connection is closed; an
+// in-process target is abandoned), marks the spec running at the time as
+// an error "target unresponsive", and the next spec gets a fresh target.
+var ErrUnresponsive = errors.New("target unresponsive")
 
 // markHarnessError attaches HarnessErrorEntry to the running spec.
 func markHarnessError(reason string) {
@@ -99,6 +116,9 @@ func (s *syncBuffer) String() string {
 // Connect opens a target: "builtin" or another registered in-process name,
 // "exec:<command line>" (spawned, protocol on its stdio) or "tcp:<host:port>".
 func Connect(ctx context.Context, spec string) (*Target, error) {
+	if stopping.Load() {
+		return nil, ErrStopping
+	}
 	t := &Target{Spec: spec, router: newRouter()}
 	var r io.Reader
 	var w io.WriteCloser
@@ -141,8 +161,14 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		done := make(chan error, 1)
 		go func() { done <- c(context.Background(), tr, tw) }()
 		r, w = hr, hw
-		t.closer = func(bool) error {
+		t.closer = func(graceful bool) error {
 			hw.Close()
+			if !graceful {
+				// Abandon it: a hung in-process target may never close its
+				// output, so stop reading now.
+				hr.CloseWithError(ErrUnresponsive)
+				return nil
+			}
 			select {
 			case err := <-done:
 				return err
@@ -152,7 +178,8 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		}
 	}
 	t.stdout = &stdoutWatch{r: r}
-	t.client = protocol.NewClient(protocol.NewChannel(t.stdout, w), t.router.invoke, t.router.cancel, t.stdout.clientLog)
+	t.router.onRefuse = refusals.add
+	t.client = protocol.NewClient(arrivals{protocol.NewChannel(t.stdout, w), t.router.arrive}, t.router.invoke, t.router.cancel, t.stdout.clientLog)
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{
@@ -227,18 +254,61 @@ func (t *Target) HasFeature(f string) bool {
 }
 
 // Call sends one request and decodes its result into out.
+//
+// When the connection closes under the call, the spec running at the time
+// is marked a harness error ("target connection lost"). When ctx ends
+// before the answer (its deadline, or the per-spec deadline), the target is
+// unresponsive: the error wraps ErrUnresponsive, the target is killed and
+// the spec is marked a harness error "target unresponsive".
 func (t *Target) Call(ctx context.Context, method string, params, out any) error {
+	start := time.Now()
 	var err error
 	if out == nil {
 		_, err = t.client.Call(ctx, method, params)
 	} else {
 		err = t.client.CallResult(ctx, method, params, out)
 	}
-	if err != nil && !t.Alive() {
+	switch {
+	case err == nil:
+	case stopping.Load():
+		err = fmt.Errorf("%w (the harness is stopping)", err)
+	case !t.Alive():
 		err = fmt.Errorf("%w (target connection closed)%s%s", err, t.diagnostics(), t.stderrTail())
-		t.lost.Do(func() { markHarnessError(fmt.Sprintf("target connection lost during %s: %v", method, err)) })
+		t.charge(fmt.Sprintf("target connection lost during %s: %v", method, err))
+	case errors.Is(ctx.Err(), context.DeadlineExceeded) || ctx.Err() != nil && specDeadlinePassed():
+		why := fmt.Sprintf("no answer to %s within %s", method, time.Since(start).Round(time.Millisecond))
+		err = fmt.Errorf("%w: %s (%v); the harness killed it, and the next spec gets a fresh target", ErrUnresponsive, why, err)
+		t.charge(fmt.Sprintf("target unresponsive: %s; the harness killed it, and the next spec gets a fresh target", why))
+		t.abandon()
 	}
 	return err
+}
+
+// charge marks the running spec as the one during which the target was
+// lost (once per target).
+func (t *Target) charge(reason string) {
+	t.lost.Do(func() {
+		t.chargedIn.Store(specSeq.Load())
+		markHarnessError(reason)
+	})
+}
+
+// abandon stops the target without asking it anything: the process group
+// of an exec: target is killed, a tcp: connection closed, an in-process
+// target left behind. Alive is false afterwards.
+func (t *Target) abandon() {
+	t.stop(false)
+	t.client.Close()
+}
+
+// stop runs the closer once.
+func (t *Target) stop(graceful bool) error {
+	t.closeOnce.Do(func() {
+		if t.closer != nil {
+			t.closeErr = t.closer(graceful)
+		}
+	})
+	return t.closeErr
 }
 
 // Stats asks runtime.stats.
@@ -251,19 +321,52 @@ func (t *Target) Stats(ctx context.Context) (protocol.Stats, error) {
 // Close sends shutdown (best effort) and closes the connection.
 func (t *Target) Close() error {
 	t.lost.Do(func() {}) // a connection the harness closed is not lost
-	if t.client != nil && t.Alive() && t.ready {
+	graceful := t.ready && t.client != nil && t.Alive()
+	if graceful {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		t.client.Call(ctx, protocol.MethodShutdown, nil)
 		cancel()
 	}
 	// Stop the target first: closing the client waits for its reader, which
 	// only returns once the target's output is closed.
-	var err error
-	if t.closer != nil {
-		err = t.closer(t.ready)
-	}
+	err := t.stop(graceful)
 	if t.client != nil {
 		t.client.Close()
 	}
 	return err
+}
+
+// arrivals shows each tool.invoke the target sends to see, in wire order,
+// before jrpc2 dispatches it (see router.arrive).
+type arrivals struct {
+	channel.Channel
+	see func(protocol.InvokeParams)
+}
+
+func (a arrivals) Recv() ([]byte, error) {
+	b, err := a.Channel.Recv()
+	if err != nil || !bytes.Contains(b, []byte(protocol.MethodToolInvoke)) {
+		return b, err
+	}
+	type msg struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Params json.RawMessage `json:"params"`
+	}
+	var list []msg
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
+		_ = json.Unmarshal(t, &list)
+	} else {
+		var m msg
+		if json.Unmarshal(t, &m) == nil {
+			list = append(list, m)
+		}
+	}
+	for _, m := range list {
+		var p protocol.InvokeParams
+		if m.Method == protocol.MethodToolInvoke && len(m.ID) > 0 && json.Unmarshal(m.Params, &p) == nil {
+			a.see(p)
+		}
+	}
+	return b, err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/onsi/gomega"
 )
 
 func withInitializeTimeout(t *testing.T, d time.Duration) {
@@ -67,4 +69,72 @@ func TestCrashWithAChildHoldingStdout(t *testing.T) {
 	if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "exit status 2") || !strings.Contains(err.Error(), "panic: boom") {
 		t.Fatalf("stats on a crashed target = %v (context: %v); want a closed connection naming exit status 2 and the stderr tail", err, ctx.Err())
 	}
+}
+
+// initLine is a minimal answer to the harness's initialize (request id 1).
+const initLine = `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1","implementation":{"name":"fake","version":"0"},"features":[]}}`
+
+// fakeTarget writes a shell target to a file and returns its exec: spec.
+func fakeTarget(t *testing.T, script string) string {
+	file := t.TempDir() + "/target.sh"
+	if err := os.WriteFile(file, []byte(script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return "exec:sh " + file
+}
+
+// A call that outlives its deadline makes the target unresponsive: the call
+// fails with ErrUnresponsive and the whole process group is killed, so the
+// next T() connects afresh.
+func TestUnresponsiveTargetIsKilled(t *testing.T) {
+	g := gomega.NewWithT(t)
+	const marker = "876543"
+	tg, err := Connect(context.Background(), fakeTarget(t, "read l; echo '"+initLine+"'; sleep "+marker+" & while :; do sleep 1; done"))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "connect")
+	defer tg.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err = tg.Stats(ctx)
+	g.Expect(err).To(gomega.MatchError(ErrUnresponsive), "a call past its deadline")
+	g.Expect(err.Error()).To(gomega.ContainSubstring("no answer to runtime.stats within"))
+	g.Expect(tg.Alive()).To(gomega.BeFalse(), "an unresponsive target is dropped")
+	g.Eventually(func() error { return exec.Command("pgrep", "-f", "sleep "+marker).Run() }).Should(gomega.HaveOccurred(),
+		"the process group of the unresponsive target is killed")
+}
+
+// A tool.invoke that no guest could have made (here: for a run never
+// prepared) is answered with a tool error and recorded for the running spec,
+// judged as it arrives on the wire.
+func TestForgedInvokeIsRefusedAndRecorded(t *testing.T) {
+	g := gomega.NewWithT(t)
+	forged := `{"jsonrpc":"2.0","id":7,"method":"tool.invoke","params":{"run":"ghost","toolCallId":"x1","parentToolCallId":"p1","catalogId":"openclaw:core:echo","tool":"echo","source":"openclaw","owner":"core","input":{},"context":{"agentId":"a","sessionId":"s","sessionKey":"k","senderId":"u","channel":"c"}}}`
+	answer := t.TempDir() + "/answer"
+	_, _ = refusals.take()
+	tg, err := Connect(context.Background(), fakeTarget(t, "read l; echo '"+initLine+"'; echo '"+forged+"'; read a; echo \"$a\" > "+answer+"; read end"))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "connect")
+	defer tg.Close()
+	g.Eventually(func() string { b, _ := os.ReadFile(answer); return string(b) }).WithTimeout(10*time.Second).
+		Should(gomega.ContainSubstring(`"code":-32010`), "the target gets a tool error")
+	list, more := refusals.take()
+	g.Expect(more).To(gomega.Equal(0))
+	g.Expect(list).To(gomega.HaveLen(1), "the refusal is charged to the running spec")
+	g.Expect(list[0].Reason).To(gomega.Equal(`no run "ghost" was prepared on this connection`))
+	g.Expect(refusalFailure(list, 0)).To(gomega.ContainSubstring(`[CM-ACT-05, CM-SEC-05] tool.invoke of tool "echo" (run "ghost", toolCallId "x1", parentToolCallId "p1") refused`))
+}
+
+// KillTargets kills every exec: target's process group at once, even one
+// that ignores SIGTERM and end of input, and no target starts after it.
+func TestKillTargets(t *testing.T) {
+	g := gomega.NewWithT(t)
+	const marker = "765432"
+	tg, err := Connect(context.Background(), fakeTarget(t, "trap '' TERM; read l; echo '"+initLine+"'; sleep "+marker+" & while :; do sleep 1; done"))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "connect")
+	defer func() { stopping.Store(false) }()
+	KillTargets()
+	g.Eventually(tg.Alive).Should(gomega.BeFalse(), "the connection closes once the target is killed")
+	g.Eventually(func() error { return exec.Command("pgrep", "-f", "sleep "+marker).Run() }).Should(gomega.HaveOccurred(),
+		"no process of the target's group survives")
+	_, err = Connect(context.Background(), "exec:true")
+	g.Expect(err).To(gomega.MatchError(ErrStopping), "no target starts after KillTargets")
+	tg.Close()
 }

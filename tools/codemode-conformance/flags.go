@@ -52,7 +52,7 @@ Flags:
 var (
 	target, resultsDir, labelFilter, features, exempt, expectedFailures string
 	reqs                                                                multi
-	verbose                                                             bool
+	verbose, failFast                                                   bool
 )
 
 // runFlags defines the run flags; it prints parse errors (not usage) to
@@ -72,6 +72,7 @@ func runFlags() *flag.FlagSet {
 	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
+	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
 	return fs
 }

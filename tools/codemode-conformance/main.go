@@ -28,6 +28,12 @@
 // selected spec was skipped), 2 on a usage error (bad flags, an unknown
 // target, requirement or feature name, a malformed --label-filter) or a bad
 // baseline. `codemode-conformance help` (or -h, --help) prints usage.
+//
+// Run control: every spec has a deadline (framework.Timeouts.Spec), and a
+// target that misses a call's deadline is killed and restarted for the next
+// spec, the spec being an error. --fail-fast stops after the first spec that
+// fails or errors. SIGINT or SIGTERM kills every target process group at
+// once, writes the reports of what ran, and exits 1.
 package main
 
 import (
@@ -158,6 +164,7 @@ func run() int {
 
 	sc, rc := ginkgo.GinkgoConfiguration()
 	sc.LabelFilter = selectionFilter()
+	sc.FailFast = failFast
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target
 	rc.JSONReport = filepath.Join(resultsDir, "report.json")
@@ -166,9 +173,11 @@ func run() int {
 	rc.Verbose = verbose
 	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
+	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
+	stopWatching()
 	code := 1
-	if out.overall == report.Success || out.overall == report.Partial {
+	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
 		code = 0
 	}
 	con.Print(closingLine(out, code))

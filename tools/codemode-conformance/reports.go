@@ -73,6 +73,7 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 		Exempt:    split(exempt),
 	}
 	c.Selection = report.NewSelection(built, ev, reqs, labelFilter)
+	runControl(&c)
 	if c.ExpectedFailures != nil {
 		c.ExpectedFailures.File = expectedFailures
 	}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/tools/report"
+)
+
+// stopGrace is how long the run may take to wind down (interrupt the
+// running spec, clean up, write the reports) after SIGINT or SIGTERM before
+// the harness exits without them.
+const stopGrace = 30 * time.Second
+
+var gotSignal atomic.Value // os.Signal
+
+// signaled returns the SIGINT or SIGTERM the run received, or nil.
+func signaled() os.Signal {
+	s, _ := gotSignal.Load().(os.Signal)
+	return s
+}
+
+// sigName names s as a shell user would (SIGINT, SIGTERM).
+func sigName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+// watchSignals makes SIGINT and SIGTERM stop the whole run: the process
+// group of every exec: target is killed at once (framework.KillTargets, so
+// nothing the harness started outlives it), then Ginkgo, which gets the
+// same signal, interrupts the running spec and writes the reports, and the
+// run exits 1. A second signal, or a run that has not wound down within
+// stopGrace, exits 1 at once. The returned func stops watching.
+func watchSignals() (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			gotSignal.Store(s)
+			framework.KillTargets()
+			fmt.Fprintf(os.Stderr, "codemode-conformance: %s: killed the target processes; stopping the run (a second signal exits at once)\n", sigName(s))
+			select {
+			case <-ch:
+			case <-time.After(stopGrace):
+				fmt.Fprintf(os.Stderr, "codemode-conformance: the run did not stop within %s of %s\n", stopGrace, sigName(s))
+			case <-done:
+				return
+			}
+			os.Exit(1)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
+}
+
+// runControl records in the report how the run was cut short: by
+// --fail-fast after a failing spec, or by a signal (which also makes the
+// overall verdict a failure: the run is incomplete).
+func runControl(c *report.Conformance) {
+	notRun := c.Selection.Specs.Selected - c.Selection.Specs.Ran
+	if s := signaled(); s != nil {
+		c.Overall = report.Failure
+		c.Reasons = append(c.Reasons, fmt.Sprintf("interrupted by %s: the run was stopped, %d selected %s did not run", sigName(s), notRun, plural(notRun, "spec", "specs")))
+		return
+	}
+	if failFast && notRun > 0 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("stopped after the first failing spec (--fail-fast): %d selected %s did not run", notRun, plural(notRun, "spec", "specs")))
+	}
+}
