@@ -17,7 +17,7 @@ import (
 //	  labelFilter: "area:LIM"        # --label-filter, if given
 //	  complete: false                # every spec of this build was selected
 //	  requirements:
-//	    catalogue: 114               # in spec/requirements.yaml
+//	    catalogue: 115               # in spec/requirements.yaml
 //	    withSpecs: 70                # with at least one spec in this build
 //	    selected: 2                  # with a spec the filters selected
 //	    ran: 2                       # with a verdict in this run (the requirements: list)
