@@ -67,6 +67,9 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		if !Features().Has(req.Feature) {
 			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
 		}
+		if why := notDrivable("", id); why != "" {
+			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
+		}
 		body(ctx)
 	}
 	all := append([]any{labels, wrapped, ginkgo.Offset(1)}, args...)
