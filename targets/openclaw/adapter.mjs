@@ -151,6 +151,17 @@ function prepare(p) {
     controller: new AbortController(),
     currentCall: undefined,
   };
+  const own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(run, t));
+  const client = p.tools.filter((t) => t.source === "client").map((t) => harnessTool(run, t));
+  const eff = surface.resolveCodeModeConfig(config, p.agentId);
+  // OpenClaw's run setup (codeModeControlsEnabledForRun in its tool
+  // selection) creates the code-mode tools only when resolveCodeModeConfig
+  // says enabled; otherwise the tools stay as they are.
+  if (!eff.enabled) {
+    run.active = false;
+    runs.set(p.run, run);
+    return { run: p.run, codeModeActive: false, tools: modelTools([...own, ...client]) };
+  }
   const catalogRef = surface.createToolSearchCatalogRef();
   const ctx = {
     config,
@@ -160,20 +171,17 @@ function prepare(p) {
     sessionKey: p.sessionKey,
     runId: p.run,
     catalogRef,
+    abortSignal: run.controller.signal,
     // OpenClaw's default nested-call path, unchanged; it also hands the tool
     // the parent call id, which tool.invoke reports (CM-NEST-07).
     executeTool: async (c) => c.tool.execute(c.toolCallId, c.input, c.signal, c.onUpdate, { parentToolCallId: c.parentToolCallId }),
   };
   const cmTools = surface.createCodeModeTools(ctx);
-  const own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(run, t));
-  const client = p.tools.filter((t) => t.source === "client").map((t) => harnessTool(run, t));
   const scope = { config, agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, runId: p.run, catalogRef };
   const applied = surface.applyCodeModeCatalog({ ...scope, tools: [...cmTools, ...own] });
   let visible = applied.tools;
   if (client.length > 0) visible = [...visible, ...surface.addClientToolsToCodeModeCatalog({ ...scope, tools: client }).tools];
   for (const e of catalogRef.current?.entries ?? []) if (e.tool) run.catalogIds.set(e.tool, e.id);
-  // Entries may wrap the tool object (hooks); map wrapped tools back by name
-  // and source as well.
   run.active = isCodeModeSurface(visible, cmTools);
   // OpenClaw's agent loop runs every tool through toToolDefinitions, which
   // turns a thrown error into the tool result {status: "error", tool, error}.
@@ -181,10 +189,7 @@ function prepare(p) {
   run.exec = defs[0];
   run.wait = defs[1];
   runs.set(p.run, run);
-  const res = { run: p.run, codeModeActive: run.active, tools: modelTools(visible) };
-  const eff = surface.resolveCodeModeConfig(config, p.agentId);
-  if (eff.enabled) res.effectiveConfig = eff;
-  return res;
+  return { run: p.run, codeModeActive: run.active, tools: modelTools(visible), effectiveConfig: eff };
 }
 
 async function toolCall(which, p) {

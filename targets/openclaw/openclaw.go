@@ -137,8 +137,7 @@ func Install(ctx context.Context, version string, progress io.Writer) (Installat
 		return Installation{}, fmt.Errorf("%w: lock %s: %v", ErrInstall, dir+".lock", err)
 	}
 	defer unlock()
-	sum := sha256.Sum256(lock)
-	stamp := hex.EncodeToString(sum[:])
+	stamp := sha(lock)
 	if b, err := os.ReadFile(filepath.Join(dir, ".installed")); err != nil || strings.TrimSpace(string(b)) != stamp || !inst.complete() {
 		if err := inst.npmCI(ctx, lock, progress); err != nil {
 			return Installation{}, err
@@ -151,6 +150,11 @@ func Install(ctx context.Context, version string, progress io.Writer) (Installat
 		return Installation{}, fmt.Errorf("%w: writing the adapter: %v", ErrInstall, err)
 	}
 	return inst, nil
+}
+
+func sha(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func (i Installation) complete() bool {
