@@ -87,7 +87,7 @@ function getRun(params) {
 function harnessTool(run, spec) {
   const tool = {
     name: spec.name,
-    label: spec.label ?? spec.name,
+    label: spec.label, // absent stays absent: OpenClaw's compact entries carry it as given
     description: spec.description ?? "",
     parameters: spec.parameters ?? { type: "object", properties: {} },
     execute: async (toolCallId, input, signal, _onUpdate, meta) => {
