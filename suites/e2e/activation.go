@@ -160,9 +160,9 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
 		Expect(catalogNames(ctx, r)).To(ConsistOf("echo", "add", "browser_request", "select_file"),
 			"allow by name, by plugin id and by source:owner; deny wins over allow")
-		res := r.Exec(ctx, fmt.Sprintf(`try { await tools.call(%q, {ms: 1}); return "called"; } catch (e) { return "refused"; }`, slowID))
+		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`try { await tools.call(%q, {ms: 1}); return "called"; } catch (e) { return "refused"; }`, slowID))
 		Expect(res).To(CompleteWith("refused"), "a denied tool must not be reachable by the id it has in an unrestricted run")
-		res = r.Exec(ctx, `return (await tools.search("slow wait milliseconds")).map((t) => t.name);`)
+		res, _ = r.RunToCompletion(ctx, `return (await tools.search("slow wait milliseconds")).map((t) => t.name);`)
 		Expect(res).To(BeCompleted())
 		Expect(res.ValueAny()).NotTo(ContainElement("slow"))
 		Expect(r.Tools.CallsOf("slow")).To(BeEmpty(), "the denied tool was invoked")

@@ -15,7 +15,7 @@
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
-import { codeModeConfig, modelTools, isCodeModeSurface } from "./lib/translate.mjs";
+import { codeModeConfig, modelTools, isCodeModeSurface, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 
 const args = process.argv.slice(2);
@@ -57,7 +57,7 @@ const FEATURES = ["core", "yield", "typescript", "shell-exec"];
 // notDrivable). The harness skips a spec that needs one of these with the
 // reason, and the report shows it as not drivable.
 const NOT_DRIVABLE = [
-  { surface: "policy", reason: "OpenClaw applies agents.list[].tools.allow/deny in its tool-policy pipeline before code mode; the code-mode module only sees the tools that survive it" },
+  { requirement: "CM-ACT-03", reason: "its cases are one spec: a raw call and disableTools are decided in OpenClaw's run setup before any tool exists (not drivable), so the spec cannot be judged as a whole; the empty-allowlist case is driven through policy (see TRIAGE.md)" },
   { surface: "disableTools", reason: "OpenClaw decides disableTools before it builds any tool; the code-mode module is never called" },
   { surface: "raw", reason: "a raw model call builds no tools in OpenClaw; the code-mode module is never called" },
   { surface: "runtime.stats", reason: "OpenClaw keeps suspended runs in a module-private map (activeRuns) and runs each cell in a worker thread; neither is exported, so live VMs, snapshots and suspended runs cannot be counted" },
@@ -134,7 +134,7 @@ function prepare(p) {
     if (!str(p[k])) throw new ProtocolError(-32602, `run.prepare: ${k} must be a non-empty string`);
   }
   if (!Array.isArray(p.tools)) throw new ProtocolError(-32602, "run.prepare: tools must be an array");
-  for (const [what, present] of [["policy", p.policy != null], ["disableTools", p.disableTools === true], ["raw", p.raw === true]]) {
+  for (const [what, present] of [["disableTools", p.disableTools === true], ["raw", p.raw === true]]) {
     if (present) {
       const nd = NOT_DRIVABLE.find((n) => n.surface === what);
       throw new ProtocolError(-32602, `run.prepare: ${what} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
@@ -153,7 +153,15 @@ function prepare(p) {
     controller: new AbortController(),
     currentCall: undefined,
   };
-  const own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(run, t));
+  let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(run, t));
+  if (p.policy != null) {
+    // policy is the agent's tools.allow/deny (agents.list[].tools), run
+    // through OpenClaw's own tool-policy pipeline before code mode, as its
+    // tool assembly does. Client tools come from the request and are not
+    // part of that pipeline.
+    const steps = surface.buildDefaultToolPolicyPipelineSteps({ agentPolicy: surface.pickSandboxToolPolicy(agentTools(p.policy)), agentId: p.agentId });
+    own = surface.applyToolPolicyPipeline({ tools: own, toolMeta: (t) => surface.getPluginToolMeta(t), warn: (m) => process.stderr.write(`openclaw: ${m}\n`), steps });
+  }
   const client = p.tools.filter((t) => t.source === "client").map((t) => harnessTool(run, t));
   const eff = surface.resolveCodeModeConfig(config, p.agentId);
   // OpenClaw's run setup (codeModeControlsEnabledForRun in its tool

@@ -14,7 +14,11 @@ export const REQUIRED = [
   "addClientToolsToCodeModeCatalog",
   "createToolSearchCatalogRef",
   "setPluginToolMeta",
+  "getPluginToolMeta",
   "toToolDefinitions",
+  "pickSandboxToolPolicy",
+  "buildDefaultToolPolicyPipelineSteps",
+  "applyToolPolicyPipeline",
 ];
 
 const TAIL_BYTES = 16384;

@@ -10,6 +10,15 @@ export function codeModeConfig(prepare) {
   return { tools };
 }
 
+// agentTools turns a run.prepare policy into the agent's tools config
+// (agents.list[].tools): allow and deny as given, absent or null left out.
+export function agentTools(policy) {
+  const out = {};
+  if (Array.isArray(policy?.allow)) out.allow = policy.allow;
+  if (Array.isArray(policy?.deny)) out.deny = policy.deny;
+  return out;
+}
+
 // modelTools lists what the model sees: {name, description, inputSchema}.
 // OpenClaw's parameters are TypeBox schemas, which are JSON Schema objects;
 // a JSON round trip drops TypeBox's symbol keys.

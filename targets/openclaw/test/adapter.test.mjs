@@ -33,7 +33,11 @@ test("discoverChunks finds every function by its export clause and prefers the d
     addClientToolsToCodeModeCatalog: { file: "code-mode-Qfake03.js", exported: "t" },
     createToolSearchCatalogRef: { file: "tool-search-Zfake02.js", exported: "m" },
     setPluginToolMeta: { file: "tools-C8fake01.js", exported: "s" },
+    getPluginToolMeta: { file: "tools-C8fake01.js", exported: "i" },
     toToolDefinitions: { file: "tool-split-Bfake04.js", exported: "o" },
+    pickSandboxToolPolicy: { file: "tool-policy-pipeline-Pfake07.js", exported: "p" },
+    buildDefaultToolPolicyPipelineSteps: { file: "tool-policy-pipeline-Pfake07.js", exported: "n" },
+    applyToolPolicyPipeline: { file: "tool-policy-pipeline-Pfake07.js", exported: "t" },
   });
 });
 
@@ -105,7 +109,7 @@ test("adapter: initialize, prepare, exec with a nested call, errors and not-driv
   try {
     const init = await s.call("initialize", { protocolVersion: "1", harness: { name: "t", version: "0" } });
     assert.deepEqual(init.result.features, ["core", "yield", "typescript", "shell-exec"]);
-    assert.deepEqual(init.result.notDrivable.map((n) => n.surface), ["policy", "disableTools", "raw", "runtime.stats", "run.abort"]);
+    assert.deepEqual(init.result.notDrivable.map((n) => n.surface ?? n.requirement), ["CM-ACT-03", "disableTools", "raw", "runtime.stats", "run.abort"]);
     assert.equal((await s.call("initialize", { protocolVersion: "2" })).error.code, -32602);
 
     const tools = [
@@ -152,10 +156,14 @@ test("adapter: initialize, prepare, exec with a nested call, errors and not-driv
     assert.equal(logged.result.value, "logged");
     assert.match(s.stderr(), /fixture log line/);
 
+    // policy goes through OpenClaw's tool-policy pipeline as the agent's
+    // tools.allow/deny; client tools are not part of it.
+    const pol = await s.call("run.prepare", { run: "r2", ...ident, codeMode: false, tools, policy: { allow: ["forecast", "echo"], deny: ["echo"] } });
+    assert.deepEqual(pol.result.tools.map((t) => t.name), ["weather", "open_app"]);
     // Not drivable: answered with an error naming the reason, never a made-up success.
-    const pol = await s.call("run.prepare", { run: "r2", ...ident, codeMode: true, tools, policy: { deny: ["x"] } });
-    assert.equal(pol.error.code, -32602);
-    assert.match(pol.error.message, /policy is not drivable/);
+    const raw = await s.call("run.prepare", { run: "r4", ...ident, codeMode: true, tools, raw: true });
+    assert.equal(raw.error.code, -32602);
+    assert.match(raw.error.message, /raw is not drivable/);
     const stats = await s.call("runtime.stats");
     assert.equal(stats.error.code, -32601);
     assert.match(stats.error.message, /activeRuns/);
