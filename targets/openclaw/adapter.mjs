@@ -50,8 +50,9 @@ try {
 // surface (spec/protocol.md §9). yield: OpenClaw's yield_control suspends with
 // reason "yield". typescript: OpenClaw transpiles with the typescript package.
 // shell-exec: a core tool named exec is catalogued as openclaw:core:exec
-// (only OpenClaw's own code-mode exec/wait are control tools).
-const FEATURES = ["core", "yield", "typescript", "shell-exec"];
+// (only OpenClaw's own code-mode exec/wait are control tools). telemetry:
+// every result carries OpenClaw's telemetry object, passed through unchanged.
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
