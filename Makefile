@@ -5,7 +5,7 @@ GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
 
-.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench clean
+.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench clean openclaw-install openclaw-conformance
 
 all: build
 
@@ -26,6 +26,21 @@ conformance-md: build
 	./bin/codemode-conformance run --target builtin --results-dir "$(RESULTS)" >/dev/null || true
 	$(GO) run ./tools/conformance-md --report "$(RESULTS)/report.json" --out CONFORMANCE.md
 
+## openclaw-install: install Node 24 + the pinned OpenClaw into the target's cache (npm and the network, once)
+OPENCLAW_VERSION ?= 2026.7.35
+OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)
+openclaw-install:
+	$(GO) run ./targets/openclaw/cmd/openclaw-install $(OPENCLAW_VERSION)
+
+## openclaw-conformance: every suite against the real OpenClaw (target openclaw:$(OPENCLAW_VERSION)) with its
+## committed expected-failures baseline; writes conformance-report.yaml, summary.md and junit.xml to
+## $(OPENCLAW_REPORT)/ (full results in $(RESULTS)-openclaw). Fails on drift from the baseline.
+openclaw-conformance: build openclaw-install
+	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)" --results-dir "$(RESULTS)-openclaw" \
+		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
+	cp "$(RESULTS)-openclaw/conformance-report.yaml" "$(RESULTS)-openclaw/summary.md" "$(OPENCLAW_REPORT)/" && \
+	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' "$(RESULTS)-openclaw/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
+
 ## fuzz: run each fuzz target for FUZZTIME (their seed corpora already run under make test)
 FUZZTIME ?= 30s
 fuzz:
@@ -45,4 +60,4 @@ test: vet
 	$(GO) test -count=1 -timeout 20m ./...
 
 clean:
-	rm -rf bin $(RESULTS) $(RESULTS)-exec
+	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw

@@ -62,6 +62,10 @@ type Requirement struct {
 	// yet covered, and a planned requirement that gains a spec is an error
 	// until the marker is removed.
 	Planned string `yaml:"planned"`
+	// Decision, when non-empty, records how a contract question about this
+	// requirement was decided (e.g. where the two source pages and a real
+	// implementation disagree) and where the evidence is.
+	Decision string `yaml:"decision"`
 }
 
 // Area is a group of requirements sharing the middle part of their IDs.
@@ -88,6 +92,7 @@ type rawRequirement struct {
 	Text     string  `yaml:"text"`
 	Excluded *string `yaml:"excluded"`
 	Planned  *string `yaml:"planned"`
+	Decision string  `yaml:"decision"`
 }
 
 type rawFile struct {
@@ -189,6 +194,7 @@ func ParseRequirements(data []byte) ([]Requirement, []Area, error) {
 			Text:     r.Text,
 			Excluded: excluded,
 			Planned:  planned,
+			Decision: r.Decision,
 		})
 	}
 	return reqs, areas, nil

@@ -56,7 +56,33 @@ type InitializeResult struct {
 	ProtocolVersion string   `json:"protocolVersion"`
 	Implementation  Peer     `json:"implementation"`
 	Features        []string `json:"features"`
+	// NotDrivable lists what the target cannot drive (§3): a spec that needs
+	// one is skipped with NotDrivablePrefix and the reason, never passed.
+	NotDrivable []NotDrivable `json:"notDrivable,omitempty"`
 }
+
+// NotDrivable is one thing a target (an adapter in front of another
+// implementation) cannot drive: a whole requirement, or a protocol surface
+// (Surfaces) that any spec using it needs.
+type NotDrivable struct {
+	Requirement string `json:"requirement,omitempty"`
+	Surface     string `json:"surface,omitempty"`
+	Reason      string `json:"reason"`
+}
+
+// Surfaces a target can declare not drivable: run.prepare members and methods.
+const (
+	SurfacePolicy       = "policy"
+	SurfaceDisableTools = "disableTools"
+	SurfaceRaw          = "raw"
+	SurfaceStats        = "runtime.stats"
+	SurfaceAbort        = "run.abort"
+)
+
+// NotDrivablePrefix starts the skip reason of a spec that needs something
+// the target declared not drivable; reports count such requirements as not
+// drivable.
+const NotDrivablePrefix = "not drivable by the target: "
 
 // Tool sources (CM-CAT-01).
 const (

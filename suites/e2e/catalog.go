@@ -105,7 +105,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 			guesses = append(guesses, "openclaw:core:"+n, "plugin:shell:"+n, "plugin:toolsearch:"+n, n)
 		}
 		g, _ := json.Marshal(guesses)
-		res := r.Exec(ctx, fmt.Sprintf(`const found = (await tools.search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
+		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const found = (await tools.search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
 			let reached = 0; for (const g of %s) { try { await tools.call(g, {}); reached++; } catch (e) {} }
 			return {found, reached};`, g))
 		Expect(res).To(CompleteWith(map[string]any{"found": []any{"echo"}, "reached": 0}), "search must find only echo and no guessed control-tool id may be callable")
@@ -137,7 +137,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 
 		denied := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"exec"}}})
 		Expect(catalogNames(ctx, denied)).To(ConsistOf("echo"), "a denied shell exec must leave the catalog")
-		res = denied.Exec(ctx, `try { await tools.call("openclaw:core:exec", {command: "id"}); return "called"; } catch (e) { return typeof tools.exec; }`)
+		res, _ = denied.RunToCompletion(ctx, `try { await tools.call("openclaw:core:exec", {command: "id"}); return "called"; } catch (e) { return typeof tools.exec; }`)
 		Expect(res).To(CompleteWith("undefined"), "a denied shell exec is neither callable nor a helper")
 		Expect(denied.Tools.CallsOf("exec")).To(BeEmpty(), "a denied shell exec must never be invoked")
 	})
@@ -237,7 +237,7 @@ var _ = Describe("e2e", "guest helpers", func() {
 		Expect(owners).To(ConsistOf("mail-a", "mail-b", "mail-c"), "tools.call(id) must reach each colliding tool")
 		Expect(r.Tools.CallsOf("search")).To(BeEmpty(), "tools.search ran the tool named search")
 		Expect(r.Tools.CallsOf("describe")).To(BeEmpty(), "tools.describe ran the tool named describe")
-		res = r.Exec(ctx, `return (await tools.call(ALL_TOOLS.find((t) => t.name === "call").id, {})).tool;`)
+		res, _ = r.RunToCompletion(ctx, `return (await tools.call(ALL_TOOLS.find((t) => t.name === "call").id, {})).tool;`)
 		Expect(res).To(CompleteWith("call"), "the tool named call is still reachable by id")
 	})
 })

@@ -63,6 +63,15 @@ var runSeq atomic.Int64
 func NewRun(ctx context.Context, o RunOptions) *Run {
 	ginkgo.GinkgoHelper()
 	t := T()
+	if o.Policy != nil {
+		RequireDrivable(protocol.SurfacePolicy)
+	}
+	if o.DisableTools {
+		RequireDrivable(protocol.SurfaceDisableTools)
+	}
+	if o.Raw {
+		RequireDrivable(protocol.SurfaceRaw)
+	}
 	n := runSeq.Add(1)
 	id := fmt.Sprintf("run-%d-%d", time.Now().UnixNano()%1e9, n)
 	if o.ID != "" {
@@ -320,6 +329,7 @@ func AllOutput(steps []Result) []result.Output {
 // Abort sends run.abort.
 func (r *Run) Abort(ctx context.Context) {
 	ginkgo.GinkgoHelper()
+	RequireDrivable(protocol.SurfaceAbort)
 	tg := T()
 	err := tg.Call(ctx, protocol.MethodRunAbort, protocol.RunParams{Run: r.ID}, nil)
 	r.log("run.abort", protocol.RunParams{Run: r.ID}, nil, err)
@@ -340,6 +350,7 @@ func (r *Run) End(ctx context.Context) {
 // Stats asks runtime.stats and fails the spec on a protocol error.
 func Stats(ctx context.Context) protocol.Stats {
 	ginkgo.GinkgoHelper()
+	RequireDrivable(protocol.SurfaceStats)
 	s, err := T().Stats(ctx)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "runtime.stats")
 	return s

@@ -69,6 +69,9 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		if !Features().Has(req.Feature) {
 			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
 		}
+		if why := notDrivable("", id); why != "" {
+			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
+		}
 		beginSpec()
 		// Registered first, so it runs last: after the runs' own cleanups
 		// (run.end), whose answers may still bring refused invokes.

@@ -114,7 +114,8 @@ func (s *syncBuffer) String() string {
 }
 
 // Connect opens a target: "builtin" or another registered in-process name,
-// "exec:<command line>" (spawned, protocol on its stdio) or "tcp:<host:port>".
+// "exec:<command line>" (spawned, protocol on its stdio), "tcp:<host:port>",
+// or a resolvable spec such as "openclaw:<version>" (RegisterResolver).
 func Connect(ctx context.Context, spec string) (*Target, error) {
 	if stopping.Load() {
 		return nil, ErrStopping
@@ -122,9 +123,13 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 	t := &Target{Spec: spec, router: newRouter()}
 	var r io.Reader
 	var w io.WriteCloser
+	resolved, err := ResolveTarget(ctx, spec)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: %w", spec, err)
+	}
 	switch {
-	case strings.HasPrefix(spec, "exec:"):
-		cmdline := strings.TrimSpace(strings.TrimPrefix(spec, "exec:"))
+	case strings.HasPrefix(resolved, "exec:"):
+		cmdline := strings.TrimSpace(strings.TrimPrefix(resolved, "exec:"))
 		if cmdline == "" {
 			return nil, fmt.Errorf("target %q: empty command", spec)
 		}

@@ -30,24 +30,30 @@ var _ = Describe("limits", "limits", func() {
 				res, _ := r.RunToCompletion(ctx, code)
 				done <- res
 			}()
-			// The runtime keeps serving while the guest spins.
-			Expect(Stats(ctx).Runs).To(BeNumerically(">=", 1), "runtime.stats while a %s loop runs", name)
+			// The runtime keeps serving while the guest spins: another run
+			// can be prepared (any request would do; run.prepare is one every
+			// target can answer, runtime.stats is not).
+			NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}})
 			var res Result
 			Eventually(done).WithTimeout(20*time.Second).Should(Receive(&res), "the %s loop's exec must return within 20 s (timeoutMs is 500)", name)
 			Expect(res).To(BeFailedWith(result.CodeTimeout), "%s loop", name)
 			Expect(time.Since(start)).To(BeNumerically("<", 10*time.Second), "%s loop ended far past timeoutMs", name)
 		}
 		// Ordered, not timed: once the guest is known to spin (its nested call
-		// reached the harness), runtime.stats must answer before the exec does.
+		// reached the harness, and the cell has not ended a second later: a
+		// target may suspend at the call and spin only after wait), another
+		// request must be answered before the cell ends.
 		long := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 4000}), Tools: tools.Standard()})
 		done := make(chan Result, 1)
 		go func() {
 			defer GinkgoRecoverNoop()
-			done <- long.Exec(ctx, Guest(`await tools.call(id("echo"), {spinning: true}); for (;;) {}`))
+			res, _ := long.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {spinning: true}); for (;;) {}`))
+			done <- res
 		}()
 		Eventually(func() int { return len(long.Tools.CallsOf("echo")) }).WithTimeout(5*time.Second).Should(Equal(1), "the spinning cell's nested echo call must reach the harness")
-		Expect(Stats(ctx).Runs).To(BeNumerically(">=", 1), "runtime.stats must answer while a cell spins")
-		Expect(done).NotTo(Receive(), "runtime.stats was answered only after the spinning exec ended: the runtime was blocked")
+		Consistently(done).WithTimeout(time.Second).ShouldNot(Receive(), "the spinning cell ended long before its timeoutMs")
+		NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}})
+		Expect(done).NotTo(Receive(), "run.prepare was answered only after the spinning cell ended: the runtime was blocked")
 		var res Result
 		Eventually(done).WithTimeout(20*time.Second).Should(Receive(&res), "the spinning exec must return within 20 s (timeoutMs is 4000)")
 		Expect(res).To(BeFailedWith(result.CodeTimeout), "the spinning cell must end with timeout")

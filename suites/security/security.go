@@ -88,7 +88,13 @@ var _ = Describe("security", "security boundary", func() {
 			Expect(res).To(BeCompleted())
 			v := res.ValueAny().(map[string]any)
 			Expect(v["globals"]).To(Equal("undefined,undefined,undefined,undefined"), "code mode exec/wait must not be guest globals")
-			Expect(fmt.Sprint(v["calls"])).NotTo(ContainSubstring("recursed"), "guest code ran a nested code mode cell")
+			for _, c := range v["calls"].([]any) {
+				// A call that reached the harness shell tool echoes its input
+				// ({"shell": …}); only a result without it is a nested cell.
+				if s := fmt.Sprint(c); !strings.Contains(s, `"shell":`) {
+					Expect(s).NotTo(ContainSubstring("recursed"), "guest code ran a nested code mode cell")
+				}
+			}
 			Expect(r.Tools.CallsOf("wait")).To(BeEmpty())
 			if withShell {
 				Expect(v["entries"]).To(Equal([]any{"openclaw"}), "only the shell exec is catalogued")
@@ -141,11 +147,11 @@ var _ = Describe("security", "security boundary", func() {
 				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
 		} {
 			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
-			res := b.Exec(ctx, fmt.Sprintf(`globalThis.tampered = true;
+			res, steps := b.RunToCompletion(ctx, fmt.Sprintf(`globalThis.tampered = true;
 				let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
 				return {secret: typeof globalThis.secretA, names: ALL_TOOLS.map((t) => t.name), called};`, secretID))
 			Expect(res).To(CompleteWith(map[string]any{"secret": "undefined", "names": []any{"echo"}, "called": "refused"}), "run B in %s", name)
-			Expect(res.Output).To(BeEmpty(), "run B in %s saw run A's output", name)
+			Expect(AllOutput(steps)).To(BeEmpty(), "run B in %s saw run A's output", name)
 			stolen := b.Wait(ctx, ra.RunID)
 			Expect(stolen).To(BeFailed(), "run B in %s resumed run A's snapshot", name)
 			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-secret"))
@@ -169,12 +175,13 @@ var _ = Describe("security", "security boundary", func() {
 				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
 		} {
 			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
-			res := b.Exec(ctx, fmt.Sprintf(`let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
+			res, _ := b.RunToCompletion(ctx, fmt.Sprintf(`let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
 				const found = (await tools.search("private", {limit: 50})).map((t) => t.name);
 				return {names: ALL_TOOLS.map((t) => t.name), found, called};`, privateID))
 			Expect(res).To(CompleteWith(map[string]any{"names": []any{"echo"}, "found": []any{}, "called": "refused"}), "run B with %s", name)
 		}
 		Expect(a.Tools.CallsOf("private_tool")).To(BeEmpty())
-		Expect(a.Exec(ctx, fmt.Sprintf(`return (await tools.call(%q, {})).tool;`, privateID))).To(CompleteWith("private_tool"), "run A still reaches its own tool")
+		own, _ := a.RunToCompletion(ctx, fmt.Sprintf(`return (await tools.call(%q, {})).tool;`, privateID))
+		Expect(own).To(CompleteWith("private_tool"), "run A still reaches its own tool")
 	})
 })

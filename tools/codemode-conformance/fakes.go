@@ -40,8 +40,8 @@ func checkTarget(t string) error {
 	switch {
 	case strings.HasPrefix(t, "exec:") && strings.TrimSpace(t[5:]) != "",
 		strings.HasPrefix(t, "tcp:") && strings.Contains(t[4:], ":"),
-		framework.HasTarget(t):
+		framework.HasTarget(t), framework.HasResolver(t):
 		return nil
 	}
-	return fmt.Errorf("unknown target %q: want builtin, exec:<command line>, tcp:<host:port> or fake:<variant> (%s)", t, strings.Join(variantNames(), ", "))
+	return fmt.Errorf("unknown target %q: want builtin, exec:<command line>, tcp:<host:port>, openclaw:<version> or fake:<variant> (%s)", t, strings.Join(variantNames(), ", "))
 }

@@ -33,6 +33,7 @@ Targets:
   builtin                 the reference runtime, in process (default)
   exec:<command line>     spawn a process speaking the driver protocol on stdio
   tcp:<host:port>         connect to a process speaking the driver protocol
+  openclaw:<version>      the real OpenClaw code mode (installed on first use with npm; e.g. openclaw:2026.7.35)
   fake:<variant>          a deliberately broken reference variant: %s
 
 Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,

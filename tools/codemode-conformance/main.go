@@ -37,6 +37,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -102,6 +103,14 @@ func run() int {
 	if err := checkTarget(target); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
+	}
+	if framework.HasResolver(target) {
+		// Install (openclaw:<version>) before the suites start, with progress,
+		// so a first install is not bounded by the initialize timeout.
+		if _, err := framework.ResolveTarget(context.Background(), target); err != nil {
+			fmt.Fprintf(os.Stderr, "target %q: %v\n", target, err)
+			return 1
+		}
 	}
 	for _, id := range reqs {
 		if _, ok := spec.Lookup(id); !ok {

@@ -89,7 +89,11 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 		md += "- " + reason + "\n"
 	}
 	t := c.Totals
-	text := "\n" + md + fmt.Sprintf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d skip\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip)
+	nd := ""
+	if t.NotDrivable > 0 {
+		nd = fmt.Sprintf(" (%d not drivable)", t.NotDrivable)
+	}
+	text := "\n" + md + fmt.Sprintf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d skip%s\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, nd)
 	if c.ExpectedFailures != nil && len(c.ExpectedFailures.Unused) > 0 {
 		text += fmt.Sprintf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
 	}

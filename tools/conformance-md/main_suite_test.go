@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -38,6 +39,22 @@ var _ = Describe("render over a fixture", func() {
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [exec] | excluded: not observable | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | 000 [exec] | not covered (planned: feature mcp) | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | 000 [exec] | not covered | — |"))
+	})
+	It("adds a column per peer report: pass, fail (baselined), not drivable, its verdict, or — when it has none", func() {
+		peer := Peer{Title: "Other 1.0", Path: "reports/other/conformance-report.yaml", Report: report.Conformance{
+			Implementation: report.Peer{Name: "other", Version: "1.0"}, Overall: report.Partial,
+			Requirements: []report.RequirementLine{
+				{ID: "CM-EXEC-01", Verdict: report.XFail},
+				{ID: "CM-EXEC-04", Verdict: report.Skip, Specs: []report.SpecLine{{Verdict: report.Skip, Message: protocol.NotDrivablePrefix + "policy: reason (requirement CM-EXEC-04)"}}},
+			},
+		}}
+		md, err := render([]report.SpecResult{ok}, reqs, peer)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(md)).To(ContainSubstring("Column **Other 1.0** is rendered from the committed `reports/other/conformance-report.yaml` (other 1.0, overall partial"))
+		Expect(string(md)).To(ContainSubstring("| ID | level | feature | source | verdict | Other 1.0 | specs |\n|---|---|---|---|---|---|---|"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | 000 [exec] | pass | fail (baselined) | `/x/suites/e2e/exec.go:10` |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [exec] | excluded: not observable | — | — |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | 000 [exec] | not covered | not drivable | — |"))
 	})
 	It("fails when a spec's requirement label was removed", func() {
 		unlabelled := ok
@@ -79,7 +96,9 @@ func renderFromRun(cli, target string) string {
 	Expect(err).NotTo(HaveOccurred())
 	var reports []types.Report
 	Expect(json.Unmarshal(b, &reports)).To(Succeed())
-	md, err := Render(report.Specs(reports[0]))
+	peers, err := LoadPeers("../..", DefaultPeers)
+	Expect(err).NotTo(HaveOccurred(), "the committed peer reports must load")
+	md, err := Render(report.Specs(reports[0]), peers...)
 	Expect(err).NotTo(HaveOccurred())
 	return string(md)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/goccy/go-yaml"
 )
 
@@ -175,6 +176,25 @@ type Totals struct {
 	XFail int `yaml:"xfail"`
 	XPass int `yaml:"xpass"`
 	Error int `yaml:"error"`
+	// NotDrivable counts the skipped requirements that the target declared
+	// it cannot drive (a subset of Skip; see NotDrivable).
+	NotDrivable int `yaml:"notDrivable,omitempty"`
+}
+
+// NotDrivable lists, sorted, the skipped requirements whose specs were
+// skipped because the target cannot drive them (protocol.NotDrivablePrefix):
+// an adapter's admission, which keeps the overall verdict from success.
+func NotDrivable(ev Evaluation) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range ev.Specs {
+		if ev.Requirements[s.Requirement] == Skip && s.Verdict == Skip && strings.HasPrefix(s.Message, protocol.NotDrivablePrefix) && !seen[s.Requirement] {
+			seen[s.Requirement] = true
+			out = append(out, s.Requirement)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Count tallies requirement verdicts.
@@ -221,7 +241,7 @@ func Count(v map[string]Verdict) Totals {
 //	expectedFailures: {file, unused}    # with --expected-failures; unused: entries that matched no spec
 //	overall: success | partial | failure   # judges the selected specs only (see Judge)
 //	reasons: […]                        # why not success
-//	totals: {pass, fail, skip, xfail, xpass, error}   # requirements per verdict
+//	totals: {pass, fail, skip, xfail, xpass, error, notDrivable}   # requirements per verdict; notDrivable ⊂ skip
 //	suiteErrors: […]                    # failures outside specs (e.g. the target could not be connected)
 //	requirements:                       # those with specs in the run, in requirements.yaml order
 //	  - id: CM-LIM-03
@@ -297,6 +317,13 @@ type SpecLine struct {
 func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformance {
 	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements)}
 	c.Overall, c.Reasons = Judge(ev.Requirements, suiteErrors, b != nil)
+	if nd := NotDrivable(ev); len(nd) > 0 {
+		c.Totals.NotDrivable = len(nd)
+		c.Reasons = append(c.Reasons, "not drivable by the target: "+strings.Join(nd, " "))
+		if c.Overall == Success {
+			c.Overall = Partial
+		}
+	}
 	if b != nil {
 		c.ExpectedFailures = &ExpectedFailures{Unused: ev.Unused}
 	}

@@ -1,0 +1,37 @@
+// Pure translations between the driver protocol and OpenClaw's shapes. No
+// policy, limits or normalisation: those are OpenClaw's.
+
+// codeModeConfig builds the OpenClaw config for a run.prepare: the raw
+// `codeMode` value goes to `tools.codeMode` unchanged; absent means the
+// setting is omitted.
+export function codeModeConfig(prepare) {
+  const tools = {};
+  if (Object.prototype.hasOwnProperty.call(prepare, "codeMode")) tools.codeMode = prepare.codeMode;
+  return { tools };
+}
+
+// agentTools turns a run.prepare policy into the agent's tools config
+// (agents.list[].tools): allow and deny as given, absent or null left out.
+export function agentTools(policy) {
+  const out = {};
+  if (Array.isArray(policy?.allow)) out.allow = policy.allow;
+  if (Array.isArray(policy?.deny)) out.deny = policy.deny;
+  return out;
+}
+
+// modelTools lists what the model sees: {name, description, inputSchema}.
+// OpenClaw's parameters are TypeBox schemas, which are JSON Schema objects;
+// a JSON round trip drops TypeBox's symbol keys.
+export function modelTools(visible) {
+  return visible.map((t) => ({
+    name: t.name,
+    description: t.description ?? "",
+    inputSchema: JSON.parse(JSON.stringify(t.parameters ?? { type: "object", properties: {} })),
+  }));
+}
+
+// isCodeModeSurface reports whether the visible tools are exactly OpenClaw's
+// own exec and wait control tools.
+export function isCodeModeSurface(visible, codeModeTools) {
+  return visible.length === 2 && visible[0] === codeModeTools[0] && visible[1] === codeModeTools[1];
+}
