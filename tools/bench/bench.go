@@ -28,7 +28,9 @@ type Options struct {
 	// Rounds of timed executions, interleaved across targets (default 3).
 	Rounds int
 	// Warmup is the untimed, checked executions of each cell per target
-	// before the rounds (default 0: none).
+	// before the rounds (default 0: none). Cells timed once per round (the
+	// loop, push and JSON cells: seconds each, where start-up effects are
+	// noise) are not warmed up, which keeps a bench within minutes.
 	Warmup int
 	// MemoryLimitBytes, when > 0, is set as memoryLimitBytes in every
 	// cell's tools.codeMode; 0 leaves the target's default (64 MiB).
@@ -164,6 +166,9 @@ func Run(ctx context.Context, o Options) *Report {
 
 	for w := 0; w < o.Warmup; w++ {
 		for ci, c := range o.Cells {
+			if c.Iterations == 1 && c.Runs <= 1 {
+				continue
+			}
 			for ti := range o.Targets {
 				st := states[ti][ci]
 				if st.m.Failure != "" {

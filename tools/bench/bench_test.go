@@ -33,7 +33,7 @@ func benchCmd(args ...string) (int, string, string, *bench.Report) {
 
 var _ = Describe("bench", func() {
 	It("times correct cells on every target, interleaved, and writes bench.json with samples, medians and ratios", func() {
-		code, stdout, stderr, rep := benchCmd("--target", "builtin", "--target", "builtin", "--cells", "trivial,one-call", "--rounds", "2", "--warmup", "0")
+		code, stdout, stderr, rep := benchCmd("--target", "builtin", "--target", "builtin", "--cells", "trivial,one-call,concurrent-8-runs", "--rounds", "2", "--warmup", "0")
 		Expect(code).To(Equal(0), "every cell is correct on the reference; stdout:\n%s\nstderr:\n%s", stdout, stderr)
 		Expect(rep).NotTo(BeNil(), "bench.json is written")
 		Expect(rep.Correct).To(BeTrue(), "the report says every cell was correct")
@@ -47,14 +47,22 @@ var _ = Describe("bench", func() {
 		var names []string
 		for _, c := range rep.Cells {
 			names = append(names, c.Name)
-			Expect(c.Unit).To(Equal(bench.Millis), "latency cells are in ms")
+			if c.Runs > 1 {
+				Expect(c.Unit).To(Equal(bench.CellsPerSec), "the throughput cell is in cells/s")
+			} else {
+				Expect(c.Unit).To(Equal(bench.Millis), "latency cells are in ms")
+			}
 			Expect(c.CodeMode).To(MatchJSON(`{"enabled":true,"timeoutMs":60000}`), "the standard config")
 			Expect(c.Results).To(HaveLen(2), "one measurement per target for %s", c.Name)
 			for i, m := range c.Results {
 				Expect(m.Correct).To(BeTrue(), "%s on %s is correct: %s", c.Name, m.Target, m.Detail)
 				Expect(m.Samples).To(HaveLen(2), "%s: one sample list per round", c.Name)
 				for _, s := range m.Samples {
-					Expect(s).To(HaveLen(c.Iterations), "%s: one sample per timed execution", c.Name)
+					if c.Runs > 1 {
+						Expect(s).To(HaveLen(1), "%s: one throughput sample per round", c.Name)
+					} else {
+						Expect(s).To(HaveLen(c.Iterations), "%s: one sample per timed execution", c.Name)
+					}
 				}
 				Expect(m.RoundMedians).To(HaveLen(2), "%s: one median per round", c.Name)
 				Expect(m.Median).To(BeNumerically(">", 0), "%s: a median", c.Name)
@@ -63,7 +71,7 @@ var _ = Describe("bench", func() {
 				}
 			}
 		}
-		Expect(cmp.Diff([]string{"trivial", "one-call"}, names)).To(BeEmpty(), "the selected cells, in table order")
+		Expect(cmp.Diff([]string{"trivial", "one-call", "concurrent-8-runs"}, names)).To(BeEmpty(), "the selected cells, in table order")
 		Expect(rep.Cells[1].NestedCalls).To(Equal(1), "one-call makes one nested call")
 		Expect(rep.Cells[1].Code).To(ContainSubstring(`const ECHO = "ECHO"`), "the report shows the code with the catalog ids as placeholders")
 		Expect(stdout).To(MatchRegexp(`(?m)^trivial\s+ms\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+0/0$`), "a table line per cell: medians, ratio, waits")

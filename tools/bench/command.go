@@ -28,7 +28,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var memLimit int64
 	fs.Var(&targets, "target", "target to compare (repeatable, at least one; ratios are to the first): builtin, exec:<command line>, tcp:<host:port> or a registered name")
 	fs.IntVar(&rounds, "rounds", 3, "timed rounds, interleaved across targets")
-	fs.IntVar(&warmup, "warmup", 1, "untimed (but checked) executions of each cell per target before the rounds")
+	fs.IntVar(&warmup, "warmup", 1, "untimed (but checked) executions of each cell per target before the rounds (not for the cells timed once per round)")
 	fs.StringVar(&cells, "cells", "", "comma-separated cells to run (default: all, see below)")
 	fs.StringVar(&out, "out", "bench.json", "where to write the JSON report (empty: do not write)")
 	fs.Int64Var(&memLimit, "memory-limit-bytes", 0, "set tools.codeMode memoryLimitBytes in every cell (default: the target's own default, 64 MiB in the contract)")

@@ -19,8 +19,9 @@ type Report struct {
 	// Date is when the bench started (UTC).
 	Date    time.Time `json:"date"`
 	Machine Machine   `json:"machine"`
-	// Rounds is the number of timed rounds; Warmup the untimed executions
-	// of each cell per target before them.
+	// Rounds is the number of timed rounds; Warmup the untimed, checked
+	// executions of each cell per target before them (cells timed once per
+	// round are not warmed up).
 	Rounds int `json:"rounds"`
 	Warmup int `json:"warmup"`
 	// Targets in command-line order; ratios are to the first.

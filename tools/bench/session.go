@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,8 @@ type session struct {
 	spec string
 	t    *framework.Target
 	seq  atomic.Int64
+
+	mu sync.Mutex
 	// lost is set when the connection died: every later cell fails with it.
 	lost error
 }
@@ -96,7 +99,7 @@ func (s *session) prepare(ctx context.Context, codeMode json.RawMessage) (*bench
 
 // end ends the run (best effort) and stops answering its tools.
 func (s *session) end(r *benchRun) {
-	if s.lost == nil && s.t.Alive() {
+	if s.lostErr() == nil && s.t.Alive() {
 		cctx, cancel := context.WithTimeout(context.Background(), framework.Timeouts.Call)
 		_ = s.call(cctx, protocol.MethodRunEnd, protocol.RunParams{Run: r.id}, nil)
 		cancel()
@@ -105,15 +108,25 @@ func (s *session) end(r *benchRun) {
 }
 
 func (s *session) call(ctx context.Context, method string, params, out any) error {
-	if s.lost != nil {
-		return s.lost
+	if err := s.lostErr(); err != nil {
+		return err
 	}
 	err := s.t.Call(ctx, method, params, out)
 	if err != nil && !s.t.Alive() {
-		s.lost = fmt.Errorf("target connection lost: %w", err)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.lost == nil {
+			s.lost = fmt.Errorf("target connection lost: %w", err)
+		}
 		return s.lost
 	}
 	return err
+}
+
+func (s *session) lostErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lost
 }
 
 // execute sends exec with code and follows waiting results with wait until
