@@ -5,7 +5,7 @@ GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
 
-.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench bench-peer clean
+.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench clean
 
 all: build
 
@@ -47,6 +47,7 @@ BENCH_ROUNDS ?= 3
 BENCH_MEMORY ?= 134217728
 BENCH_DIR    ?= reports/bench-peer
 BENCH_ARGS    = --target builtin --target "exec:./bin/codemode-reference serve --stdio" $(if $(BENCH_PEER),--target "$(BENCH_PEER)")
+.PHONY: bench-peer
 bench-peer: build
 	mkdir -p $(BENCH_DIR)
 	./bin/codemode-conformance bench $(BENCH_ARGS) --rounds $(BENCH_ROUNDS) --memory-limit-bytes $(BENCH_MEMORY) \
