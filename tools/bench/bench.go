@@ -39,13 +39,18 @@ type Options struct {
 	Progress io.Writer
 }
 
-// TimeoutMs is every cell's tools.codeMode timeoutMs.
+// TimeoutMs is the tools.codeMode timeoutMs of every cell that does not set
+// its own.
 const TimeoutMs = 60000
 
-// CodeMode is the tools.codeMode value of every run:
-// {"enabled":true,"timeoutMs":60000}, plus memoryLimitBytes when set.
-func (o Options) CodeMode() json.RawMessage {
+// CodeMode is the tools.codeMode value of c's runs:
+// {"enabled":true,"timeoutMs":60000} (or the cell's own timeoutMs), plus
+// memoryLimitBytes when set.
+func (o Options) CodeMode(c Cell) json.RawMessage {
 	m := map[string]any{"enabled": true, "timeoutMs": TimeoutMs}
+	if c.TimeoutMs > 0 {
+		m["timeoutMs"] = c.TimeoutMs
+	}
 	if o.MemoryLimitBytes > 0 {
 		m["memoryLimitBytes"] = o.MemoryLimitBytes
 	}
@@ -79,10 +84,9 @@ func Run(ctx context.Context, o Options) *Report {
 	say := func(f string, a ...any) { fmt.Fprintf(progress, f+"\n", a...) }
 	rep := &Report{Harness: protocol.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion},
 		Date: time.Now().UTC().Truncate(time.Second), Machine: machine(), Rounds: o.Rounds, Warmup: o.Warmup}
-	codeMode := o.CodeMode()
 	for _, c := range o.Cells {
 		rep.Cells = append(rep.Cells, CellReport{Name: c.Name, Description: c.Description, Code: c.Code(map[string]string{"echo": "ECHO", "slow": "SLOW"}),
-			CodeMode: codeMode, Expected: json.RawMessage(c.Want), NestedCalls: c.Calls, Unit: c.Unit(), Iterations: c.Iterations, Runs: c.Runs,
+			CodeMode: o.CodeMode(c), Expected: json.RawMessage(c.Want), NestedCalls: c.Calls, Unit: c.Unit(), Iterations: c.Iterations, Runs: c.Runs,
 			Results: make([]Measurement, len(o.Targets))})
 	}
 
@@ -110,7 +114,7 @@ func Run(ctx context.Context, o Options) *Report {
 				continue
 			}
 			for range max(c.Runs, 1) {
-				r, perr := s.prepare(ctx, codeMode)
+				r, perr := s.prepare(ctx, o.CodeMode(c))
 				if perr != nil {
 					fail(st.m, perr)
 					break

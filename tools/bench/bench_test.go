@@ -105,6 +105,14 @@ var _ = Describe("bench", func() {
 		Expect(stdout).To(ContainSubstring("FAIL memory_limit_exceeded"), "the table shows the code")
 	})
 
+	It("makes the reference suspend in slow-tool-200ms, and shows that cell's own config", func() {
+		code, stdout, _, rep := benchCmd("--target", "builtin", "--cells", "trivial,slow-tool-200ms", "--rounds", "1", "--warmup", "0")
+		Expect(code).To(Equal(0), "stdout:\n%s", stdout)
+		Expect(rep.Cells[1].CodeMode).To(MatchJSON(`{"enabled":true,"timeoutMs":700}`), "the cell's own timeoutMs")
+		Expect(rep.Cells[1].Results[0].Waits).To(BeNumerically(">=", 1), "the 200 ms call outlasts the 175 ms drain window, so the cell suspends and needs a wait")
+		Expect(stdout).To(ContainSubstring(`tools.codeMode: {"enabled":true,"timeoutMs":60000}; slow-tool-200ms: {"enabled":true,"timeoutMs":700}`), "the table names configs that differ")
+	})
+
 	It("reports a target it cannot connect to as failing every cell", func() {
 		code, stdout, _, rep := benchCmd("--target", "builtin", "--target", "exec:/nonexistent/codemode-target", "--cells", "trivial", "--rounds", "1", "--warmup", "0")
 		Expect(code).To(Equal(1), "stdout:\n%s", stdout)
@@ -124,6 +132,7 @@ var _ = Describe("bench", func() {
 		Entry("unknown cell", `unknown cell "nope"`, "--target", "builtin", "--cells", "trivial,nope"),
 		Entry("zero rounds", "--rounds must be at least 1", "--target", "builtin", "--rounds", "0"),
 		Entry("stray argument", `unexpected argument "builtin"`, "builtin"),
+		Entry("unknown flag", "flag provided but not defined: -bogus", "--target", "builtin", "--bogus"),
 	)
 
 	It("prints help with every cell on -h and exits 0", func() {

@@ -45,6 +45,9 @@ type Cell struct {
 	// Runs > 1 makes this a throughput cell: that many runs execute the
 	// cell at the same time and the sample is cells per second.
 	Runs int
+	// TimeoutMs, when > 0, replaces the standard timeoutMs (TimeoutMs) in
+	// the cell's tools.codeMode.
+	TimeoutMs int
 }
 
 // Unit is Millis, or CellsPerSec for a throughput cell.
@@ -107,8 +110,12 @@ for (let b = 0; b < 100; b += 16) {
   rs.forEach((c, i) => { if (unwrap(c).message === "m" + (b + i)) ok++; });
 }
 return ok`, Want: "100", Calls: 100, Iterations: 3},
-		{Name: "slow-tool-200ms", Description: "a cell awaiting a 200 ms tool (waiting → wait where the target suspends)",
-			Body: `const v = unwrap(await tools.call(SLOW, {ms: 200, tag: "bench"})); return v.slept + ":" + v.tag`, Want: `"200:bench"`, Calls: 1, Iterations: 3},
+		// timeoutMs 700 makes the reference suspend (it waits timeoutMs/4 =
+		// 175 ms for nested calls to settle, then snapshots the cell), so
+		// this cell measures suspend + wait; OpenClaw 2026.7.35 suspends on
+		// every tools.call and gives its worker timeoutMs + 1 s.
+		{Name: "slow-tool-200ms", Description: "a cell awaiting a 200 ms tool, timeoutMs 700 (suspend + wait)",
+			Body: `const v = unwrap(await tools.call(SLOW, {ms: 200, tag: "bench"})); return v.slept + ":" + v.tag`, Want: `"200:bench"`, Calls: 1, Iterations: 3, TimeoutMs: 700},
 		{Name: "concurrent-8-runs", Description: "8 runs executing trivial cells at the same time",
 			Body: "return 1+1", Want: "2", Iterations: 4, Runs: 8},
 	}

@@ -29,16 +29,17 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Var(&targets, "target", "target to compare (repeatable, at least one; ratios are to the first): builtin, exec:<command line>, tcp:<host:port> or a registered name")
 	fs.IntVar(&rounds, "rounds", 3, "timed rounds, interleaved across targets")
 	fs.IntVar(&warmup, "warmup", 1, "untimed (but checked) executions of each cell per target before the rounds (not for the cells timed once per round)")
-	fs.StringVar(&cells, "cells", "", "comma-separated cells to run (default: all, see below)")
+	fs.StringVar(&cells, "cells", "", "comma-separated cells to run (default: all; see Cells above)")
 	fs.StringVar(&out, "out", "bench.json", "where to write the JSON report (empty: do not write)")
 	fs.Int64Var(&memLimit, "memory-limit-bytes", 0, "set tools.codeMode memoryLimitBytes in every cell (default: the target's own default, 64 MiB in the contract)")
-	fs.Usage = func() { benchUsage(fs.Output(), fs) }
+	fs.Usage = func() {} // -h is handled below; a bad flag gets its error and a hint
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(stdout)
 			benchUsage(stdout, fs)
 			return 0
 		}
+		fmt.Fprintln(stderr, "see codemode-conformance bench -h")
 		return 2
 	}
 	usageErr := func(f string, a ...any) int {
@@ -90,9 +91,10 @@ compares them side by side. Each round runs every cell on every target in
 turn (A, B, then B, A, …) because shared machines are noisy; a cell's
 number per target is the median of its per-round medians, and the ratio is
 to the first target. Each run gets tools.codeMode {"enabled":true,
-"timeoutMs":%d} (plus memoryLimitBytes with --memory-limit-bytes) and the
-fake echo and slow tools, whose catalog ids come from the target's own
-catalog. A cell is executed with exec, then wait while it is waiting.
+"timeoutMs":%d} (slow-tool-200ms: 700, so that the reference suspends;
+plus memoryLimitBytes with --memory-limit-bytes) and the fake echo and
+slow tools, whose catalog ids come from the target's own catalog. A cell
+is executed with exec, then wait while it is waiting.
 
 Every result is checked: status completed, the expected value, the expected
 number of nested tool calls. A failure or wrong value is reported (FAIL and
@@ -105,7 +107,7 @@ Cells:
 	for _, c := range StandardCells() {
 		fmt.Fprintf(w, "  %-20s %s (%s, %d per round", c.Name, c.Description, c.Unit(), c.Iterations)
 		if c.Runs > 1 {
-			fmt.Fprintf(w, " in each of %d runs", c.Runs)
+			fmt.Fprintf(w, " in each of %d runs, one sample", c.Runs)
 		}
 		fmt.Fprintln(w, ")")
 	}

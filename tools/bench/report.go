@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -145,7 +146,22 @@ func (r *Report) WriteTable(w io.Writer) {
 		fmt.Fprintf(w, "%c = %s (%s)\n", 'A'+i, t.Spec, impl)
 	}
 	if len(r.Cells) > 0 {
-		fmt.Fprintf(w, "tools.codeMode: %s for every cell\n", r.Cells[0].CodeMode)
+		// The most common config is the standard one; name the others.
+		count := map[string]int{}
+		std := ""
+		for _, c := range r.Cells {
+			k := compact(c.CodeMode)
+			if count[k]++; count[k] > count[std] {
+				std = k
+			}
+		}
+		fmt.Fprintf(w, "tools.codeMode: %s", std)
+		for _, c := range r.Cells {
+			if k := compact(c.CodeMode); k != std {
+				fmt.Fprintf(w, "; %s: %s", c.Name, k)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	head := []string{"cell", "unit"}
 	for i := range r.Targets {
@@ -211,6 +227,14 @@ func writeColumns(w io.Writer, rows [][]string) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
+}
+
+func compact(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 func firstLine(s string) string {
