@@ -50,6 +50,7 @@ import (
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"
 	_ "github.com/codemode-conformance/codemode/suites/security"
+	"github.com/codemode-conformance/codemode/tools/bench"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
@@ -74,8 +75,10 @@ func cli(args []string) int {
 		usage(os.Stdout)
 		return 0
 	case "run":
+	case "bench":
+		return bench.Command(context.Background(), args[1:], os.Stdout, os.Stderr)
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}
