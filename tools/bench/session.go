@@ -40,7 +40,7 @@ type session struct {
 type benchRun struct {
 	id      string
 	set     *tools.Set
-	stop    func()
+	served  *framework.ServedRun
 	timeout time.Duration
 	ids     map[string]string
 }
@@ -64,12 +64,12 @@ func (s *session) prepare(ctx context.Context, codeMode json.RawMessage) (*bench
 	p := protocol.PrepareParams{Run: id, CodeMode: codeMode, Tools: set.Specs(), RunContext: protocol.RunContext{
 		AgentID: "bench-agent", SessionID: "bench-session-" + id, SessionKey: "agent:bench-agent:bench-session-" + id,
 		SenderID: "bench-sender", Channel: "bench"}}
-	r := &benchRun{id: id, set: set, stop: s.t.ServeTools(id, set), timeout: 60 * time.Second}
+	r := &benchRun{id: id, set: set, served: s.t.ServeTools(p, set), timeout: 60 * time.Second}
 	cctx, cancel := context.WithTimeout(ctx, framework.Timeouts.Call)
 	defer cancel()
 	var pr protocol.PrepareResult
 	if err := s.call(cctx, protocol.MethodRunPrepare, p, &pr); err != nil {
-		r.stop()
+		r.served.End()
 		return nil, fmt.Errorf("run.prepare: %w", err)
 	}
 	if !pr.CodeModeActive {
@@ -104,7 +104,7 @@ func (s *session) end(r *benchRun) {
 		_ = s.call(cctx, protocol.MethodRunEnd, protocol.RunParams{Run: r.id}, nil)
 		cancel()
 	}
-	r.stop()
+	r.served.End()
 }
 
 func (s *session) call(ctx context.Context, method string, params, out any) error {
@@ -134,29 +134,38 @@ func (s *session) lostErr() error {
 // of waits; err is a protocol fault or a cell that never stopped waiting.
 func (s *session) execute(ctx context.Context, r *benchRun, code string) (result.Result, int, error) {
 	in, _ := json.Marshal(map[string]string{"code": code})
-	res, err := s.toolCall(ctx, r, protocol.MethodToolExec, in)
+	res, err := s.toolCall(ctx, r, protocol.MethodToolExec, "", in)
 	waits := 0
 	for err == nil && res.Status == result.StatusWaiting {
 		if waits == maxWaits {
 			return res, waits, fmt.Errorf("%w: still waiting after %d waits", ErrIncorrect, waits)
 		}
 		in, _ = json.Marshal(map[string]string{"runId": res.RunID})
-		res, err = s.toolCall(ctx, r, protocol.MethodToolWait, in)
+		res, err = s.toolCall(ctx, r, protocol.MethodToolWait, res.RunID, in)
 		waits++
 	}
 	return res, waits, err
 }
 
-func (s *session) toolCall(ctx context.Context, r *benchRun, method string, input json.RawMessage) (result.Result, error) {
+// toolCall sends exec (cell "") or a wait on cell and decodes its result.
+func (s *session) toolCall(ctx context.Context, r *benchRun, method, cell string, input json.RawMessage) (result.Result, error) {
 	cctx, cancel := context.WithTimeout(ctx, r.timeout+framework.Timeouts.ToolCallSlack)
 	defer cancel()
 	p := protocol.ToolCallParams{Run: r.id, ToolCallID: fmt.Sprintf("%s-call-%d", r.id, s.seq.Add(1)), Input: input}
 	var raw json.RawMessage
+	r.served.Begin(p.ToolCallID, cell)
 	if err := s.call(cctx, method, p, &raw); err != nil {
+		r.served.Finish(p.ToolCallID, cell, nil)
 		return result.Result{}, fmt.Errorf("%s: %w", method, err)
 	}
 	var res result.Result
-	if err := json.Unmarshal(raw, &res); err != nil {
+	err := json.Unmarshal(raw, &res)
+	if err != nil {
+		r.served.Finish(p.ToolCallID, cell, nil)
+	} else {
+		r.served.Finish(p.ToolCallID, cell, &res)
+	}
+	if err != nil {
 		return res, fmt.Errorf("%w: %s returned a result that is not a result object: %s", ErrIncorrect, method, cut(string(raw)))
 	}
 	return res, nil
