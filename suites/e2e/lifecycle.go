@@ -33,22 +33,22 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`const secret = "kept-in-memory"; const x = await tools.call(id("slow"), {ms: 1500, tag: "t"}); return secret + ":" + x.tag;`))
-		Expect(w).To(BeWaiting())
+		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
 		Expect(base.LiveVMs).To(BeZero(), "a VM was still live before this spec started")
 		Expect(base.Snapshots).To(BeZero(), "a snapshot was still stored before this spec started")
 		s := Stats(ctx)
 		Expect(s.LiveVMs).To(BeZero(), "a live VM is kept while the run is waiting")
 		Expect(s.Snapshots).To(Equal(1), "exactly one snapshot must be stored while waiting")
-		Expect(s.SuspendedRuns).To(Equal(1))
+		Expect(s.SuspendedRuns).To(Equal(1), "the waiting run must count as exactly one suspended run (stats %+v)", s)
 		res := w
 		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
 			res = r.Wait(ctx, res.RunID)
 		}
-		Expect(res).To(CompleteWith("kept-in-memory:t"))
+		Expect(res).To(CompleteWith("kept-in-memory:t"), "wait must restore the cell into a fresh VM holding its local state and give it the nested result")
 		s = Stats(ctx)
 		Expect(s.Snapshots).To(BeZero(), "nothing may stay stored after wait completed")
-		Expect(s.SuspendedRuns).To(BeZero())
-		Expect(s.LiveVMs).To(BeZero())
+		Expect(s.SuspendedRuns).To(BeZero(), "no run may stay suspended after wait completed (stats %+v)", s)
+		Expect(s.LiveVMs).To(BeZero(), "no VM may stay live after wait completed (stats %+v)", s)
 	})
 
 	It("CM-RUN-01", "the snapshot holds the waiting cell's state: its size grows with the live objects the cell keeps", func(ctx SpecContext) {
@@ -76,41 +76,43 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); throw new Error("after restore");`))
-		Expect(w).To(BeWaiting())
+		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before it throws")
 		res := w
 		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
 			res = r.Wait(ctx, res.RunID)
 		}
-		Expect(res).To(BeFailed())
+		Expect(res).To(BeFailed(), "the restored cell throws \"after restore\": its run must end failed")
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "failed: snapshot kept")
 
 		w = r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
-		Expect(w).To(BeWaiting())
-		Eventually(func(g Gomega) { g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots)) }).
+		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend, so its snapshot can expire")
+		Eventually(func(g Gomega) {
+			g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "snapshots back to the baseline once snapshotTtlSeconds (1 s) passed")
+		}).
 			WithTimeout(10*1e9).WithPolling(200*1e6).Should(Succeed(), "expired: snapshot kept past snapshotTtlSeconds")
 
 		// waitingRun prepares a run holding one waiting cell.
 		waitingRun := func() *Run {
 			run := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-			Expect(run.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))).To(BeWaiting())
-			Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots + 1))
+			Expect(run.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
+			Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots+1), "a waiting cell must hold exactly one snapshot above the baseline")
 			return run
 		}
 		waitingRun().Abort(ctx)
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "aborted: snapshot kept")
-		Expect(Stats(ctx).LiveVMs).To(Equal(base.LiveVMs))
+		Expect(Stats(ctx).LiveVMs).To(Equal(base.LiveVMs), "aborted: a VM of the aborted run is still live")
 
 		waitingRun().End(ctx)
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "run ended: snapshot kept")
-		Expect(Stats(ctx).SuspendedRuns).To(Equal(base.SuspendedRuns))
+		Expect(Stats(ctx).SuspendedRuns).To(Equal(base.SuspendedRuns), "run ended: its waiting cell still counts as a suspended run")
 	})
 
 	It("CM-RUN-04", "a VM larger than maxSnapshotBytes is refused before suspension with snapshot_limit_exceeded", func(ctx SpecContext) {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"maxSnapshotBytes": 1024}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1500}); return x.slept;`))
-		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded))
-		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots))
+		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded), "a VM over maxSnapshotBytes 1024 must be refused before suspension with snapshot_limit_exceeded")
+		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "a refused suspension leaves no snapshot")
 	})
 
 	It("CM-EXEC-08", "wait restores a cell holding megabytes of state from a snapshot that big, and the state survives intact", func(ctx SpecContext) {
@@ -120,7 +122,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 			const sum = () => { let h = 0; for (const s of keep) for (let j = 0; j < s.length; j += 509) h = (h * 31 + s.charCodeAt(j) + s.length) | 0; return h; };
 			const before = sum(); const x = await tools.call(id("slow"), {ms: 1500});
 			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16)))
-		Expect(w).To(BeWaiting())
+		Expect(w).To(BeWaiting(), "a cell holding %d MiB across a 1500 ms nested call must suspend under the default maxSnapshotBytes", heldMiB)
 		size := Stats(ctx).SnapshotBytes - base.SnapshotBytes
 		Expect(size).To(BeNumerically(">=", int64(heldMiB)<<20),
 			"the waiting cell holds %d MiB of live strings: a snapshot of its VM cannot be smaller (snapshotBytes grew by %d)", heldMiB, size)
@@ -132,7 +134,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	It("CM-RUN-04", "maxSnapshotBytes is judged on the VM's size: between a small and a large cell, only the large one is refused", func(ctx SpecContext) {
 		base := Stats(ctx)
 		probe := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		Expect(probe.Exec(ctx, holding(0))).To(BeWaiting())
+		Expect(probe.Exec(ctx, holding(0))).To(BeWaiting(), "a probe cell holding nothing must suspend, so its snapshot size can be measured")
 		small := Stats(ctx).SnapshotBytes - base.SnapshotBytes
 		probe.Abort(ctx)
 		limit := small + (heldMiB/2)<<20
@@ -149,23 +151,25 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1200}); text("resumed"); return x.slept;`))
-		Expect(w).To(BeWaiting())
-		Eventually(func(g Gomega) { g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots)) }).
+		Expect(w).To(BeWaiting(), "a cell awaiting a 1200 ms nested call must suspend")
+		Eventually(func(g Gomega) {
+			g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "snapshots back to the baseline once snapshotTtlSeconds (1 s) passed")
+		}).
 			WithTimeout(10*1e9).WithPolling(200*1e6).Should(Succeed(), "the snapshot outlived snapshotTtlSeconds")
 		res := r.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailed(), "an expired snapshot was resumed")
-		Expect(res.Output).NotTo(ContainElement(result.TextOutput("resumed")))
+		Expect(res.Output).NotTo(ContainElement(result.TextOutput("resumed")), "the expired cell ran on past its nested call: %s", res)
 		// Control: within the TTL the same cell resumes.
 		long := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 60}), Tools: tools.Standard()})
 		res, _ = long.RunToCompletion(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1200}); return x.slept;`))
-		Expect(res).To(CompleteWith(1200))
+		Expect(res).To(CompleteWith(1200), "control: within snapshotTtlSeconds 60 the same cell must resume and return the nested result")
 	})
 
 	It("CM-EXEC-11", "two concurrent waits for the same runId: at most one resumes, the other fails", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		for round := 0; round < 3; round++ {
 			w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1300}); text("resumed once"); return x.slept;`))
-			Expect(w).To(BeWaiting())
+			Expect(w).To(BeWaiting(), "round %d: a cell awaiting a 1300 ms nested call must suspend", round)
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
 			for _, res := range results {
@@ -184,7 +188,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 			for _, res := range results {
 				if res.Status == result.StatusWaiting {
 					final, _ := r.Follow(ctx, res)
-					Expect(final).To(CompleteWith(1300))
+					Expect(final).To(CompleteWith(1300), "round %d: the wait that won must carry the cell to completion with the nested result", round)
 				}
 			}
 		}
@@ -202,11 +206,11 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		for i, res := range results {
 			Expect(res).To(BeWaiting(), "suspension %d of %d must succeed", i+1, free)
 		}
-		Expect(Stats(ctx).SuspendedRuns).To(Equal(64))
+		Expect(Stats(ctx).SuspendedRuns).To(Equal(64), "all %d suspensions must be counted, reaching the limit of 64", free)
 		over := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "never";`))
 		Expect(over).To(BeFailed(), "the 65th suspension must fail")
-		Expect(over.Error).To(ContainSubstring("too many suspended code mode runs"))
-		Expect(Stats(ctx).SuspendedRuns).To(Equal(64))
+		Expect(over.Error).To(ContainSubstring("too many suspended code mode runs"), "the 65th suspension must fail with the error CM-RUN-05 names")
+		Expect(Stats(ctx).SuspendedRuns).To(Equal(64), "the refused 65th suspension must leave the count at 64")
 		r.Abort(ctx)
 		Eventually(func() int { return Stats(ctx).SuspendedRuns }).Should(Equal(base.SuspendedRuns), "abort must free every suspended cell")
 	})
@@ -214,12 +218,12 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	It("CM-RUN-06", "suspended runs do not survive a runtime restart", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1500}); text("resumed after restart"); return x.slept;`))
-		Expect(w).To(BeWaiting())
+		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before the restart")
 		RestartTarget()
 		again := NewRun(ctx, RunOptions{ID: r.ID, CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
 		res := again.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailed(), "a suspended run survived the restart")
-		Expect(res.Output).To(BeEmpty())
+		Expect(res.Output).To(BeEmpty(), "the cell resumed after the restart and wrote output")
 		Expect(Stats(ctx).SuspendedRuns).To(BeZero(), "the restarted runtime holds suspended runs")
 		Expect(again.Exec(ctx, `return "fresh";`)).To(CompleteWith("fresh"), "the restarted runtime serves new cells")
 	})

@@ -18,32 +18,32 @@ var _ = Describe("e2e", "telemetry", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 1024, "timeoutMs": 1000}), Tools: ts})
 		res, _ := r.RunToCompletion(ctx, Guest(`await tools.search("add"); await tools.describe(id("add"));
 			await tools.call(id("echo"), {}); await tools.call(id("add"), {a: 1, b: 2}); return [id("echo"), id("add")];`))
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "the cell that searches, describes and calls two tools must complete")
 		var ids []string
-		Expect(json.Unmarshal(res.Value, &ids)).To(Succeed())
+		Expect(json.Unmarshal(res.Value, &ids)).To(Succeed(), "the cell returns the called catalog ids as a JSON array: %s", res.Value)
 		t := res.Telemetry
 		Expect(t).NotTo(BeNil(), "no telemetry in %s", res.Raw)
-		Expect(t.VisibleTools).To(ConsistOf("exec", "wait"))
-		Expect(t.CatalogSize).To(Equal(len(ts)))
-		Expect(t.CatalogSources).To(Equal(map[string]int{"openclaw": 5, "plugin": 1}))
-		Expect(t.ExecCount).To(Equal(1))
-		Expect(t.SearchCount).To(Equal(1))
-		Expect(t.DescribeCount).To(Equal(1))
-		Expect(t.CallCount).To(Equal(2))
-		Expect(t.CalledToolIDs).To(ConsistOf(ids))
-		Expect(t.LimitFailures).To(BeEmpty())
+		Expect(t.VisibleTools).To(ConsistOf("exec", "wait"), "telemetry.visibleTools must name only exec and wait")
+		Expect(t.CatalogSize).To(Equal(len(ts)), "telemetry.catalogSize must count the %d hidden catalog tools", len(ts))
+		Expect(t.CatalogSources).To(Equal(map[string]int{"openclaw": 5, "plugin": 1}), "telemetry.catalogSources must break the catalog down by source")
+		Expect(t.ExecCount).To(Equal(1), "telemetry.execCount must count the run's one exec so far")
+		Expect(t.SearchCount).To(Equal(1), "telemetry.searchCount must count the cell's one tools.search")
+		Expect(t.DescribeCount).To(Equal(1), "telemetry.describeCount must count the cell's one tools.describe")
+		Expect(t.CallCount).To(Equal(2), "telemetry.callCount must count the cell's two tools.call")
+		Expect(t.CalledToolIDs).To(ConsistOf(ids), "telemetry.calledToolIds must list the catalog ids the cell called")
+		Expect(t.LimitFailures).To(BeEmpty(), "a completed cell has no telemetry.limitFailures")
 
 		res, _ = r.RunToCompletion(ctx, `text("x".repeat(4000)); return 1;`)
-		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded))
+		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "4000 bytes of text under maxOutputBytes 1024 must fail with output_limit_exceeded")
 		Expect(res.Telemetry).NotTo(BeNil(), "no telemetry on a failed result: %s", res.Raw)
-		Expect(res.Telemetry.LimitFailures).To(ContainElement(result.CodeOutputLimitExceeded))
+		Expect(res.Telemetry.LimitFailures).To(ContainElement(result.CodeOutputLimitExceeded), "telemetry.limitFailures must name the output_limit_exceeded failure")
 		Expect(res.Telemetry.ExecCount).To(Equal(2), "execCount counts the run's exec calls")
 
 		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
 		Expect(w).To(BeWaiting(), "a 1500 ms call outlives a 1000 ms exec")
 		final, steps := r.Follow(ctx, w)
-		Expect(final).To(BeCompleted())
-		Expect(final.Telemetry).NotTo(BeNil())
+		Expect(final).To(BeCompleted(), "the waiting cell must complete after wait")
+		Expect(final.Telemetry).NotTo(BeNil(), "no telemetry on the result of wait: %s", final.Raw)
 		Expect(final.Telemetry.WaitCount).To(Equal(len(steps)-1), "waitCount counts the run's wait calls")
 	})
 
@@ -51,9 +51,9 @@ var _ = Describe("e2e", "telemetry", func() {
 		const secret = "sk-live-TELEMETRY-SECRET-4711"
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res, quiet := r.RunToCompletion(ctx, Guest(`const apiKey = "`+secret+`"; await tools.call(id("echo"), {apiKey, note: "input-`+secret+`"}); return "done";`))
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "the cell passing the secret to echo must complete")
 		res, failed := r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "`+secret+`"}); return 1;`))
-		Expect(res).To(BeFailed())
+		Expect(res).To(BeFailed(), "the cell whose tool fails with the secret as its message must fail")
 		// What the target process could leak from its environment: an exec:
 		// target inherits the harness's, so its values are known here.
 		var envValues []string

@@ -29,7 +29,7 @@ func forgedInvoke(id string, p protocol.InvokeParams) string {
 		p.Input = json.RawMessage(`{}`)
 	}
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": protocol.MethodToolInvoke, "params": p})
-	Expect(err).NotTo(HaveOccurred())
+	Expect(err).NotTo(HaveOccurred(), "encoding the forged tool.invoke line %s", id)
 	return string(b)
 }
 
@@ -41,7 +41,7 @@ func forgedInvoke(id string, p protocol.InvokeParams) string {
 func forge(ctx context.Context, r *Run, lines ...string) (forgeReport, Result) {
 	ginkgo.GinkgoHelper()
 	js, err := json.Marshal(lines)
-	Expect(err).NotTo(HaveOccurred())
+	Expect(err).NotTo(HaveOccurred(), "encoding the forged lines for the guest")
 	res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`%s
 const out = await forgeInvokes(%s);
 const echo = ALL_TOOLS.find((t) => t.name === "echo");

@@ -21,7 +21,8 @@ var _ = Describe("security", "security boundary", func() {
 			const present = names.filter((n) => typeof globalThis[n] !== "undefined");
 			let readFile = "none"; try { readFile = typeof (globalThis.std && std.loadFile) } catch (e) { readFile = "threw" }
 			return {present, readFile};`)
-		Expect(res).To(CompleteWith(map[string]any{"present": []any{}, "readFile": "undefined"}))
+		Expect(res).To(CompleteWith(map[string]any{"present": []any{}, "readFile": "undefined"}),
+			"no host global may be present in the guest (present lists those found) and std.loadFile must not exist")
 	})
 
 	It("CM-SEC-02", "host errors reach the guest as plain data whose constructor chain is the guest's own", func(ctx SpecContext) {
@@ -36,9 +37,10 @@ var _ = Describe("security", "security boundary", func() {
 				stackObject: typeof e.stack === "object" && e.stack !== null,
 				escape: (() => { try { return e.constructor.constructor("return typeof process")(); } catch (x) { return "threw"; } })(),
 			}));`))
-		Expect(res).To(BeCompleted())
-		for _, e := range res.ValueAny().([]any) {
-			Expect(e).To(Equal(map[string]any{"guestFunction": true, "fnKeys": float64(0), "stackObject": false, "escape": "undefined"}))
+		Expect(res).To(BeCompleted(), "the cell collecting three host errors must complete")
+		for i, e := range res.ValueAny().([]any) {
+			Expect(e).To(Equal(map[string]any{"guestFunction": true, "fnKeys": float64(0), "stackObject": false, "escape": "undefined"}),
+				"host error %d (of: failing tool, unknown tool call, unknown describe) must be plain data: e.constructor.constructor is the guest's Function, no function members, no stack object, no way to process", i+1)
 		}
 	})
 
@@ -72,7 +74,7 @@ var _ = Describe("security", "security boundary", func() {
 				ts = append(ts, shell)
 			}
 			r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-			Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"))
+			Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "the model must see only exec and wait (shell exec in the catalog: %v)", withShell)
 			for _, mt := range r.Prepared.Tools {
 				Expect(mt.Description).NotTo(Equal("Run a shell command."), "the model's exec must be the code mode exec")
 			}
@@ -85,7 +87,7 @@ var _ = Describe("security", "security boundary", func() {
 				const shell = ALL_TOOLS.find((t) => t.name === "exec");
 				out.shell = shell ? await tools.call(shell.id, {code: "return 'recursed'"}) : null;
 				return out;`)
-			Expect(res).To(BeCompleted())
+			Expect(res).To(BeCompleted(), "the probing cell must complete (shell exec in the catalog: %v)", withShell)
 			v := res.ValueAny().(map[string]any)
 			Expect(v["globals"]).To(Equal("undefined,undefined,undefined,undefined"), "code mode exec/wait must not be guest globals")
 			for _, c := range v["calls"].([]any) {
@@ -95,14 +97,14 @@ var _ = Describe("security", "security boundary", func() {
 					Expect(s).NotTo(ContainSubstring("recursed"), "guest code ran a nested code mode cell")
 				}
 			}
-			Expect(r.Tools.CallsOf("wait")).To(BeEmpty())
+			Expect(r.Tools.CallsOf("wait")).To(BeEmpty(), "no nested call may reach a wait tool at the harness")
 			if withShell {
 				Expect(v["entries"]).To(Equal([]any{"openclaw"}), "only the shell exec is catalogued")
 				Expect(v["shell"]).To(Equal(map[string]any{"shell": map[string]any{"code": "return 'recursed'"}}), "the catalogued exec is the harness shell tool, not a nested cell")
 			} else {
 				Expect(v["entries"]).To(BeEmpty(), "without a shell exec, no exec or wait is catalogued")
-				Expect(v["shell"]).To(BeNil())
-				Expect(r.Tools.CallsOf("exec")).To(BeEmpty())
+				Expect(v["shell"]).To(BeNil(), "without a shell exec the cell finds no exec to call")
+				Expect(r.Tools.CallsOf("exec")).To(BeEmpty(), "without a shell exec, no exec call may reach the harness")
 			}
 		}
 	})
@@ -123,7 +125,7 @@ var _ = Describe("security", "security boundary", func() {
 				try { await tools.describe("openclaw:core:" + n); reached.push("describe " + n); } catch (e) {}
 			}
 			return reached;`, names))
-		Expect(res).To(CompleteWith([]any{}))
+		Expect(res).To(CompleteWith([]any{}), "guest code must reach none of exec, wait or the Tool Search control tools (as global, helper, call or describe); the value lists those it reached")
 		for _, n := range control {
 			Expect(r.Tools.CallsOf(n)).To(BeEmpty(), "control tool %s reached the harness", n)
 		}
@@ -137,7 +139,7 @@ var _ = Describe("security", "security boundary", func() {
 		Expect(ra).To(BeWaiting(), "run A must be suspended while run B runs")
 		secretID := func() string {
 			res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "read_secret").id;`)
-			Expect(res).To(BeCompleted())
+			Expect(res).To(BeCompleted(), "run A must still serve an exec while its first cell waits")
 			return res.ValueAny().(string)
 		}()
 
@@ -154,8 +156,8 @@ var _ = Describe("security", "security boundary", func() {
 			Expect(AllOutput(steps)).To(BeEmpty(), "run B in %s saw run A's output", name)
 			stolen := b.Wait(ctx, ra.RunID)
 			Expect(stolen).To(BeFailed(), "run B in %s resumed run A's snapshot", name)
-			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-secret"))
-			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-output"))
+			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-secret"), "run B in %s got run A's global state by waiting on its runId", name)
+			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-output"), "run B in %s got run A's output by waiting on its runId", name)
 		}
 		Expect(a.Tools.CallsOf("read_secret")).To(BeEmpty(), "another run invoked run A's tool")
 		final, _ := a.Follow(ctx, ra)
@@ -166,7 +168,7 @@ var _ = Describe("security", "security boundary", func() {
 		mine := tools.Named(protocol.SourcePlugin, "private", "private_tool", "Only for run A.")
 		a := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo(), mine}})
 		res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "private_tool").id;`)
-		Expect(res).To(BeCompleted())
+		Expect(res).To(BeCompleted(), "run A must find its own private_tool")
 		privateID := res.ValueAny().(string)
 		for name, rc := range map[string]protocol.RunContext{
 			"another agent":  {},
@@ -180,7 +182,7 @@ var _ = Describe("security", "security boundary", func() {
 				return {names: ALL_TOOLS.map((t) => t.name), found, called};`, privateID))
 			Expect(res).To(CompleteWith(map[string]any{"names": []any{"echo"}, "found": []any{}, "called": "refused"}), "run B with %s", name)
 		}
-		Expect(a.Tools.CallsOf("private_tool")).To(BeEmpty())
+		Expect(a.Tools.CallsOf("private_tool")).To(BeEmpty(), "no other run may invoke run A's private_tool")
 		own, _ := a.RunToCompletion(ctx, fmt.Sprintf(`return (await tools.call(%q, {})).tool;`, privateID))
 		Expect(own).To(CompleteWith("private_tool"), "run A still reaches its own tool")
 	})
