@@ -356,7 +356,7 @@ var _ = Describe("a target that hangs", func() {
 		Expect(o.verdicts()).To(HaveKeyWithValue("CM-EXEC-01", report.Error), "%s", o.Stdout)
 		Expect(o.verdicts()).To(HaveKeyWithValue("CM-LIM-01", report.Error), "%s", o.Stdout)
 		Expect(o.verdicts()).To(HaveKeyWithValue("CM-ACT-01", report.Pass), "a spec without exec passes against the fresh target:\n%s", o.Stdout)
-		Expect(strings.Count(o.Stdout, "harness error, not a failure of")).To(Equal(2), "%s", o.Stdout)
+		Expect(strings.Count(o.Stdout, "error, not a failure of")).To(Equal(2), "each hung spec's reason line says it is an error, not a failure of its requirement:\n%s", o.Stdout)
 		// Each hung spec ends at its first exec's deadline (timeoutMs +
 		// 15 s of slack), far within the per-spec deadline.
 		Expect(took).To(BeNumerically("<", 2*time.Minute), "the run must be bounded by the call deadlines")
@@ -392,7 +392,10 @@ var _ = Describe("a target that forges nested calls", func() {
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Fail, "CM-CFG-01": report.Pass}, o.verdicts())).To(BeEmpty(),
 			"a forged invoke is a failure of the target, not an error; a spec without exec sends none:\n%s", o.Stdout)
-		Expect(o.Stdout).To(ContainSubstring(`[CM-ACT-05] tool.invoke of tool "secret_of_another_run"`))
-		Expect(o.Stdout).To(ContainSubstring(`no tool openclaw:core:secret_of_another_run was declared in this run's run.prepare`))
+		Expect(o.Stdout).To(ContainSubstring(`[CM-ACT-05] tool.invoke of tool "secret_of_another_run"`), "the console's reason line names the requirement and the tool")
+		junit, err := os.ReadFile(filepath.Join(o.Dir, "junit.xml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(junit)).To(ContainSubstring(`no tool openclaw:core:secret_of_another_run was declared in this run&#39;s run.prepare`),
+			"the full failure (in the reports, not on the console) says why the harness refused the invoke")
 	})
 })

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
@@ -56,11 +57,19 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 	inv := &invoker{}
 	rt := codemode.New(eng, inv, opts.Runtime)
 	defer rt.Close()
-	srv := protocol.NewServer(methods(rt), protocol.NewChannel(r, w))
+	// shutdown may be called by a handler before NewServer has returned.
+	var stopFn atomic.Pointer[func()]
+	shutdown := func() {
+		if f := stopFn.Load(); f != nil {
+			(*f)()
+		}
+	}
+	srv, stop := protocol.NewServer(methods(rt, shutdown), protocol.NewChannel(r, w))
+	stopFn.Store(&stop)
 	inv.set(srv)
 	go func() {
 		<-ctx.Done()
-		srv.Stop()
+		stop()
 	}()
 	return srv.Wait()
 }
@@ -115,7 +124,8 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 	return out.Result, nil
 }
 
-func methods(rt *codemode.Runtime) handler.Map {
+// methods is the driver protocol's method table; shutdown stops the server.
+func methods(rt *codemode.Runtime, shutdown func()) handler.Map {
 	return handler.Map{
 		protocol.MethodInitialize: handler.New(func(ctx context.Context, p protocol.InitializeParams) (protocol.InitializeResult, error) {
 			if p.ProtocolVersion != "" && p.ProtocolVersion != protocol.Version {
@@ -156,8 +166,7 @@ func methods(rt *codemode.Runtime) handler.Map {
 			return rt.Stats(), nil
 		}),
 		protocol.MethodShutdown: handler.New(func(ctx context.Context, _ *struct{}) (bool, error) {
-			srv := jrpc2.ServerFromContext(ctx)
-			go srv.Stop()
+			go shutdown()
 			return true, nil
 		}),
 	}

@@ -21,8 +21,12 @@ func ServerOptions() *jrpc2.ServerOptions {
 }
 
 // NewServer starts a target-side server on ch with the given method table.
-func NewServer(methods handler.Map, ch channel.Channel) *jrpc2.Server {
-	return jrpc2.NewServer(methods, ServerOptions()).Start(dropStray(ch))
+// Stop it with the returned stop function (safe to call more than once and
+// from any goroutine, including a handler), never with the server's own
+// Stop: see stoppable. Wait on the server for it to finish.
+func NewServer(methods handler.Map, ch channel.Channel) (srv *jrpc2.Server, stop func()) {
+	st := newStoppable(dropStray(ch))
+	return jrpc2.NewServer(methods, ServerOptions()).Start(st), st.stop
 }
 
 // InvokeFunc answers a tool.invoke from the target: it returns the tool's JSON
