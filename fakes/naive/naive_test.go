@@ -62,10 +62,19 @@ var _ = Describe("the harness against the naive Node.js target", func() {
 		Expect(start).To(BeNumerically(">=", 0), "CM-LIM-01 is not in report.json:\n%s", o.specLines())
 		after := o.specs[start+1:]
 		Expect(after).NotTo(BeEmpty(), "no spec ran after CM-LIM-01, so nothing shows that the next specs are not blamed:\n%s", o.specLines())
+		passed := 0
 		for _, s := range after {
-			Expect(s.State).To(Equal(types.SpecStatePassed),
-				"%q ran after the target hung in CM-LIM-01 and the naive target passes it on a fresh target: it must not inherit the hang\n%s\n%s", s.LeafNodeText, s.Failure.Message, o.specLines())
+			Expect(s.State).NotTo(BeElementOf(types.SpecStatePanicked, types.SpecStateAborted, types.SpecStateInterrupted, types.SpecStateTimedout),
+				"%q ran after the target hung in CM-LIM-01: it must not inherit the hang\n%s", s.LeafNodeText, o.specLines())
+			Expect(s.Failure.Message).NotTo(Or(ContainSubstring("failed at the protocol level"), ContainSubstring("deadline exceeded"), ContainSubstring("reconnect")),
+				"%q ran after the target hung in CM-LIM-01 and failed talking to it: the hang was charged to a later spec\n%s", s.LeafNodeText, o.specLines())
+			if s.State == types.SpecStatePassed {
+				passed++
+			}
 		}
-		Expect(o.requirement("CM-LIM-03").Verdict).To(Equal(report.Pass), "CM-LIM-03 runs after CM-LIM-01 on a respawned target\n%s", o.Stdout)
+		for _, id := range []string{"CM-LIM-03", "CM-LIM-05", "CM-EXEC-02", "CM-GUEST-07", "CM-SEC-03"} {
+			Expect(o.requirement(id).Verdict).NotTo(Equal(report.Error), "%s ran on the target after or before the hang and must not be an error\n%s", id, o.Stdout)
+		}
+		Expect(passed).To(BeNumerically(">", 0), "no spec after CM-LIM-01 passed: the target was not respawned\n%s", o.specLines())
 	})
 })

@@ -35,7 +35,11 @@
 //     synchronous start of a cell; code after an `await`, and promise jobs,
 //     run on the host's microtask queue with no limit. `await x; for(;;){}`
 //     or an endless chain of promise jobs hangs the whole target: no more
-//     requests are read or answered (CM-LIM-01).
+//     requests are read or answered (CM-LIM-01). Even the synchronous start
+//     is not always interruptible: a builtin that never checks for
+//     interrupts (sorting an array of length 2^32-1) hangs it too
+//     (CM-SEC-04). The endless promise chain also grows the heap until
+//     fault 5 kills the process, about a minute later.
 //  5. No memory limit: memoryLimitBytes is ignored (CM-LIM-02). So that a
 //     runaway guest cannot thrash the machine, the process caps its own V8
 //     heap (it re-executes itself with --max-old-space-size); hitting the cap
