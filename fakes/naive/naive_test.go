@@ -32,13 +32,35 @@ var _ = Describe("the harness against the naive Node.js target", func() {
 		for _, id := range []string{"CM-GUEST-07", "CM-NEST-01", "CM-EXEC-01"} {
 			want(id, pass(id), "want pass: the naive target does this right (a false fail otherwise)")
 		}
-		want("CM-SEC-01", fail("CM-SEC-01"), "want fail: this.constructor.constructor(\"return process\")() returns the host's process (a false pass otherwise)")
-		want("CM-SEC-02", fail("CM-SEC-02"), "want fail: tools.call(…).constructor.constructor and text.constructor are the host's Function (a false pass otherwise)")
+		// A fail must be for the fault, not for something else (a probe the
+		// target refused to run proves nothing about the escape).
+		failFor := func(id string, because ...string) bool {
+			if !fail(id) {
+				return false
+			}
+			for _, sp := range o.requirement(id).Specs {
+				if sp.Verdict != report.Fail || strings.Contains(sp.Message, "module_access_denied") || strings.Contains(sp.Message, "run to completion") {
+					continue
+				}
+				for _, b := range because {
+					if strings.Contains(sp.Message, b) {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		want("CM-SEC-01", failFor("CM-SEC-01", "realm", "escape"),
+			"want fail, for the escape: this.constructor.constructor(\"return process\")() returns the host's process (a false pass otherwise)")
+		want("CM-SEC-02", failFor("CM-SEC-02", "realm", "Function"),
+			"want fail, for host values: tools.call(…).constructor.constructor and text.constructor are the host's Function (a false pass otherwise)")
 		for _, id := range []string{"CM-GUEST-05", "CM-SEC-05"} {
-			want(id, fail(id), "want fail: through the escape the guest writes its own tool.invoke for a tool the run's policy denies, which the harness must refuse (a false pass otherwise)")
+			want(id, failFor(id, "tool.invoke"),
+				"want fail, for a forged call: through the escape the guest writes its own tool.invoke for a tool the run's policy denies, which the harness must refuse (a false pass otherwise)")
 		}
 		for _, id := range []string{"CM-RUN-01", "CM-EXEC-08"} {
-			want(id, fail(id) || o.selfReported(id), "want fail, or a verdict marked self-reported: a waiting cell is a live promise and runtime.stats is made up (a false pass otherwise)")
+			want(id, failFor(id, "snapshot") || o.selfReported(id),
+				"want fail, for the snapshot, or a verdict marked self-reported: a waiting cell is a live promise and runtime.stats is made up (a false pass otherwise)")
 		}
 		Expect(problems).To(BeEmpty(), "verdicts on the naive target:\n%s\n\n%s", strings.Join(problems, "\n"), o.Stdout)
 		Expect(o.Code).To(Equal(1), "a run with failing requirements exits 1")

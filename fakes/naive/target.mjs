@@ -54,6 +54,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import vm from "node:vm";
 import v8 from "node:v8";
+import os from "node:os";
 
 // Fault 5: cap the heap. A runaway guest then crashes this process within
 // seconds instead of growing to the default (several GB) limit.
@@ -61,7 +62,8 @@ const HEAP_CAP_MB = 384;
 if (v8.getHeapStatistics().heap_size_limit > 2 * HEAP_CAP_MB * 1024 * 1024) {
   const child = spawn(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, ...process.execArgv, ...process.argv.slice(1)], { stdio: "inherit" });
   for (const sig of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(sig, () => child.kill(sig));
-  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 + 9 : 1)));
+  // Exit as the child did (a signal as the shell reports it: 128 + its number).
+  child.on("exit", (code, signal) => process.exit(code ?? 128 + (os.constants.signals[signal] || 0)));
 } else {
   main();
 }
@@ -366,7 +368,7 @@ function main() {
       const lang = input.language === undefined ? "javascript" : input.language;
       if (typeof lang !== "string" || !run.cfg.languages.includes(lang)) return failed(run, null, started, "unsupported_language", `language ${JSON.stringify(lang)} is not enabled`);
       if (lang !== "javascript") return failed(run, null, started, "unsupported_language", `language ${JSON.stringify(lang)} is not supported by this runtime`);
-      if (MODULE_PATTERN.test(program)) return failed(run, null, started, "module_access_denied", "import, require and import.meta are not available in code mode");
+      if (MODULE_PATTERN.test(program.replace(STRINGS_AND_COMMENTS, " "))) return failed(run, null, started, "module_access_denied", "import, require and import.meta are not available in code mode");
       const cell = startCell(run, program, p.toolCallId, started);
       return drive(cell, p.toolCallId, started);
     }
@@ -388,10 +390,12 @@ function main() {
     return drive(cell, p.toolCallId, started);
   }
 
-  // A static scan for module loading, outside identifiers, members and the
-  // start of string literals (a dynamic import inside eval is caught when it
-  // runs).
-  const MODULE_PATTERN = /(?<![\w$.'"`])(?:import\s*\(|import\s*\.\s*meta|import\s+[\w${*"']|require\s*\()/;
+  // A static scan for module loading, with string literals and comments
+  // blanked out first (a regular expression, not a tokenizer: a regexp
+  // literal holding a quote can fool it). A dynamic import built at run time
+  // (eval, Function) is caught when it runs.
+  const STRINGS_AND_COMMENTS = /'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"|`(?:\\.|[^`\\])*`|\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
+  const MODULE_PATTERN = /(?<![\w$.])(?:import\s*\(|import\s*\.\s*meta|import\s+[\w${*"']|require\s*\()/;
 
   let cellSeq = 0;
 
