@@ -46,8 +46,9 @@
 //     kills the whole target, with every run in it.
 //  6. Helpers are installed for every safe name that is not an Object
 //     prototype member, search/describe/call or a collision; `then` and
-//     `toJSON` are not excluded (protocol.md does not say so), so a tool
-//     named `then` makes `tools` a thenable (CM-CAT-06).
+//     `toJSON` are not excluded (this first attempt predates protocol.md
+//     §12, which names them), so a tool named `then` makes `tools` a
+//     thenable (CM-CAT-06).
 //  7. TypeScript is not supported: language "typescript" fails with
 //     unsupported_language, and the feature is not declared.
 import { spawn } from "node:child_process";
