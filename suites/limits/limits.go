@@ -57,7 +57,7 @@ var _ = Describe("limits", "limits", func() {
 		var res Result
 		Eventually(done).WithTimeout(20*time.Second).Should(Receive(&res), "the spinning exec must return within 20 s (timeoutMs is 4000)")
 		Expect(res).To(BeFailedWith(result.CodeTimeout), "the spinning cell must end with timeout")
-	})
+	}, HangIsFailure)
 
 	It("CM-LIM-02", "exceeding memoryLimitBytes fails with memory_limit_exceeded", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": 8 << 20}), Tools: tools.Standard()})
@@ -79,7 +79,7 @@ var _ = Describe("limits", "limits", func() {
 			Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "%s: the guest outlived its out-of-memory error", name)
 		}
 		Expect(r.Exec(ctx, `return "still serving"`)).To(CompleteWith("still serving"), "the run must keep serving after out-of-memory cells")
-	})
+	}, HangIsFailure)
 
 	It("CM-LIM-03", "output beyond maxOutputBytes fails on completed cells, for the final value and before suspending", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 2048, "timeoutMs": 1000}), Tools: tools.Standard()})
@@ -117,22 +117,31 @@ func GinkgoRecoverNoop() { recover() }
 var _ = Describe("limits", "deep recursion and nesting", func() {
 	It("CM-LIM-04", "deep recursion and deeply nested data fail cleanly and the runtime keeps serving", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
-		cases := map[string]string{
-			"uncaught recursion":    `function f(n) { return f(n + 1) + 1; } return f(0);`,
-			"caught recursion":      `function f(n) { return f(n + 1) + 1; } try { return f(0); } catch (e) { return e instanceof RangeError ? "RangeError" : String(e); }`,
-			"mutual recursion":      `const a = (n) => b(n) + 1, b = (n) => a(n) + 1; return a(0);`,
-			"nested JSON.parse":     `return JSON.parse("[".repeat(1000000) + "]".repeat(1000000)).length;`,
-			"nested array literal":  `let v = []; for (let i = 0; i < 1000000; i++) v = [v]; return JSON.stringify(v).length;`,
-			"recursion in a getter": `const o = {get x() { return this.x; }}; return o.x;`,
-			"recursive toString":    `const o = {}; o.toString = () => String(o); return String(o);`,
+		// Unbounded recursion can only end in an error; deeply nested data may
+		// also be handled correctly (an iterative parser), and then the value
+		// must be the right one. In order, so a failure names the same case.
+		cases := []struct {
+			name, code string
+			correct    any // the right value where completing is possible, else nil
+		}{
+			{"uncaught recursion", `function f(n) { return f(n + 1) + 1; } return f(0);`, nil},
+			{"caught recursion", `function f(n) { return f(n + 1) + 1; } try { return f(0); } catch (e) { return e instanceof RangeError ? "RangeError" : String(e); }`, nil},
+			{"mutual recursion", `const a = (n) => b(n) + 1, b = (n) => a(n) + 1; return a(0);`, nil},
+			{"nested JSON.parse", `return JSON.parse("[".repeat(1000000) + "]".repeat(1000000)).length;`, 1},
+			{"nested array literal", `let v = []; for (let i = 0; i < 1000000; i++) v = [v]; return JSON.stringify(v).length;`, 2000002},
+			{"recursion in a getter", `const o = {get x() { return this.x; }}; return o.x;`, nil},
+			{"recursive toString", `const o = {}; o.toString = () => String(o); return String(o);`, nil},
 		}
-		for name, code := range cases {
-			res, _ := r.RunToCompletion(ctx, code)
-			switch res.Status {
-			case result.StatusCompleted:
+		for _, c := range cases {
+			name := c.name
+			res, _ := r.RunToCompletion(ctx, c.code)
+			switch {
+			case res.Status == result.StatusCompleted && c.correct != nil && res.ValueAny() != "RangeError":
+				Expect(res).To(CompleteWith(c.correct), "%s: a target that handles the nested data must return the right value", name)
+			case res.Status == result.StatusCompleted:
 				// Only a guest-visible RangeError (caught by the guest) may complete.
 				Expect(res.ValueAny()).To(Equal("RangeError"), "%s: completed with %s", name, res.Raw)
-			case result.StatusFailed:
+			case res.Status == result.StatusFailed:
 				Expect(res.Error).NotTo(BeEmpty(), "%s: failed without an error message", name)
 				Expect(res.Error).NotTo(ContainSubstring(".go:"), "%s: host frames leaked", name)
 			default:
@@ -150,7 +159,7 @@ var _ = Describe("limits", "deep recursion and nesting", func() {
 			Expect(res.Error).NotTo(BeEmpty(), "a failed deeply nested value must say why")
 		}
 		Expect(r.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "the runtime must keep serving after a deeply nested value")
-	})
+	}, HangIsFailure)
 })
 
 var _ = Describe("limits", "wall clock per call", func() {
@@ -166,7 +175,7 @@ var _ = Describe("limits", "wall clock per call", func() {
 		Eventually(r.Tools.Finished).WithTimeout(5*time.Second).Should(Equal(1), "the nested call must finish before the wait is sent")
 		res, _ := r.Follow(ctx, w)
 		Expect(res).To(CompleteWith(800), "each wait gets its own timeoutMs")
-	})
+	}, HangIsFailure)
 })
 
 var _ = Describe("limits", "pending nested calls", func() {

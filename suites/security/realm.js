@@ -333,7 +333,10 @@ var realmProbe = (function () {
     }
     if (typeof G.text === "function") await attempt('text.constructor("return process")()', function () { return G.text.constructor("return process")(); }, isUndef);
     for (const m of ["fs", "node:child_process", "os", "std", "child_process"]) {
-      await attempt("import(" + JSON.stringify(m) + ")", function () { return GFunction("return import(" + JSON.stringify(m) + ")")(); }, function () { return false; });
+      // The keyword is assembled at run time: a target whose static module
+      // scan also reads string contents must not reject the whole probe.
+      var dyn = ["imp", "ort("].join("");
+      await attempt(dyn + JSON.stringify(m) + ")", function () { return GFunction("return " + dyn + JSON.stringify(m) + ")")(); }, function () { return false; });
     }
     await attempt("arguments.callee.caller (of the cell)", function () { return REALM_CELL_CALLER instanceof GError ? undefined : REALM_CELL_CALLER; },
       function (v) { return v === undefined || v === null || judge("caller", v, []) === null; });
