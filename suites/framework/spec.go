@@ -65,6 +65,14 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		panic(fmt.Sprintf("framework.It: unknown requirement id %q", id))
 	}
 	labels := ginkgo.Label("req:"+id, "feature:"+req.Feature, "level:"+strings.ToLower(req.Level), "area:"+req.Area)
+	hangFails := false
+	for i := 0; i < len(args); i++ {
+		if _, ok := args[i].(hangIsFailure); ok {
+			hangFails = true
+			args = append(args[:i:i], args[i+1:]...)
+			i--
+		}
+	}
 	wrapped := func(ctx ginkgo.SpecContext) {
 		if !Features().Has(req.Feature) {
 			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
@@ -72,7 +80,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		if why := notDrivable("", id); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
-		beginSpec()
+		beginSpec(hangFails)
 		// Registered first, so it runs last: after the runs' own cleanups
 		// (run.end), whose answers may still bring refused invokes.
 		ginkgo.DeferCleanup(endSpec)
@@ -99,9 +107,11 @@ func hasTimeout(args []any) bool {
 var (
 	// specSeq numbers the specs that ran (It bodies past their feature
 	// check); inSpec is set while one runs, deadline is its deadline.
-	specSeq  atomic.Int64
-	inSpec   atomic.Bool
-	deadline atomic.Int64 // unix nanoseconds
+	specSeq atomic.Int64
+	inSpec  atomic.Bool
+	// hangIsFail is set while a spec declared with HangIsFailure runs.
+	hangIsFail atomic.Bool
+	deadline   atomic.Int64 // unix nanoseconds
 )
 
 // specDeadlinePassed reports whether the running spec is past its deadline
@@ -111,7 +121,17 @@ func specDeadlinePassed() bool {
 	return inSpec.Load() && d != 0 && time.Now().UnixNano() >= d
 }
 
-func beginSpec() {
+// HangIsFailure is an It decorator for requirements whose violation is a
+// target that stops answering or dies (CM-LIM-01 "never block the runtime",
+// CM-LIM-04 "keeps serving", CM-SEC-04 "fails only its own cell" …): a hang
+// or crash during such a spec is a failure of its requirement, not an error
+// (the target is still killed and restarted for the next spec).
+var HangIsFailure = hangIsFailure{}
+
+type hangIsFailure struct{}
+
+func beginSpec(hangFails bool) {
+	hangIsFail.Store(hangFails)
 	specSeq.Add(1)
 	deadline.Store(time.Now().Add(Timeouts.Spec).UnixNano())
 	inSpec.Store(true)
@@ -146,7 +166,10 @@ func checkAlive() string {
 		return ""
 	}
 	if t.chargedIn.Load() == specSeq.Load() {
-		return "" // already charged to this spec (and marked)
+		if why := t.chargedWhy.Load(); why != nil && hangIsFail.Load() {
+			return "the target stopped working during this spec, which this requirement forbids: " + *why
+		}
+		return "" // already charged to this spec (and marked as an error)
 	}
 	if t.Alive() {
 		ctx, cancel := context.WithTimeout(context.Background(), Timeouts.Alive)

@@ -67,8 +67,9 @@ type Target struct {
 	// lost fires once, on the first of: the connection was lost, the target
 	// was found unresponsive, the harness closed it. chargedIn is the spec
 	// (specSeq) it was charged to, 0 for none.
-	lost      sync.Once
-	chargedIn atomic.Int64
+	lost       sync.Once
+	chargedIn  atomic.Int64
+	chargedWhy atomic.Pointer[string] // why it was charged
 }
 
 // HarnessErrorEntry names the Ginkgo report entry that marks a spec during
@@ -294,6 +295,10 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 func (t *Target) charge(reason string) {
 	t.lost.Do(func() {
 		t.chargedIn.Store(specSeq.Load())
+		t.chargedWhy.Store(&reason)
+		if inSpec.Load() && hangIsFail.Load() {
+			return // the spec fails on the call's error or in endSpec: a failure of its requirement
+		}
 		markHarnessError(reason)
 	})
 }

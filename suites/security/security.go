@@ -61,7 +61,7 @@ var _ = Describe("security", "security boundary", func() {
 			}
 			Expect(r.Exec(ctx, `return 40 + 2`)).To(CompleteWith(42), "the runtime must keep serving after: %s", code)
 		}
-	})
+	}, HangIsFailure)
 
 	It("CM-EXEC-16", "exec never exposes the shell exec recursively and guest code cannot reach the code mode exec or wait", func(ctx SpecContext) {
 		shell := tools.Core("exec", "Run a shell command.", json.RawMessage(`{"type":"object","properties":{"command":{"type":"string"}}}`),
