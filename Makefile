@@ -53,17 +53,18 @@ bench:
 	$(GO) test ./reference/... -run=^$$ -bench=. -benchmem -count=6 | tee bench.txt
 
 ## bench-peer: the standard bench cells side by side over the driver protocol: builtin, the reference
-## as a process over stdio, and BENCH_PEER when set (e.g. BENCH_PEER=openclaw:2026.7.35). Writes
+## as a process over stdio, and BENCH_PEER (default openclaw:$(OPENCLAW_VERSION), installed on first use;
+## BENCH_PEER= leaves it out). Writes
 ## reports/bench-peer/bench.txt (machine, date, table) and bench.json. memoryLimitBytes is raised to
 ## BENCH_MEMORY for every cell because the reference fails push-1e6 at the default 64 MiB; that finding is
 ## recorded by a second, default-memory run of push-1e6 (bench-default-memory.json, appended to bench.txt).
-BENCH_PEER   ?=
+BENCH_PEER   ?= openclaw:$(OPENCLAW_VERSION)
 BENCH_ROUNDS ?= 3
 BENCH_MEMORY ?= 134217728
 BENCH_DIR    ?= reports/bench-peer
 BENCH_ARGS    = --target builtin --target "exec:./bin/codemode-reference serve --stdio" $(if $(BENCH_PEER),--target "$(BENCH_PEER)")
 .PHONY: bench-peer
-bench-peer: build
+bench-peer: build $(if $(filter openclaw:%,$(BENCH_PEER)),openclaw-install)
 	mkdir -p $(BENCH_DIR)
 	./bin/codemode-conformance bench $(BENCH_ARGS) --rounds $(BENCH_ROUNDS) --memory-limit-bytes $(BENCH_MEMORY) \
 		--out $(BENCH_DIR)/bench.json > $(BENCH_DIR)/bench.txt; status=$$?; cat $(BENCH_DIR)/bench.txt; exit $$status
