@@ -9,11 +9,6 @@ import (
 	"strings"
 )
 
-type multi []string
-
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
-
 // Command is `codemode-conformance bench` (args after "bench"): it runs the
 // bench, prints progress to stderr and the table to stdout, writes --out
 // and returns the exit status: 0 when every cell was correct on every
@@ -22,11 +17,12 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var targets multi
+	var targets []string
 	var cells, out string
 	var rounds, warmup int
 	var memLimit int64
-	fs.Var(&targets, "target", "target to compare (repeatable, at least one; ratios are to the first): builtin, exec:<command line>, tcp:<host:port> or a registered name")
+	fs.Func("target", "target to compare (repeatable, at least one; ratios are to the first): builtin, exec:<command line>, tcp:<host:port>, openclaw:<version> or a registered name",
+		func(v string) error { targets = append(targets, v); return nil })
 	fs.IntVar(&rounds, "rounds", 3, "timed rounds, interleaved across targets")
 	fs.IntVar(&warmup, "warmup", 1, "untimed (but checked) executions of each cell per target before the rounds (not for the cells timed once per round)")
 	fs.StringVar(&cells, "cells", "", "comma-separated cells to run (default: all; see Cells above)")

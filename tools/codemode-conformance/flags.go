@@ -22,6 +22,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 // usage prints the help text and the run flags to w.
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
+       codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
        codemode-conformance help
 
 Runs the code mode conformance suites (e2e, limits, security) against a target,
