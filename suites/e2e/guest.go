@@ -68,8 +68,10 @@ var _ = Describe("e2e", "guest API", func() {
 
 	It("CM-GUEST-05", "tools.call runs the tool; unknown and denied ids reject with guidance", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Policy: &protocol.Policy{Deny: []string{"fail"}}})
+		// The one spec that judges what tools.call resolves to: the raw value,
+		// not through callValue (see framework.Guest and the CM-GUEST-05 decision).
 		res, _ := r.RunToCompletion(ctx, Guest(`return await tools.call(id("add"), {a: 2, b: 3});`))
-		Expect(res).To(CompleteWith(map[string]any{"sum": 5}), "tools.call must resolve with the tool's result")
+		Expect(res).To(CompleteWith(map[string]any{"sum": 5}), "tools.call must resolve with the tool's own result value, not an envelope around it (CM-GUEST-05 decision)")
 		res, _ = r.RunToCompletion(ctx, `const guesses = ["openclaw:core:fail", "fail", "openclaw:core:nope"]; const out = [];
 			for (const g of guesses) { try { await tools.call(g, {}); out.push("called " + g); } catch (e) { out.push(String(e && e.message)); } }
 			return out;`)
