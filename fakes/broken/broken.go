@@ -117,6 +117,55 @@ var Variants = []Variant{
 		Serve: crashingAfterAnswer()},
 	{Name: "forged-invoke", Breaks: "CM-ACT-05", Defect: "with each exec the target also sends a tool.invoke of its own, for a tool the run never declared, as guest code that escaped the sandbox could",
 		Serve: forgingInvokes()},
+	{Name: "result-envelope", Breaks: "CM-GUEST-05", Defect: "tools.call resolves the envelope {tool: <catalog entry>, result: {content, details}} instead of the tool's value, as OpenClaw 2026.7.35 does",
+		Serve: envelopingResults()},
+}
+
+// envelopingResults serves the reference behind a proxy that remembers each
+// tool.invoke the target sends and wraps the harness's answer to it in the
+// envelope OpenClaw 2026.7.35 resolves tools.call with: {tool: {id, name,
+// source, sourceName}, result: {content: [{type: "text", text}], details:
+// <the tool's value>}}. The reference then hands the guest the envelope.
+// Only CM-GUEST-05 judges that shape; the other specs read results through
+// the guest helper callValue (suites/framework.Guest), and a test proves
+// they still pass against this variant.
+func envelopingResults() serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		var invokes sync.Map // the target's tool.invoke id (JSON number) -> its params
+		fromInner, innerW := io.Pipe()
+		go func() {
+			pump(fromInner, w, func(msg map[string]any) (bool, verdict) {
+				if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "tool.invoke" {
+					invokes.Store(msg["id"], p)
+				}
+				return false, forward
+			})
+			fromInner.Close()
+			w.Close()
+		}()
+		innerR, toInner := io.Pipe()
+		go func() {
+			pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+				if _, isRequest := msg["method"]; isRequest {
+					return false, forward
+				}
+				v, ok := invokes.LoadAndDelete(msg["id"])
+				answer, answered := msg["result"].(map[string]any) // {"result": <the tool's value>} (protocol §4)
+				if !ok || !answered {
+					return false, forward
+				}
+				p, value := v.(map[string]any), answer["result"]
+				text, _ := json.Marshal(value)
+				answer["result"] = map[string]any{
+					"tool":   map[string]any{"id": p["catalogId"], "name": p["tool"], "source": p["source"], "sourceName": p["owner"]},
+					"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text)}}, "details": value},
+				}
+				return true, forward
+			})
+			toInner.Close()
+		}()
+		return server.Serve(ctx, innerR, innerW, server.Options{Engine: eng})
+	}
 }
 
 // forgingInvokes serves the reference and, for every tool.exec it receives,

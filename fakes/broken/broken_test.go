@@ -124,6 +124,24 @@ var _ = Describe("a target that crashes mid-run", func() {
 	})
 })
 
+var _ = Describe("a target whose tools.call resolves an envelope", func() {
+	It("fails CM-GUEST-05 only: the specs of other requirements read tool results through callValue", func() {
+		// Requirements whose cells read fields of tools.call and helper results
+		// (CM-GUEST-11, CM-CAT-06 and CM-EXEC-16 also read the __proto__ key,
+		// prototype-named tools and the shell exec's result through it).
+		others := []string{"CM-GUEST-06", "CM-GUEST-11", "CM-TS-01", "CM-NEST-04", "CM-CAT-04", "CM-CAT-06", "CM-EXEC-16", "CM-ACT-05"}
+		args := []string{"--target", "fake:result-envelope", "--req", "CM-GUEST-05"}
+		want := map[string]report.Verdict{"CM-GUEST-05": report.Fail}
+		for _, id := range others {
+			args = append(args, "--req", id)
+			want[id] = report.Pass
+		}
+		o := conformance(args...)
+		Expect(o.Code).To(Equal(1), "the envelope must fail the run through CM-GUEST-05:\n%s", o.Stdout)
+		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "one fault, one failing requirement (-want +got):\n%s", o.Stdout)
+	})
+})
+
 func areaOf(id string) string {
 	// CM-<AREA>-NN
 	return id[3 : len(id)-3]

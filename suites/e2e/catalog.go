@@ -125,14 +125,14 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		for _, mt := range r.Prepared.Tools {
 			Expect(mt.Description).NotTo(Equal("Run a shell command."), "the shell exec reached the model surface")
 		}
-		res, _ := r.RunToCompletion(ctx, `const e = ALL_TOOLS.find((t) => t.name === "exec");
+		res, _ := r.RunToCompletion(ctx, Guest(`const e = ALL_TOOLS.find((t) => t.name === "exec");
 			if (!e) return "absent";
-			const viaId = await tools.call(e.id, {command: "echo hi"});
-			const viaHelper = typeof tools.exec === "function" ? await tools.exec({command: "echo helper"}) : null;
-			return {source: e.source, viaId, viaHelper};`)
+			const viaId = callValue(e.id, await tools.call(e.id, {command: "echo hi"}));
+			const viaHelper = typeof tools.exec === "function" ? callValue(e.id, await tools.exec({command: "echo helper"})) : null;
+			return {source: e.source, viaId, viaHelper};`))
 		Expect(res).To(CompleteWith(map[string]any{"source": "openclaw",
 			"viaId":     map[string]any{"ran": map[string]any{"command": "echo hi"}},
-			"viaHelper": map[string]any{"ran": map[string]any{"command": "echo helper"}}}), "the shell exec must be in the catalog as an openclaw tool, callable by id and through the tools.exec helper")
+			"viaHelper": map[string]any{"ran": map[string]any{"command": "echo helper"}}}), "the shell exec must be in the catalog as an openclaw tool, callable by id and through the tools.exec helper %s", EnvelopeNote)
 		Expect(r.Tools.CallsOf("exec")).To(HaveLen(2), "the shell exec must be invoked once by id and once by helper")
 
 		denied := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"exec"}}})
@@ -152,8 +152,8 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
 		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "prototype-named tools must go behind exec like any other")
 		n, _ := json.Marshal(names)
-		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const names = %s; const results = [];
-			for (const n of names) { const t = ALL_TOOLS.find((t) => t.name === n); results.push([n, t ? (await tools.call(t.id, {})).tool : "missing"]); }
+		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const names = %s; const results = [];
+			for (const n of names) { const t = ALL_TOOLS.find((t) => t.name === n); results.push([n, t ? callValue(t.id, await tools.call(t.id, {})).tool : "missing"]); }
 			const o = {};
 			return {
 				results,
@@ -161,8 +161,8 @@ var _ = Describe("e2e", "hidden catalog", func() {
 				objToString: o.toString(), ownKeys: Object.getOwnPropertyNames(Object.prototype).filter((k) => k !== "__proto__" && typeof Object.prototype[k] !== "function").length + ("tool" in o ? 1 : 0),
 				hasOwn: o.hasOwnProperty("x"), ctor: o.constructor === Object, proto: Object.getPrototypeOf(o) === Object.prototype,
 				api: [typeof tools.search, typeof tools.describe, typeof tools.call].join(),
-				echo: (await tools.call(ALL_TOOLS.find((t) => t.name === "echo").id, {ok: true})).ok,
-			};`, n))
+				echo: callValue(id("echo"), await tools.call(id("echo"), {ok: true})).ok,
+			};`, n)))
 		want := map[string]any{"listed": float64(len(ts)), "objToString": "[object Object]", "ownKeys": float64(0), "hasOwn": false, "ctor": true, "proto": true, "api": "function,function,function", "echo": true}
 		var results [][]any
 		for _, n := range names {
@@ -174,7 +174,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 		}
 		Expect(res).To(BeCompleted(), "a cell calling every prototype-named tool must complete")
 		if d := cmp.Diff(wantAll, res.ValueAny()); d != "" {
-			Expect(d).To(BeEmpty(), "prototype-named tools (-want +got)")
+			Expect(d).To(BeEmpty(), "prototype-named tools (-want +got) %s", EnvelopeNote)
 		}
 		// Language hooks must not turn into tool calls: awaiting or returning
 		// tools, or serialising it, calls nothing.
@@ -217,19 +217,19 @@ var _ = Describe("e2e", "guest helpers", func() {
 			tools.Named(protocol.SourcePlugin, "weather", "get_weather", "Weather for a city."),
 		}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-		res, _ := r.RunToCompletion(ctx, `const lookups = ALL_TOOLS.filter((t) => t.name === "lookup");
+		res, _ := r.RunToCompletion(ctx, Guest(`const lookups = ALL_TOOLS.filter((t) => t.name === "lookup");
 			const viaCall = [];
-			for (const t of lookups) viaCall.push((await tools.call(t.id, {})).tool);
+			for (const t of lookups) viaCall.push(callValue(t.id, await tools.call(t.id, {})).tool);
 			const s = await tools.search("weather");
 			const d = await tools.describe(ALL_TOOLS.find((t) => t.name === "get_weather").id);
 			return {
 				lookupHelper: typeof tools.lookup, lookups: lookups.length, viaCall,
 				searchIsApi: Array.isArray(s) && s.some((t) => t.name === "get_weather"),
 				describeIsApi: d.name === "get_weather" && typeof d.parameters === "object",
-				helper: (await tools.get_weather({city: "Oslo"})).tool,
-			};`)
+				helper: callValue(id("get_weather"), await tools.get_weather({city: "Oslo"})).tool,
+			};`))
 		Expect(res).To(CompleteWith(map[string]any{"lookupHelper": "undefined", "lookups": 3, "viaCall": []any{"lookup", "lookup", "lookup"},
-			"searchIsApi": true, "describeIsApi": true, "helper": "get_weather"}), "no helper for the three colliding lookup tools, each reachable by id; search and describe stay the API; get_weather has a helper")
+			"searchIsApi": true, "describeIsApi": true, "helper": "get_weather"}), "no helper for the three colliding lookup tools, each reachable by id; search and describe stay the API; get_weather has a helper %s", EnvelopeNote)
 		owners := []string{}
 		for _, c := range r.Tools.CallsOf("lookup") {
 			owners = append(owners, c.Owner)
@@ -237,8 +237,8 @@ var _ = Describe("e2e", "guest helpers", func() {
 		Expect(owners).To(ConsistOf("mail-a", "mail-b", "mail-c"), "tools.call(id) must reach each colliding tool")
 		Expect(r.Tools.CallsOf("search")).To(BeEmpty(), "tools.search ran the tool named search")
 		Expect(r.Tools.CallsOf("describe")).To(BeEmpty(), "tools.describe ran the tool named describe")
-		res, _ = r.RunToCompletion(ctx, `return (await tools.call(ALL_TOOLS.find((t) => t.name === "call").id, {})).tool;`)
-		Expect(res).To(CompleteWith("call"), "the tool named call is still reachable by id")
+		res, _ = r.RunToCompletion(ctx, Guest(`return callValue(id("call"), await tools.call(id("call"), {})).tool;`))
+		Expect(res).To(CompleteWith("call"), "the tool named call is still reachable by id %s", EnvelopeNote)
 	})
 })
 

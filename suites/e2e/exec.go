@@ -21,7 +21,7 @@ func suspendable(extra map[string]any) map[string]any {
 }
 
 // slowCall is guest code whose nested call outlives one exec.
-const slowCall = `const r = await tools.call(id("slow"), {ms: 1500, tag: "late"}); text("after restore: " + r.tag); return r;`
+const slowCall = `const r = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); text("after restore: " + r.tag); return r;`
 
 var _ = Describe("e2e", "exec and wait", func() {
 	It("CM-EXEC-01", "exactly one of code/command must be non-empty, and both must match when present", func(ctx SpecContext) {
@@ -117,8 +117,8 @@ var _ = Describe("e2e", "exec and wait", func() {
 			res = r.Wait(ctx, res.RunID)
 			outputs = append(outputs, res.Output...)
 		}
-		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the snapshot and deliver the nested call's result to the restored VM")
-		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the restore must be returned")
+		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the snapshot and deliver the nested call's result to the restored VM %s", EnvelopeNote)
+		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the restore must be returned %s", EnvelopeNote)
 	})
 
 	It("CM-EXEC-09", "wait fails for an unknown runId, another session, an aborted run and an expired snapshot", func(ctx SpecContext) {

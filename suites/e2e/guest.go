@@ -68,8 +68,10 @@ var _ = Describe("e2e", "guest API", func() {
 
 	It("CM-GUEST-05", "tools.call runs the tool; unknown and denied ids reject with guidance", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Policy: &protocol.Policy{Deny: []string{"fail"}}})
+		// The one spec that judges what tools.call resolves to: the raw value,
+		// not through callValue (see framework.Guest and the CM-GUEST-05 decision).
 		res, _ := r.RunToCompletion(ctx, Guest(`return await tools.call(id("add"), {a: 2, b: 3});`))
-		Expect(res).To(CompleteWith(map[string]any{"sum": 5}), "tools.call must resolve with the tool's result")
+		Expect(res).To(CompleteWith(map[string]any{"sum": 5}), "tools.call must resolve with the tool's own result value, not an envelope around it (CM-GUEST-05 decision)")
 		res, _ = r.RunToCompletion(ctx, `const guesses = ["openclaw:core:fail", "fail", "openclaw:core:nope"]; const out = [];
 			for (const g of guesses) { try { await tools.call(g, {}); out.push("called " + g); } catch (e) { out.push(String(e && e.message)); } }
 			return out;`)
@@ -142,7 +144,7 @@ var _ = Describe("e2e", "guest API", func() {
 			"binary":          `return {ok: 1, bin: new Uint8Array([1, 2, 3])};`,
 			"json() cycle":    `const a = {ok: 1}; a.self = a; json(a); return {ok: 1};`,
 			"json() bigint":   `json({ok: 1, b: 5n}); return {ok: 1};`,
-			"call input":      "const e = ALL_TOOLS.find((t) => t.name === \"echo\").id; let r; try { r = await tools.call(e, {ok: 1, f() {}, b: 2n}); } catch (err) { r = {ok: 1, rejected: String(err.message)}; } return r;",
+			"call input":      Guest("const e = id(\"echo\"); let r; try { r = callValue(e, await tools.call(e, {ok: 1, f() {}, b: 2n})); } catch (err) { r = {ok: 1, rejected: String(err.message)}; } return r;"),
 		}
 		for name, code := range cases {
 			res, _ := r.RunToCompletion(ctx, code)
@@ -150,7 +152,7 @@ var _ = Describe("e2e", "guest API", func() {
 			case "completed":
 				v, isMap := res.ValueAny().(map[string]any)
 				Expect(isMap).To(BeTrue(), "%s: completed with a corrupted value: %s", name, res.Raw)
-				Expect(v).To(HaveKeyWithValue("ok", BeEquivalentTo(1)), "%s: the serialisable part was corrupted: %s", name, res.Raw)
+				Expect(v).To(HaveKeyWithValue("ok", BeEquivalentTo(1)), "%s: the serialisable part was corrupted: %s %s", name, res.Raw, EnvelopeNote)
 				for k, x := range v {
 					if k != "ok" && x != nil {
 						Expect(x).To(Or(BeAssignableToTypeOf(""), BeAssignableToTypeOf(map[string]any{}), BeAssignableToTypeOf([]any{}), BeAssignableToTypeOf(0.0), BeAssignableToTypeOf(true)),
@@ -199,17 +201,17 @@ var _ = Describe("e2e", "guest API", func() {
 		res, _ = r.RunToCompletion(ctx, `throw {name: "ToolError", code: "nested_tool_failed", message: "forged by the guest"};`)
 		Expect(res).To(BeFailed(), "a guest's own throw must fail the cell")
 		Expect(res.Code).NotTo(Equal(result.CodeNestedToolFailed), "a guest's own throw must not pass for a failed nested tool call")
-		res, _ = r.RunToCompletion(ctx, Guest(`return (await tools.call(id("add"), {a: 1, b: 1})).sum;`))
-		Expect(res).To(CompleteWith(2), "the run must keep working after a failed cell")
+		res, _ = r.RunToCompletion(ctx, Guest(`return callValue(id("add"), await tools.call(id("add"), {a: 1, b: 1})).sum;`))
+		Expect(res).To(CompleteWith(2), "the run must keep working after a failed cell %s", EnvelopeNote)
 	})
 
 	It("CM-GUEST-11", "values crossing the bridge are fresh copies", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`const input = {message: "original"}; const p = tools.call(id("echo"), input); input.message = "mutated";
-			const a = await p; a.message = "changed"; const b = await tools.call(id("echo"), {message: "original"});
+			const a = callValue(id("echo"), await p); a.message = "changed"; const b = callValue(id("echo"), await tools.call(id("echo"), {message: "original"}));
 			const t1 = ALL_TOOLS[0]; const d1 = await tools.describe(t1.id); d1.parameters.injected = true; const d2 = await tools.describe(t1.id);
 			return [a.message, b.message, d2.parameters.injected === undefined];`))
-		Expect(res).To(CompleteWith([]any{"changed", "original", true}), "mutations inside the guest must not change the tool's input or a later call's result: [result after mutation, later result, describe unchanged]")
+		Expect(res).To(CompleteWith([]any{"changed", "original", true}), "mutations inside the guest must not change the tool's input or a later call's result: [result after mutation, later result, describe unchanged] %s", EnvelopeNote)
 		Expect(r.Tools.CallsOf("echo")[0].Input).To(MatchJSON(`{"message":"original"}`), "the tool received an input mutated after the call")
 	})
 
@@ -218,8 +220,8 @@ var _ = Describe("e2e", "guest API", func() {
 			return json.RawMessage(`{"__proto__": {"isAdmin": true}, "a": 1}`), nil
 		})
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{proto}})
-		res, _ := r.RunToCompletion(ctx, Guest(`const v = await tools.call(id("proto"), {});
+		res, _ := r.RunToCompletion(ctx, Guest(`const v = callValue(id("proto"), await tools.call(id("proto"), {}));
 			return {keys: Object.keys(v).sort(), inherited: v.isAdmin === true, plainProto: Object.getPrototypeOf(v) === Object.prototype};`))
-		Expect(res).To(CompleteWith(map[string]any{"keys": []any{"__proto__", "a"}, "inherited": false, "plainProto": true}), "a __proto__ key in a tool result must stay an own property and set no prototype")
+		Expect(res).To(CompleteWith(map[string]any{"keys": []any{"__proto__", "a"}, "inherited": false, "plainProto": true}), "a __proto__ key in a tool result must stay an own property and set no prototype %s", EnvelopeNote)
 	})
 })

@@ -20,7 +20,7 @@ const heldMiB = 4
 // heldResult(mib).
 func holding(mib int) string {
 	return Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
-		const x = await tools.call(id("slow"), {ms: 1500}); return keep.length + " strings, slept " + x.slept;`, mib*16))
+		const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500})); return keep.length + " strings, slept " + x.slept;`, mib*16))
 }
 
 func heldResult(mib int) string { return fmt.Sprintf("%d strings, slept 1500", mib*16) }
@@ -32,7 +32,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		SelfReported("liveVMs = 0 and snapshots = 1 while the cell waits, as runtime.stats reports them")
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(`const secret = "kept-in-memory"; const x = await tools.call(id("slow"), {ms: 1500, tag: "t"}); return secret + ":" + x.tag;`))
+		w := r.Exec(ctx, Guest(`const secret = "kept-in-memory"; const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "t"})); return secret + ":" + x.tag;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
 		Expect(base.LiveVMs).To(BeZero(), "a VM was still live before this spec started")
 		Expect(base.Snapshots).To(BeZero(), "a snapshot was still stored before this spec started")
@@ -110,7 +110,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	It("CM-RUN-04", "a VM larger than maxSnapshotBytes is refused before suspension with snapshot_limit_exceeded", func(ctx SpecContext) {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"maxSnapshotBytes": 1024}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1500}); return x.slept;`))
+		res, _ := r.RunToCompletion(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500})); return x.slept;`))
 		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded), "a VM over maxSnapshotBytes 1024 must be refused before suspension with snapshot_limit_exceeded")
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "a refused suspension leaves no snapshot")
 	})
@@ -120,7 +120,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
 			const sum = () => { let h = 0; for (const s of keep) for (let j = 0; j < s.length; j += 509) h = (h * 31 + s.charCodeAt(j) + s.length) | 0; return h; };
-			const before = sum(); const x = await tools.call(id("slow"), {ms: 1500});
+			const before = sum(); const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500}));
 			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16)))
 		Expect(w).To(BeWaiting(), "a cell holding %d MiB across a 1500 ms nested call must suspend under the default maxSnapshotBytes", heldMiB)
 		size := Stats(ctx).SnapshotBytes - base.SnapshotBytes
@@ -128,7 +128,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 			"the waiting cell holds %d MiB of live strings: a snapshot of its VM cannot be smaller (snapshotBytes grew by %d)", heldMiB, size)
 		final, _ := r.Follow(ctx, w)
 		Expect(final).To(CompleteWith(map[string]any{"strings": heldMiB * 16, "same": true, "slept": 1500}),
-			"the restored VM must hold the same %d MiB of strings it held before suspending, and receive the nested result", heldMiB)
+			"the restored VM must hold the same %d MiB of strings it held before suspending, and receive the nested result %s", heldMiB, EnvelopeNote)
 	})
 
 	It("CM-RUN-04", "maxSnapshotBytes is judged on the VM's size: between a small and a large cell, only the large one is refused", func(ctx SpecContext) {
@@ -140,7 +140,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		limit := small + (heldMiB/2)<<20
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"maxSnapshotBytes": limit}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, holding(0))
-		Expect(res).To(CompleteWith(heldResult(0)), "a cell whose snapshot (%d bytes) fits maxSnapshotBytes %d must suspend and resume", small, limit)
+		Expect(res).To(CompleteWith(heldResult(0)), "a cell whose snapshot (%d bytes) fits maxSnapshotBytes %d must suspend and resume %s", small, limit, EnvelopeNote)
 		res, _ = r.RunToCompletion(ctx, holding(heldMiB))
 		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded),
 			"a cell holding %d MiB more live strings than one whose snapshot was %d bytes cannot fit maxSnapshotBytes %d: it must be refused before suspension", heldMiB, small, limit)
@@ -150,7 +150,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	It("CM-RUN-03", "a snapshot older than snapshotTtlSeconds cannot be resumed", func(ctx SpecContext) {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1200}); text("resumed"); return x.slept;`))
+		w := r.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1200})); text("resumed"); return x.slept;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1200 ms nested call must suspend")
 		Eventually(func(g Gomega) {
 			g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "snapshots back to the baseline once snapshotTtlSeconds (1 s) passed")
@@ -161,14 +161,14 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 		Expect(res.Output).NotTo(ContainElement(result.TextOutput("resumed")), "the expired cell ran on past its nested call: %s", res)
 		// Control: within the TTL the same cell resumes.
 		long := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 60}), Tools: tools.Standard()})
-		res, _ = long.RunToCompletion(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1200}); return x.slept;`))
-		Expect(res).To(CompleteWith(1200), "control: within snapshotTtlSeconds 60 the same cell must resume and return the nested result")
+		res, _ = long.RunToCompletion(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1200})); return x.slept;`))
+		Expect(res).To(CompleteWith(1200), "control: within snapshotTtlSeconds 60 the same cell must resume and return the nested result %s", EnvelopeNote)
 	})
 
 	It("CM-EXEC-11", "two concurrent waits for the same runId: at most one resumes, the other fails", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		for round := 0; round < 3; round++ {
-			w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1300}); text("resumed once"); return x.slept;`))
+			w := r.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1300})); text("resumed once"); return x.slept;`))
 			Expect(w).To(BeWaiting(), "round %d: a cell awaiting a 1300 ms nested call must suspend", round)
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
@@ -188,7 +188,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 			for _, res := range results {
 				if res.Status == result.StatusWaiting {
 					final, _ := r.Follow(ctx, res)
-					Expect(final).To(CompleteWith(1300), "round %d: the wait that won must carry the cell to completion with the nested result", round)
+					Expect(final).To(CompleteWith(1300), "round %d: the wait that won must carry the cell to completion with the nested result %s", round, EnvelopeNote)
 				}
 			}
 		}
@@ -217,7 +217,7 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 
 	It("CM-RUN-06", "suspended runs do not survive a runtime restart", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(`const x = await tools.call(id("slow"), {ms: 1500}); text("resumed after restart"); return x.slept;`))
+		w := r.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500})); text("resumed after restart"); return x.slept;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before the restart")
 		RestartTarget()
 		again := NewRun(ctx, RunOptions{ID: r.ID, CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})

@@ -34,8 +34,8 @@ var _ = Describe("e2e", "nested tool execution", func() {
 	It("CM-NEST-04", "parallel nested calls run concurrently up to maxPendingToolCalls", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 6, "timeoutMs": 10000}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 6; i++) ps.push(tools.call(id("slow"), {ms: 400, tag: "t" + i}));
-			return (await Promise.all(ps)).map((x) => x.tag);`))
-		Expect(res).To(CompleteWith([]string{"t0", "t1", "t2", "t3", "t4", "t5"}), "six parallel slow calls must all complete, in the order they were made")
+			return (await Promise.all(ps)).map((x) => callValue(id("slow"), x).tag);`))
+		Expect(res).To(CompleteWith([]string{"t0", "t1", "t2", "t3", "t4", "t5"}), "six parallel slow calls must all complete, in the order they were made %s", EnvelopeNote)
 		Expect(r.Tools.MaxConcurrent()).To(Equal(6), "all 6 calls (= maxPendingToolCalls) must be in flight at once")
 	})
 

@@ -15,10 +15,10 @@ var _ = Describe("e2e", "TypeScript", func() {
 			type Pair = [number, number];
 			enum Color { Red = 1, Green }
 			const pair: Pair = [2, 3];
-			const out = (await tools.call(id("add"), {a: pair[0], b: pair[1]})) as Sum;
+			const out = callValue(id("add"), await tools.call(id("add"), {a: pair[0], b: pair[1]})) as Sum;
 			function twice<T>(x: T): T[] { return [x, x]; }
 			return {sum: out.sum, twice: twice<string>("a"), green: Color.Green};`)}))
-		Expect(res).To(CompleteWith(map[string]any{"sum": 5, "twice": []string{"a", "a"}, "green": 2}), "a typescript cell with interfaces, types, enums, casts and generics must be stripped and run")
+		Expect(res).To(CompleteWith(map[string]any{"sum": 5, "twice": []string{"a", "a"}, "green": 2}), "a typescript cell with interfaces, types, enums, casts and generics must be stripped and run %s", EnvelopeNote)
 		// No type checking: a type error still runs.
 		res = r.ExecInput(ctx, map[string]any{"language": "typescript", "code": `const n: number = "not a number" as any as string as unknown as number; const s: string = 42 as unknown as string; return [n, s];`})
 		Expect(res).To(CompleteWith([]any{"not a number", 42}), "casts that a type checker would reject must run unchecked")

@@ -356,12 +356,32 @@ func Stats(ctx context.Context) protocol.Stats {
 	return s
 }
 
-// Guest is guest code prefixed with helpers every spec may use:
-// id(name) returns the catalog id of the tool named name (ids are the
-// target's own business: specs never hard-code them).
+// Guest is guest code prefixed with helpers every spec may use (on one line,
+// so the body's line numbers are its own):
+//
+//   - id(name) returns the catalog id of the tool named name (ids are the
+//     target's own business: specs never hard-code them).
+//   - callValue(catalogId, x) returns x, the value a tools.call(catalogId, …)
+//     or helper call resolved, unchanged unless x is exactly the envelope
+//     {tool: {id: catalogId, …}, result: {details, …}} (OpenClaw 2026.7.35
+//     resolves {tool, result: {content, details}}); then it returns
+//     result.details, the tool's own value. What tools.call resolves to is
+//     judged by CM-GUEST-05 alone (see its decision in spec/requirements.yaml);
+//     every other spec reads results through callValue so that an envelope
+//     fails CM-GUEST-05 once instead of every requirement whose cell reads a
+//     tool's result. Messages of those specs carry [EnvelopeNote].
 func Guest(body string) string {
-	return "const id = (n) => { const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error('no tool named ' + n); return t.id; };\n" + body
+	return "const id = (n) => { const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error('no tool named ' + n); return t.id; }; " +
+		"const callValue = (catalogId, x) => { if (x === null || typeof x !== 'object' || Array.isArray(x)) return x; const k = Object.keys(x).sort(); " +
+		"if (k.length !== 2 || k[0] !== 'result' || k[1] !== 'tool') return x; const t = x.tool, r = x.result; " +
+		"if (t === null || typeof t !== 'object' || t.id !== catalogId || r === null || typeof r !== 'object' || !Object.prototype.hasOwnProperty.call(r, 'details')) return x; " +
+		"return r.details; };\n" + body
 }
+
+// EnvelopeNote ends the failure messages of specs whose cells read tool
+// results through callValue (see [Guest]): it says that the result's shape
+// is not what they judge.
+const EnvelopeNote = "(tool results are read through callValue, which unwraps a {tool, result: {details}} envelope naming the called id: what tools.call resolves to is judged by CM-GUEST-05 only)"
 
 // Concurrently runs call(i) for i in [0, n) at the same time and returns
 // the results in index order once all have returned. Failures inside a call

@@ -169,12 +169,12 @@ var _ = Describe("limits", "wall clock per call", func() {
 		// limit together, within it per call. The wait is sent only after the
 		// nested call finished, so it spends its budget on guest work alone.
 		code := Guest(`const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
-			spin(1200); const x = await tools.call(id("slow"), {ms: 800}); spin(1200); return x.slept;`)
+			spin(1200); const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 800})); spin(1200); return x.slept;`)
 		w := r.Exec(ctx, code)
 		Expect(w).To(BeWaiting(), "the nested call outlives the exec")
 		Eventually(r.Tools.Finished).WithTimeout(5*time.Second).Should(Equal(1), "the nested call must finish before the wait is sent")
 		res, _ := r.Follow(ctx, w)
-		Expect(res).To(CompleteWith(800), "each wait gets its own timeoutMs")
+		Expect(res).To(CompleteWith(800), "each wait gets its own timeoutMs %s", EnvelopeNote)
 	}, HangIsFailure)
 })
 

@@ -78,15 +78,15 @@ var _ = Describe("security", "security boundary", func() {
 			for _, mt := range r.Prepared.Tools {
 				Expect(mt.Description).NotTo(Equal("Run a shell command."), "the model's exec must be the code mode exec")
 			}
-			res, _ := r.RunToCompletion(ctx, `const out = {globals: [typeof exec, typeof wait, typeof globalThis.exec, typeof globalThis.wait].join()};
+			res, _ := r.RunToCompletion(ctx, Guest(`const out = {globals: [typeof exec, typeof wait, typeof globalThis.exec, typeof globalThis.wait].join()};
 				out.entries = ALL_TOOLS.filter((t) => t.name === "exec" || t.name === "wait").map((t) => t.source);
 				out.calls = [];
 				for (const g of ["exec", "wait", "codemode:exec", "codemode:wait", "openclaw:core:wait", "openclaw:codemode:exec"]) {
-					try { const v = await tools.call(g, {code: "return 'recursed'", runId: "x"}); out.calls.push(JSON.stringify(v)); } catch (e) { out.calls.push("refused"); }
+					try { const v = callValue(g, await tools.call(g, {code: "return 'recursed'", runId: "x"})); out.calls.push(JSON.stringify(v)); } catch (e) { out.calls.push("refused"); }
 				}
 				const shell = ALL_TOOLS.find((t) => t.name === "exec");
-				out.shell = shell ? await tools.call(shell.id, {code: "return 'recursed'"}) : null;
-				return out;`)
+				out.shell = shell ? callValue(shell.id, await tools.call(shell.id, {code: "return 'recursed'"})) : null;
+				return out;`))
 			Expect(res).To(BeCompleted(), "the probing cell must complete (shell exec in the catalog: %v)", withShell)
 			v := res.ValueAny().(map[string]any)
 			Expect(v["globals"]).To(Equal("undefined,undefined,undefined,undefined"), "code mode exec/wait must not be guest globals")
@@ -100,7 +100,7 @@ var _ = Describe("security", "security boundary", func() {
 			Expect(r.Tools.CallsOf("wait")).To(BeEmpty(), "no nested call may reach a wait tool at the harness")
 			if withShell {
 				Expect(v["entries"]).To(Equal([]any{"openclaw"}), "only the shell exec is catalogued")
-				Expect(v["shell"]).To(Equal(map[string]any{"shell": map[string]any{"code": "return 'recursed'"}}), "the catalogued exec is the harness shell tool, not a nested cell")
+				Expect(v["shell"]).To(Equal(map[string]any{"shell": map[string]any{"code": "return 'recursed'"}}), "the catalogued exec is the harness shell tool, not a nested cell %s", EnvelopeNote)
 			} else {
 				Expect(v["entries"]).To(BeEmpty(), "without a shell exec, no exec or wait is catalogued")
 				Expect(v["shell"]).To(BeNil(), "without a shell exec the cell finds no exec to call")
@@ -183,7 +183,7 @@ var _ = Describe("security", "security boundary", func() {
 			Expect(res).To(CompleteWith(map[string]any{"names": []any{"echo"}, "found": []any{}, "called": "refused"}), "run B with %s", name)
 		}
 		Expect(a.Tools.CallsOf("private_tool")).To(BeEmpty(), "no other run may invoke run A's private_tool")
-		own, _ := a.RunToCompletion(ctx, fmt.Sprintf(`return (await tools.call(%q, {})).tool;`, privateID))
-		Expect(own).To(CompleteWith("private_tool"), "run A still reaches its own tool")
+		own, _ := a.RunToCompletion(ctx, Guest(fmt.Sprintf(`return callValue(%q, await tools.call(%q, {})).tool;`, privateID, privateID)))
+		Expect(own).To(CompleteWith("private_tool"), "run A still reaches its own tool %s", EnvelopeNote)
 	})
 })
