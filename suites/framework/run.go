@@ -125,7 +125,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	r.log("run.prepare", p, r.Prepared, err)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.prepare failed at the protocol level")
 	if r.Prepared.EffectiveConfig != nil && r.Prepared.EffectiveConfig.TimeoutMs > 0 {
-		r.timeout = time.Duration(r.Prepared.EffectiveConfig.TimeoutMs) * time.Millisecond
+		r.timeout = time.Duration(min(r.Prepared.EffectiveConfig.TimeoutMs, 60000)) * time.Millisecond // the clamp's maximum (CM-CFG-05): a target cannot stretch the harness's wait
 	} else if m, ok := o.CodeMode.(map[string]any); ok {
 		if v, ok := m["timeoutMs"].(int); ok && v > 0 && v <= 60000 {
 			r.timeout = time.Duration(v) * time.Millisecond

@@ -78,7 +78,7 @@ func (s *session) prepare(ctx context.Context, codeMode json.RawMessage) (*bench
 		return nil, fmt.Errorf("%w: run.prepare with %s did not activate code mode: %s", ErrIncorrect, codeMode, b)
 	}
 	if pr.EffectiveConfig != nil && pr.EffectiveConfig.TimeoutMs > 0 {
-		r.timeout = time.Duration(pr.EffectiveConfig.TimeoutMs) * time.Millisecond
+		r.timeout = time.Duration(min(pr.EffectiveConfig.TimeoutMs, 60000)) * time.Millisecond // the clamp's maximum (CM-CFG-05): a target cannot make the bench wait longer
 	}
 	res, _, err := s.execute(ctx, r, catalogJS)
 	if err == nil && res.Status != result.StatusCompleted {
