@@ -26,6 +26,9 @@ type realmReport struct {
 	Escapes []realmEscape `json:"escapes"`
 	// Omitted counts escapes beyond the first 60 (the report is the cell's value).
 	Omitted int `json:"omitted"`
+	// Unvisited counts the queued values a walk cut at its cap never
+	// judged; any makes the verdict impossible, so the spec fails.
+	Unvisited int `json:"unvisited"`
 	// Attempts maps each known escape to "blocked…" or "reached…".
 	Attempts map[string]string `json:"attempts"`
 }
@@ -71,6 +74,8 @@ func probeRealm(ctx context.Context, r *Run, part string) (realmReport, Result) 
 	var rep realmReport
 	Expect(json.Unmarshal(res.Value, &rep)).To(Succeed(), "the realm probe returns its report as JSON: %s", res.Value)
 	ginkgo.AddReportEntry("realm probe "+part, string(res.Value), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+	Expect(rep.Unvisited).To(BeZero(), "the realm walk (%s) stopped at its cap of judged values with %d values never judged: "+
+		"an escape may hide among them, so the boundary cannot be declared sound", part, rep.Unvisited)
 	return rep, res
 }
 

@@ -39,7 +39,7 @@ var realmProbe = (function () {
   // Host globals that must never be reachable (CM-SEC-01).
   const HOST_NAMES = ["process", "require", "module", "exports", "global", "Deno", "Bun", "Buffer",
     "__dirname", "__filename", "std", "os", "fetch", "WebAssembly", "XMLHttpRequest"];
-  const MAX_VALUES = 20000;
+  const MAX_VALUES = 100000;
   const MAX_ESCAPES = 60;
 
   function str(v) {
@@ -137,7 +137,8 @@ var realmProbe = (function () {
   function walk(roots, report, foreign) {
     const seen = new Map();
     const queue = roots.slice();
-    for (let i = 0; i < queue.length && report.checked < MAX_VALUES; i++) {
+    let i = 0;
+    for (; i < queue.length && report.checked < MAX_VALUES; i++) {
       const path = queue[i][0];
       const v = queue[i][1];
       if (v === null || (typeof v !== "object" && typeof v !== "function")) continue;
@@ -164,6 +165,8 @@ var realmProbe = (function () {
         if (d.set) queue.push([kp + "<set>", d.set]);
       }
     }
+    // A walk cut short cannot say the rest is clean: the Go side fails on it.
+    if (i < queue.length) report.unvisited = (report.unvisited || 0) + queue.length - i;
   }
 
   // callsites returns what Error.prepareStackTrace's call sites expose
@@ -353,7 +356,8 @@ var realmProbe = (function () {
   // intrinsics, known escapes: CM-SEC-01) or "delivered" (what the host hands
   // over: CM-SEC-02). The report is plain JSON: {checked, escapes: [{path,
   // why, value, returnThis, exposes}] (known escapes first, at most
-  // MAX_ESCAPES), omitted (how many more), attempts: {name: outcome}}.
+  // MAX_ESCAPES), omitted (how many more), unvisited (values a walk cut at
+  // MAX_VALUES never judged), attempts: {name: outcome}}.
   async function realmReport(part) {
     const report = { checked: 0, escapes: [], attempts: {} };
     const values = [];
