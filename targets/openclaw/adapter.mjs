@@ -97,7 +97,9 @@ function harnessTool(run, spec) {
       const params = {
         run: run.id,
         toolCallId,
-        parentToolCallId: meta?.parentToolCallId ?? run.currentCall ?? "",
+        // Only what OpenClaw itself says: an invented parent would let the
+        // adapter vouch for nesting (CM-NEST-01) instead of OpenClaw.
+        parentToolCallId: meta?.parentToolCallId ?? "",
         catalogId: run.catalogIds.get(tool) ?? "",
         tool: spec.name,
         source: spec.source,
@@ -152,7 +154,6 @@ function prepare(p) {
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
     catalogIds: new Map(),
     controller: new AbortController(),
-    currentCall: undefined,
   };
   let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(run, t));
   if (p.policy != null) {
@@ -208,7 +209,6 @@ async function toolCall(which, p) {
   if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
   const def = which === "tool.exec" ? run.exec : run.wait;
-  run.currentCall = p.toolCallId;
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, undefined);
   // .details is the code-mode result the model receives (jsonResult).
   return out?.details ?? null;
