@@ -7,6 +7,7 @@ package broken
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf16"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
@@ -99,6 +101,8 @@ var Variants = []Variant{
 		Serve: crashingOnce()},
 	{Name: "telemetry-leaks-input", Breaks: "CM-TEL-02", Defect: "telemetry carries the last nested call's raw input and the PATH of the target process, in members the result schema does not name",
 		Serve: leakingTelemetry()},
+	{Name: "telemetry-leaks-encoded", Breaks: "CM-TEL-02", Defect: "telemetry carries the last nested call's input only JSON-escaped (every character as \\uXXXX) and base64 encoded, and the PATH of the target process base64url encoded: no raw byte repeats them",
+		Serve: encodedLeakingTelemetry()},
 	{Name: "stats-lie", Breaks: "CM-RUN-01", Defect: "a waiting run keeps its live VM, and runtime.stats hides it: liveVMs 0 and a made-up 384 KiB per snapshot",
 		Serve: outboundWith(codemode.Options{Suspender: liveSuspender{}}, func(msg map[string]any) (edited, drop bool) {
 			res, ok := msg["result"].(map[string]any)
@@ -466,6 +470,68 @@ func leakingTelemetry() serveFunc {
 		t["environment"] = "PATH=" + os.Getenv("PATH")
 		return true, false
 	})
+}
+
+// encodedLeakingTelemetry is leakingTelemetry with every leak encoded, as a
+// target that dumps its state as escaped JSON or base64 would: the input of
+// the last tool.invoke with every string character written as a \uXXXX
+// escape, the same input as base64 of its JSON, and its own PATH as
+// base64url. A search of the raw bytes for the plain values finds nothing.
+func encodedLeakingTelemetry() serveFunc {
+	type input struct{ v any } // atomic.Value needs one concrete type
+	var last atomic.Value      // the input of the last tool.invoke
+	return outbound(func(msg map[string]any) (edited, drop bool) {
+		if msg["method"] == "tool.invoke" {
+			if p, ok := msg["params"].(map[string]any); ok {
+				last.Store(input{p["input"]})
+			}
+			return false, false
+		}
+		res, ok := msg["result"].(map[string]any)
+		if !ok {
+			return false, false
+		}
+		t, ok := res["telemetry"].(map[string]any)
+		if !ok {
+			return false, false
+		}
+		if in, ok := last.Load().(input); ok {
+			t["lastToolInputEscaped"] = json.RawMessage(escapedJSON(in.v))
+			b, _ := json.Marshal(in.v)
+			t["lastToolInputBase64"] = base64.StdEncoding.EncodeToString(b)
+		}
+		t["environmentBase64URL"] = base64.URLEncoding.EncodeToString([]byte(os.Getenv("PATH")))
+		return true, false
+	})
+}
+
+// escapedJSON encodes v as JSON with every character of every string (keys
+// too) written as a \uXXXX escape.
+func escapedJSON(v any) string {
+	switch v := v.(type) {
+	case string:
+		var b strings.Builder
+		b.WriteByte('"')
+		for _, u := range utf16.Encode([]rune(v)) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+		b.WriteByte('"')
+		return b.String()
+	case []any:
+		parts := make([]string, len(v))
+		for i, e := range v {
+			parts[i] = escapedJSON(e)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case map[string]any:
+		var parts []string
+		for k, e := range v {
+			parts = append(parts, escapedJSON(k)+":"+escapedJSON(e))
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 type serveFunc = func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error

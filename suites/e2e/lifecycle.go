@@ -52,6 +52,9 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	})
 
 	It("CM-RUN-01", "the snapshot holds the waiting cell's state: its size grows with the live objects the cell keeps", func(ctx SpecContext) {
+		// Only the resumed state is seen from outside; that the stored bytes
+		// are a snapshot (not a live VM's heap) is the target's word.
+		SelfReported(fmt.Sprintf("snapshotBytes grows by at least %d MiB between a waiting cell holding nothing and one holding %d MiB, as runtime.stats reports it", heldMiB-1, heldMiB))
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		small := r.Exec(ctx, holding(0))
@@ -116,6 +119,9 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	})
 
 	It("CM-EXEC-08", "wait restores a cell holding megabytes of state from a snapshot that big, and the state survives intact", func(ctx SpecContext) {
+		// The intact state after wait is seen from outside; the snapshot's
+		// size is the target's word.
+		SelfReported(fmt.Sprintf("snapshotBytes grows by at least %d MiB while a cell holding %d MiB waits, as runtime.stats reports it", heldMiB, heldMiB))
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
@@ -132,6 +138,9 @@ var _ = Describe("e2e", "run state and snapshots", func() {
 	})
 
 	It("CM-RUN-04", "maxSnapshotBytes is judged on the VM's size: between a small and a large cell, only the large one is refused", func(ctx SpecContext) {
+		// Which cell is refused is seen from outside; the limit between them
+		// is set from a snapshot size only the target reports.
+		SelfReported("the snapshotBytes of a waiting cell holding nothing, as runtime.stats reports it, sets maxSnapshotBytes; snapshots back to the baseline after the refusal, as runtime.stats reports them")
 		base := Stats(ctx)
 		probe := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		Expect(probe.Exec(ctx, holding(0))).To(BeWaiting(), "a probe cell holding nothing must suspend, so its snapshot size can be measured")

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -55,21 +56,41 @@ var _ = Describe("e2e", "telemetry", func() {
 		res, failed := r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "`+secret+`"}); return 1;`))
 		Expect(res).To(BeFailed(), "the cell whose tool fails with the secret as its message must fail")
 		// What the target process could leak from its environment: an exec:
-		// target inherits the harness's, so its values are known here.
+		// target inherits the harness's, so its values are known here, and
+		// the harness adds a random canary no target has a reason to report.
 		var envValues []string
 		for _, k := range []string{"PATH", "HOME", "PWD"} {
 			if v := os.Getenv(k); len(v) >= 6 {
 				envValues = append(envValues, v)
 			}
 		}
+		if c := T().Canary(); c != "" {
+			envValues = append(envValues, c)
+		}
 		envPattern := regexp.MustCompile(`(?i)\b(PATH|HOME|USER|PWD|SHELL)=|"(PATH|HOME|USER|PWD|SHELL)"\s*:`)
-		check := func(what string, raw []byte, s Result) {
-			text := string(raw)
+		// check searches text for each leak in plain form and base64 encoded
+		// (standard and URL alphabets, at any alignment).
+		check := func(what, text string, s Result) {
 			Expect(text).NotTo(ContainSubstring("TELEMETRY-SECRET"), "%s carries the secret tool input: %s", what, s)
 			Expect(text).NotTo(ContainSubstring("apiKey"), "%s carries a raw tool input: %s", what, s)
 			Expect(text).NotTo(MatchRegexp(envPattern.String()), "%s carries environment values: %s", what, s)
 			for _, v := range envValues {
 				Expect(text).NotTo(ContainSubstring(v), "%s carries an environment value of the target process: %s", what, s)
+			}
+			for _, leak := range append([]string{"TELEMETRY-SECRET", "apiKey"}, envValues...) {
+				for _, b := range base64Forms(leak) {
+					Expect(text).NotTo(ContainSubstring(b), "%s carries %q base64 encoded (as %q): %s", what, leak, b, s)
+				}
+			}
+		}
+		// checkDecoded checks every key and string value of a JSON document
+		// as decoded: a leak spelled with JSON escapes (\u002d) hides from
+		// the raw bytes.
+		checkDecoded := func(what string, raw []byte, s Result) {
+			var doc any
+			Expect(json.Unmarshal(raw, &doc)).To(Succeed(), "%s is JSON: %s", what, raw)
+			for _, str := range jsonStrings(doc, nil) {
+				check(what+", decoded,", str, s)
 			}
 		}
 		for _, s := range append(quiet, failed...) {
@@ -78,12 +99,50 @@ var _ = Describe("e2e", "telemetry", func() {
 			var members map[string]json.RawMessage
 			Expect(json.Unmarshal(s.Raw, &members)).To(Succeed(), "a result object: %s", s.Raw)
 			Expect(members).To(HaveKey("telemetry"), "no telemetry in %s", s.Raw)
-			check("the raw telemetry", members["telemetry"], s)
+			check("the raw telemetry", string(members["telemetry"]), s)
+			checkDecoded("the telemetry", members["telemetry"], s)
 		}
 		// The echo cell returns "done" and writes nothing: no byte of its
 		// results may repeat the input (the failed cell's error text does, by design).
 		for _, s := range quiet {
-			check("the raw result of a cell that only passed the secret to a tool", s.Raw, s)
+			check("the raw result of a cell that only passed the secret to a tool", string(s.Raw), s)
+			checkDecoded("the result of a cell that only passed the secret to a tool", s.Raw, s)
 		}
 	})
 })
+
+// jsonStrings appends every object key and string value of the decoded JSON
+// document v to out.
+func jsonStrings(v any, out []string) []string {
+	switch v := v.(type) {
+	case string:
+		out = append(out, v)
+	case []any:
+		for _, e := range v {
+			out = jsonStrings(e, out)
+		}
+	case map[string]any:
+		for k, e := range v {
+			out = jsonStrings(e, append(out, k))
+		}
+	}
+	return out
+}
+
+// base64Forms returns the base64 runs (standard and URL alphabets) that any
+// base64 encoding of a text containing s contains: s is encoded at each of
+// the three byte alignments, and the characters that also depend on the
+// bytes around s are cut off.
+func base64Forms(s string) []string {
+	var out []string
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		for k := 0; k < 3; k++ {
+			e := enc.EncodeToString(append(make([]byte, k), s...))
+			from, to := (8*k+5)/6, 8*(k+len(s))/6 // characters made of bits of s only
+			if to-from >= 6 {
+				out = append(out, e[from:to])
+			}
+		}
+	}
+	return out
+}

@@ -2,6 +2,8 @@ package framework
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +24,15 @@ type process struct {
 	stdin  io.WriteCloser
 	stdout *os.File
 	exited chan struct{}
-	err    error // valid once exited is closed
+	err    error  // valid once exited is closed
+	canary string // the value of CanaryEnv in its environment
 }
+
+// CanaryEnv names the environment variable the harness sets, to a fresh
+// random value, for every exec: target process it spawns: a value no target
+// has a reason to report, so finding it in telemetry or results proves the
+// target leaks its environment (CM-TEL-02).
+const CanaryEnv = "CODEMODE_CONFORMANCE_CANARY"
 
 // exitGrace is how long the harness keeps reading a target's stdout after the
 // target process exited (its last lines may still be in the pipe).
@@ -65,6 +74,12 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return nil, err
+	}
+	canary := "canary-" + hex.EncodeToString(nonce[:])
+	cmd.Env = append(os.Environ(), CanaryEnv+"="+canary)
 	cmd.Stderr = stderr
 	// Children that inherit stderr must not keep Wait from reporting the
 	// target's own exit.
@@ -86,7 +101,7 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 		return nil, err
 	}
 	pw.Close()
-	p := &process{cmd: cmd, stdin: stdin, stdout: pr, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, stdout: pr, exited: make(chan struct{}), canary: canary}
 	procs[p] = true
 	go func() {
 		p.err = cmd.Wait()

@@ -321,6 +321,15 @@ func (t *Target) stop(graceful bool) error {
 	return t.closeErr
 }
 
+// Canary is the value of CanaryEnv in the environment of an exec: target
+// process, "" for other targets (the harness does not start them).
+func (t *Target) Canary() string {
+	if t.proc == nil {
+		return ""
+	}
+	return t.proc.canary
+}
+
 // Stats asks runtime.stats.
 func (t *Target) Stats(ctx context.Context) (protocol.Stats, error) {
 	var s protocol.Stats

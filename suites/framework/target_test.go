@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bufio"
 	"context"
 	"os"
 	"os/exec"
@@ -137,4 +138,22 @@ func TestKillTargets(t *testing.T) {
 	_, err = Connect(context.Background(), "exec:true")
 	g.Expect(err).To(gomega.MatchError(ErrStopping), "no target starts after KillTargets")
 	tg.Close()
+}
+
+// Every exec: target process gets its own random canary in its environment
+// (CM-TEL-02 searches telemetry for it).
+func TestSpawnSetsAFreshCanary(t *testing.T) {
+	g := gomega.NewWithT(t)
+	seen := map[string]bool{}
+	for range 2 {
+		p, err := spawn(`sh -c 'printf "%s\n" "$`+CanaryEnv+`"'`, &syncBuffer{})
+		g.Expect(err).NotTo(gomega.HaveOccurred(), "spawning a shell")
+		line, err := bufio.NewReader(p.stdout).ReadString('\n')
+		g.Expect(err).NotTo(gomega.HaveOccurred(), "the shell prints the canary")
+		g.Expect(strings.TrimSpace(line)).To(gomega.Equal(p.canary), "the target's %s must be the canary the harness remembers", CanaryEnv)
+		g.Expect(p.canary).To(gomega.MatchRegexp(`^canary-[0-9a-f]{32}$`), "a canary is random hex")
+		seen[p.canary] = true
+		g.Expect(p.close(time.Second)).To(gomega.Succeed(), "the shell exits")
+	}
+	g.Expect(seen).To(gomega.HaveLen(2), "each spawn gets a fresh canary")
 }
