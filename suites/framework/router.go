@@ -28,9 +28,14 @@ import (
 //     callable: undeclared, policy, disableTools, raw, control, mcp).
 //
 // A nested call the guest made just before its cell ended may reach the
-// wire just after the exec/wait answer, or after run.end (a target starts
-// nested calls asynchronously; the reference does): an invoke whose parent
-// was answered less than lateGrace before it arrived is still nested.
+// wire just after the exec/wait answer (a target starts nested calls
+// asynchronously; the reference does): an invoke whose parent was answered
+// less than lateGrace before it arrived is still nested, unless run.end for
+// its run was answered before it arrived (the grace never outlives the run).
+//
+// A target that sends more than maxFloodRefusals refused invokes on one
+// connection is abandoned (onFlood): answering a flood would break the
+// spec's deadline and the harness's memory.
 //
 // The run and nesting checks are taken when the invoke arrives, in wire
 // order (arrive), because jrpc2 runs the callback later in its own goroutine:
@@ -46,6 +51,13 @@ type router struct {
 	// onRefuse, if set, is told of every refusal (Connect records them for
 	// the running spec).
 	onRefuse func(RefusedInvoke)
+	// nRefusals counts the refused invokes that arrived; once it passes
+	// maxFloodRefusals, flooded is set and onFlood (if set) runs once, in
+	// its own goroutine (it may close the connection whose reader called
+	// arrive).
+	nRefusals int
+	flooded   bool
+	onFlood   func(reason string)
 }
 
 // maxArrived bounds the verdicts waiting for their callback, and maxRefused
@@ -55,13 +67,22 @@ const (
 	maxArrived = 4096
 	maxRefused = 1000
 	lateGrace  = 2 * time.Second
+	// maxFloodRefusals is how many refused tool.invoke calls one target
+	// connection may send before the harness stops answering and abandons
+	// the target (CM-SEC-05: a forged call is already a failure; more than
+	// this is a flood).
+	maxFloodRefusals = 1000
 )
+
+// floodReason is the failure of a spec during which the target flooded the
+// harness with refused invokes.
+var floodReason = fmt.Sprintf("the target sent more than %d refused tool.invoke calls on one connection; the harness stopped answering and killed it", maxFloodRefusals)
 
 type routedRun struct {
 	set  *tools.Set
 	prep protocol.PrepareParams
 	// ended is set once run.end was answered (or the spec that owned the
-	// run finished): later nested calls are refused.
+	// run finished): every later nested call is refused, late or not.
 	ended bool
 	// answered is when each exec/wait of the run was answered, for the
 	// last lateGrace.
@@ -185,14 +206,29 @@ func (r *router) finish(run, call, cell string, res *result.Result) {
 }
 
 // arrive takes the verdict on an invoke as it arrives on the wire.
+// Past maxFloodRefusals refusals it marks the router flooded and calls
+// onFlood once.
 func (r *router) arrive(p protocol.InvokeParams) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.flooded {
+		return
+	}
+	v := r.checkLocked(p)
+	if v != nil {
+		if r.nRefusals++; r.nRefusals > maxFloodRefusals {
+			r.flooded = true
+			if r.onFlood != nil {
+				go r.onFlood(floodReason)
+			}
+			return
+		}
+	}
 	if r.nArrived >= maxArrived {
 		return
 	}
 	k := p.Run + "\x00" + p.ToolCallID
-	r.arrived[k] = append(r.arrived[k], r.checkLocked(p))
+	r.arrived[k] = append(r.arrived[k], v)
 	r.nArrived++
 }
 
@@ -213,7 +249,7 @@ func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
 	switch {
 	case !ok:
 		add(fmt.Sprintf("no run %q was prepared on this connection", p.Run), "CM-ACT-05", "CM-SEC-05")
-	case rr.ended && !rr.late(p.ParentToolCallID):
+	case rr.ended:
 		add(fmt.Sprintf("run %q has ended", p.Run), "CM-ACT-05", "CM-SEC-05")
 	default:
 		if rr.parents[p.ParentToolCallID] == 0 && !rr.drove(p.ParentToolCallID) && !rr.late(p.ParentToolCallID) {
@@ -281,6 +317,10 @@ func (r *router) Refused() []RefusedInvoke {
 
 func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
 	r.mu.Lock()
+	if r.flooded {
+		r.mu.Unlock()
+		return nil, protocol.ToolError("harness: refused tool.invoke: "+floodReason, nil)
+	}
 	if x := r.verdictLocked(p); x != nil {
 		if len(r.refused) < maxRefused {
 			r.refused = append(r.refused, *x)
