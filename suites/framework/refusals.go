@@ -49,6 +49,23 @@ type refusalLog struct {
 	dropped int // beyond maxRefusals
 	taken   int // list[:taken] and dropped counted up to takenDropped were charged to a spec
 	tDrop   int
+	flood   string // a flood not yet charged to a spec (router.onFlood)
+}
+
+// flooded records that a target flooded the harness with refused invokes.
+func (l *refusalLog) flooded(reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.flood = reason
+}
+
+// takeFlood returns the flood not yet charged to a spec, or "".
+func (l *refusalLog) takeFlood() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.flood
+	l.flood = ""
+	return f
 }
 
 func (l *refusalLog) add(x RefusedInvoke) {
