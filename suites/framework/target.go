@@ -284,7 +284,7 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 	case stopping.Load():
 		err = fmt.Errorf("%w (the harness is stopping)", err)
 	case t.floodWhy.Load() != nil:
-		err = fmt.Errorf("%w (%s)", err, *t.floodWhy.Load())
+		err = fmt.Errorf("%s (%w)", *t.floodWhy.Load(), err)
 	case !t.Alive():
 		err = fmt.Errorf("%w (target connection closed)%s%s", err, t.diagnostics(), t.stderrTail())
 		t.charge(fmt.Sprintf("target connection lost during %s: %v", method, err))
