@@ -272,7 +272,14 @@ func (t *Target) HasFeature(f string) bool {
 // the spec is marked a harness error "target unresponsive".
 func (t *Target) Call(ctx context.Context, method string, params, out any) error {
 	start := time.Now()
-	expired := ctx.Err() != nil || specDeadlinePassed() // before the call was sent
+	// A deadline that passed before the call was sent: say so, not "within 0s".
+	expired := ""
+	switch {
+	case specDeadlinePassed():
+		expired = "the spec's deadline had already passed when it was sent"
+	case ctx.Err() != nil:
+		expired = "its deadline had already passed when it was sent"
+	}
 	var err error
 	if out == nil {
 		_, err = t.client.Call(ctx, method, params)
@@ -290,8 +297,8 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 		t.charge(fmt.Sprintf("target connection lost during %s: %v", method, err))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || ctx.Err() != nil && specDeadlinePassed():
 		why := fmt.Sprintf("no answer to %s within %s", method, time.Since(start).Round(time.Millisecond))
-		if expired {
-			why = fmt.Sprintf("no answer to %s: the spec's deadline had already passed when it was sent", method)
+		if expired != "" {
+			why = fmt.Sprintf("no answer to %s: %s", method, expired)
 		}
 		err = fmt.Errorf("%w: %s (%v); the harness killed it, and the next spec gets a fresh target", ErrUnresponsive, why, err)
 		t.charge(fmt.Sprintf("target unresponsive: %s; the harness killed it, and the next spec gets a fresh target", why))
