@@ -308,6 +308,25 @@ func (r *router) verdictLocked(p protocol.InvokeParams) *RefusedInvoke {
 	return r.checkLocked(p)
 }
 
+// unanswered returns the refusals arrive took for invokes whose callback
+// never ran (the connection closed first: jrpc2 drops a callback that
+// arrives after the client stopped), and forgets them. Call it only once
+// the client is closed, so that no callback can still take them.
+func (r *router) unanswered() []RefusedInvoke {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []RefusedInvoke
+	for _, list := range r.arrived {
+		for _, x := range list {
+			if x != nil {
+				out = append(out, *x)
+			}
+		}
+	}
+	r.arrived, r.nArrived = map[string][]*RefusedInvoke{}, 0
+	return out
+}
+
 // Refused lists the invokes this router refused (at most maxRefused).
 func (r *router) Refused() []RefusedInvoke {
 	r.mu.Lock()

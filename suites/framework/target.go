@@ -372,6 +372,13 @@ func (t *Target) Close() error {
 	err := t.stop(graceful)
 	if t.client != nil {
 		t.client.Close()
+		// Forged calls that arrived as it closed (after the shutdown answer,
+		// say) were never answered, but are refusals all the same.
+		if hook := t.router.onRefuse; hook != nil {
+			for _, x := range t.router.unanswered() {
+				hook(x)
+			}
+		}
 	}
 	return err
 }

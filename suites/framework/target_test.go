@@ -170,3 +170,17 @@ func TestFloodingTargetIsAbandoned(t *testing.T) {
 	_, err = tg.Stats(context.Background())
 	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("more than 1000 refused tool.invoke calls")), "a later call says why the target is gone")
 }
+
+// A forged call written after the shutdown answer is never answered (the
+// connection is closing) but still recorded as a refusal.
+func TestForgedInvokeAfterShutdownIsRecorded(t *testing.T) {
+	g := gomega.NewWithT(t)
+	forged := `{"jsonrpc":"2.0","id":"late","method":"tool.invoke","params":{"run":"ghost","toolCallId":"x9","parentToolCallId":"p1","catalogId":"openclaw:core:echo","tool":"echo","source":"openclaw","owner":"core","input":{},"context":{}}}`
+	_, _ = refusals.take()
+	tg, err := Connect(context.Background(), fakeTarget(t, "read l; echo '"+initLine+"'; read s; id=$(echo \"$s\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/'); "+
+		"echo '{\"jsonrpc\":\"2.0\",\"id\":'$id',\"result\":null}'; echo '"+forged+"'"))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "connect")
+	g.Expect(tg.Close()).To(gomega.Succeed())
+	list, _ := refusals.take()
+	g.Expect(list).To(gomega.ContainElement(gomega.HaveField("ToolCallID", "x9")), "the refusal is recorded after the connection closed")
+}
