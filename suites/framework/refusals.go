@@ -26,6 +26,10 @@ type RefusedInvoke struct {
 	// between is set when it arrived while no spec ran (it is charged to
 	// the next one).
 	between bool
+	// late is set for a call after run.end whose parent exec/wait was
+	// answered less than lateGrace before: refused (never run) but not
+	// charged to the target, which may have written it legitimately.
+	late bool
 }
 
 // String describes the refusal for failure messages: the requirements, the

@@ -30,8 +30,10 @@ import (
 // A nested call the guest made just before its cell ended may reach the
 // wire just after the exec/wait answer (a target starts nested calls
 // asynchronously; the reference does): an invoke whose parent was answered
-// less than lateGrace before it arrived is still nested, unless run.end for
-// its run was answered before it arrived (the grace never outlives the run).
+// less than lateGrace before it arrived is still nested. After run.end was
+// answered nothing of the run is run any more: such a late call is refused
+// too, but not recorded as forged (a conforming target can still write a
+// call its guest started just before the cell ended; the reference does).
 //
 // A target that sends more than maxFloodRefusals refused invokes on one
 // connection is abandoned (onFlood): answering a flood would break the
@@ -215,7 +217,7 @@ func (r *router) arrive(p protocol.InvokeParams) {
 		return
 	}
 	v := r.checkLocked(p)
-	if v != nil {
+	if v != nil && !v.late {
 		if r.nRefusals++; r.nRefusals > maxFloodRefusals {
 			r.flooded = true
 			if r.onFlood != nil {
@@ -251,6 +253,7 @@ func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
 		add(fmt.Sprintf("no run %q was prepared on this connection", p.Run), "CM-ACT-05", "CM-SEC-05")
 	case rr.ended:
 		add(fmt.Sprintf("run %q has ended", p.Run), "CM-ACT-05", "CM-SEC-05")
+		x.late = rr.late(p.ParentToolCallID)
 	default:
 		if rr.parents[p.ParentToolCallID] == 0 && !rr.drove(p.ParentToolCallID) && !rr.late(p.ParentToolCallID) {
 			add(fmt.Sprintf("parentToolCallId %q is neither an outstanding tool.exec/tool.wait of the run nor one that drove a cell of it that is now suspended: guest code of this run was not running", p.ParentToolCallID),
@@ -318,7 +321,7 @@ func (r *router) unanswered() []RefusedInvoke {
 	var out []RefusedInvoke
 	for _, list := range r.arrived {
 		for _, x := range list {
-			if x != nil {
+			if x != nil && !x.late {
 				out = append(out, *x)
 			}
 		}
@@ -341,6 +344,10 @@ func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawM
 		return nil, protocol.ToolError("harness: refused tool.invoke: "+floodReason, nil)
 	}
 	if x := r.verdictLocked(p); x != nil {
+		if x.late {
+			r.mu.Unlock()
+			return nil, protocol.ToolError("harness: refused tool.invoke: "+x.Reason, nil)
+		}
 		if len(r.refused) < maxRefused {
 			r.refused = append(r.refused, *x)
 		}

@@ -233,6 +233,11 @@ func TestRouterRefusesLateInvokesAfterRunEnd(t *testing.T) {
 	_, err = r.invoke(context.Background(), invokeOf("echo", "after-end", "exec-1"))
 	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring(`run "run" has ended`)), "a call after run.end is refused, however recent its parent")
 	g.Expect(set.Calls()).To(gomega.HaveLen(1), "only the late call before run.end reached the tool")
+	g.Expect(r.Refused()).To(gomega.BeEmpty(), "a late call after run.end is not charged as forged: a conforming target may still write one")
+	age(r, "exec-1")
+	_, err = r.invoke(context.Background(), invokeOf("echo", "stale", "exec-1"))
+	g.Expect(err).To(gomega.HaveOccurred(), "refused")
+	g.Expect(r.Refused()).To(gomega.HaveLen(1), "a call after run.end whose parent is older than the grace is forged")
 }
 
 // A target that floods the harness with refused invokes is given up on
