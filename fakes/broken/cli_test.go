@@ -400,3 +400,14 @@ var _ = Describe("a target that forges nested calls", func() {
 			"the full failure (in the reports, not on the console) says why the harness refused the invoke")
 	})
 })
+
+var _ = Describe("a target that forges a nested call after the last spec", func() {
+	It("fails the run with a suite error naming the refused tool.invoke, though every spec passed", func() {
+		o := conformance("--target", "fake:forged-invoke-at-shutdown", "--req", "CM-CFG-01")
+		Expect(o.Code).To(Equal(1), "a refusal during shutdown must fail the run:\n%s", o.Stdout)
+		Expect(o.verdicts()).To(Equal(map[string]report.Verdict{"CM-CFG-01": report.Pass}), "no spec is charged with it:\n%s", o.Stdout)
+		Expect(o.Report.Overall).To(Equal(report.Failure))
+		Expect(o.Report.SuiteErrors).To(ContainElement(SatisfyAll(HavePrefix("[AfterSuite]"), ContainSubstring(`[CM-ACT-05, CM-SEC-05] tool.invoke of tool "wipe_disk"`),
+			ContainSubstring(`no run "no-such-run" was prepared`))), "the suite error names the requirements, the tool and why it was refused")
+	})
+})

@@ -26,6 +26,10 @@ type RefusedInvoke struct {
 	// between is set when it arrived while no spec ran (it is charged to
 	// the next one).
 	between bool
+	// late is set for a call after run.end whose parent exec/wait was
+	// answered less than lateGrace before: refused (never run) but not
+	// charged to the target, which may have written it legitimately.
+	late bool
 }
 
 // String describes the refusal for failure messages: the requirements, the
@@ -49,6 +53,23 @@ type refusalLog struct {
 	dropped int // beyond maxRefusals
 	taken   int // list[:taken] and dropped counted up to takenDropped were charged to a spec
 	tDrop   int
+	flood   string // a flood not yet charged to a spec (router.onFlood)
+}
+
+// flooded records that a target flooded the harness with refused invokes.
+func (l *refusalLog) flooded(reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.flood = reason
+}
+
+// takeFlood returns the flood not yet charged to a spec, or "".
+func (l *refusalLog) takeFlood() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f := l.flood
+	l.flood = ""
+	return f
 }
 
 func (l *refusalLog) add(x RefusedInvoke) {

@@ -28,9 +28,16 @@ import (
 //     callable: undeclared, policy, disableTools, raw, control, mcp).
 //
 // A nested call the guest made just before its cell ended may reach the
-// wire just after the exec/wait answer, or after run.end (a target starts
-// nested calls asynchronously; the reference does): an invoke whose parent
-// was answered less than lateGrace before it arrived is still nested.
+// wire just after the exec/wait answer (a target starts nested calls
+// asynchronously; the reference does): an invoke whose parent was answered
+// less than lateGrace before it arrived is still nested. After run.end was
+// answered nothing of the run is run any more: such a late call is refused
+// too, but not recorded as forged (a conforming target can still write a
+// call its guest started just before the cell ended; the reference does).
+//
+// A target that sends more than maxFloodRefusals refused invokes on one
+// connection is abandoned (onFlood): answering a flood would break the
+// spec's deadline and the harness's memory.
 //
 // The run and nesting checks are taken when the invoke arrives, in wire
 // order (arrive), because jrpc2 runs the callback later in its own goroutine:
@@ -46,6 +53,13 @@ type router struct {
 	// onRefuse, if set, is told of every refusal (Connect records them for
 	// the running spec).
 	onRefuse func(RefusedInvoke)
+	// nRefusals counts the refused invokes that arrived; once it passes
+	// maxFloodRefusals, flooded is set and onFlood (if set) runs once, in
+	// its own goroutine (it may close the connection whose reader called
+	// arrive).
+	nRefusals int
+	flooded   bool
+	onFlood   func(reason string)
 }
 
 // maxArrived bounds the verdicts waiting for their callback, and maxRefused
@@ -55,13 +69,22 @@ const (
 	maxArrived = 4096
 	maxRefused = 1000
 	lateGrace  = 2 * time.Second
+	// maxFloodRefusals is how many refused tool.invoke calls one target
+	// connection may send before the harness stops answering and abandons
+	// the target (CM-SEC-05: a forged call is already a failure; more than
+	// this is a flood).
+	maxFloodRefusals = 1000
 )
+
+// floodReason is the failure of a spec during which the target flooded the
+// harness with refused invokes.
+var floodReason = fmt.Sprintf("the target sent more than %d refused tool.invoke calls on one connection; the harness stopped answering and killed it", maxFloodRefusals)
 
 type routedRun struct {
 	set  *tools.Set
 	prep protocol.PrepareParams
 	// ended is set once run.end was answered (or the spec that owned the
-	// run finished): later nested calls are refused.
+	// run finished): every later nested call is refused, late or not.
 	ended bool
 	// answered is when each exec/wait of the run was answered, for the
 	// last lateGrace.
@@ -185,14 +208,29 @@ func (r *router) finish(run, call, cell string, res *result.Result) {
 }
 
 // arrive takes the verdict on an invoke as it arrives on the wire.
+// Past maxFloodRefusals refusals it marks the router flooded and calls
+// onFlood once.
 func (r *router) arrive(p protocol.InvokeParams) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.flooded {
+		return
+	}
+	v := r.checkLocked(p)
+	if v != nil && !v.late {
+		if r.nRefusals++; r.nRefusals > maxFloodRefusals {
+			r.flooded = true
+			if r.onFlood != nil {
+				go r.onFlood(floodReason)
+			}
+			return
+		}
+	}
 	if r.nArrived >= maxArrived {
 		return
 	}
 	k := p.Run + "\x00" + p.ToolCallID
-	r.arrived[k] = append(r.arrived[k], r.checkLocked(p))
+	r.arrived[k] = append(r.arrived[k], v)
 	r.nArrived++
 }
 
@@ -213,8 +251,9 @@ func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
 	switch {
 	case !ok:
 		add(fmt.Sprintf("no run %q was prepared on this connection", p.Run), "CM-ACT-05", "CM-SEC-05")
-	case rr.ended && !rr.late(p.ParentToolCallID):
+	case rr.ended:
 		add(fmt.Sprintf("run %q has ended", p.Run), "CM-ACT-05", "CM-SEC-05")
+		x.late = rr.late(p.ParentToolCallID)
 	default:
 		if rr.parents[p.ParentToolCallID] == 0 && !rr.drove(p.ParentToolCallID) && !rr.late(p.ParentToolCallID) {
 			add(fmt.Sprintf("parentToolCallId %q is neither an outstanding tool.exec/tool.wait of the run nor one that drove a cell of it that is now suspended: guest code of this run was not running", p.ParentToolCallID),
@@ -272,6 +311,25 @@ func (r *router) verdictLocked(p protocol.InvokeParams) *RefusedInvoke {
 	return r.checkLocked(p)
 }
 
+// unanswered returns the refusals arrive took for invokes whose callback
+// never ran (the connection closed first: jrpc2 drops a callback that
+// arrives after the client stopped), and forgets them. Call it only once
+// the client is closed, so that no callback can still take them.
+func (r *router) unanswered() []RefusedInvoke {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []RefusedInvoke
+	for _, list := range r.arrived {
+		for _, x := range list {
+			if x != nil && !x.late {
+				out = append(out, *x)
+			}
+		}
+	}
+	r.arrived, r.nArrived = map[string][]*RefusedInvoke{}, 0
+	return out
+}
+
 // Refused lists the invokes this router refused (at most maxRefused).
 func (r *router) Refused() []RefusedInvoke {
 	r.mu.Lock()
@@ -281,7 +339,15 @@ func (r *router) Refused() []RefusedInvoke {
 
 func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
 	r.mu.Lock()
+	if r.flooded {
+		r.mu.Unlock()
+		return nil, protocol.ToolError("harness: refused tool.invoke: "+floodReason, nil)
+	}
 	if x := r.verdictLocked(p); x != nil {
+		if x.late {
+			r.mu.Unlock()
+			return nil, protocol.ToolError("harness: refused tool.invoke: "+x.Reason, nil)
+		}
 		if len(r.refused) < maxRefused {
 			r.refused = append(r.refused, *x)
 		}

@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -218,3 +219,44 @@ func (f *fakeChannel) Recv() ([]byte, error) {
 	return b, nil
 }
 func (f *fakeChannel) Close() error { return nil }
+
+// The grace for late nested calls never outlives the run: once run.end was
+// answered, a call naming the exec answered a moment ago is refused.
+func TestRouterRefusesLateInvokesAfterRunEnd(t *testing.T) {
+	g := gomega.NewWithT(t)
+	set := tools.NewSet(tools.Echo())
+	r := routerWith(set, nil)
+	r.finish("run", "exec-1", "", &result.Result{Status: result.StatusCompleted})
+	_, err := r.invoke(context.Background(), invokeOf("echo", "late", "exec-1"))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "a nested call just after its exec was answered is still admitted")
+	r.end("run")
+	_, err = r.invoke(context.Background(), invokeOf("echo", "after-end", "exec-1"))
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring(`run "run" has ended`)), "a call after run.end is refused, however recent its parent")
+	g.Expect(set.Calls()).To(gomega.HaveLen(1), "only the late call before run.end reached the tool")
+	g.Expect(r.Refused()).To(gomega.BeEmpty(), "a late call after run.end is not charged as forged: a conforming target may still write one")
+	age(r, "exec-1")
+	_, err = r.invoke(context.Background(), invokeOf("echo", "stale", "exec-1"))
+	g.Expect(err).To(gomega.HaveOccurred(), "refused")
+	g.Expect(r.Refused()).To(gomega.HaveLen(1), "a call after run.end whose parent is older than the grace is forged")
+}
+
+// A target that floods the harness with refused invokes is given up on
+// after maxFloodRefusals: onFlood runs once, later invokes are neither
+// judged nor recorded, and the pending verdicts stay bounded.
+func TestRouterStopsAtAFlood(t *testing.T) {
+	g := gomega.NewWithT(t)
+	set := tools.NewSet(tools.Echo())
+	r := routerWith(set, nil)
+	floods := make(chan string, 10)
+	r.onFlood = func(reason string) { floods <- reason }
+	for i := range 3 * maxFloodRefusals {
+		r.arrive(invokeOf("secret", fmt.Sprintf("forged-%d", i), "exec-1"))
+	}
+	g.Eventually(floods).Should(gomega.Receive(gomega.ContainSubstring(fmt.Sprintf("more than %d refused tool.invoke calls", maxFloodRefusals))), "onFlood is told")
+	g.Consistently(floods, "50ms").ShouldNot(gomega.Receive(), "onFlood runs once")
+	g.Expect(r.nArrived).To(gomega.BeNumerically("<=", maxFloodRefusals), "no verdict is kept past the flood")
+	_, err := r.invoke(context.Background(), invokeOf("echo", "after", "exec-1"))
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("refused tool.invoke calls")), "a flooded router runs nothing")
+	g.Expect(set.Calls()).To(gomega.BeEmpty(), "nothing reached the tool")
+	g.Expect(r.Refused()).To(gomega.BeEmpty(), "the callbacks after the flood record nothing (the spec fails on the flood)")
+}

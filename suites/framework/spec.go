@@ -48,7 +48,7 @@ func Define() {
 	defined = true
 	sort.SliceStable(registry, func(i, j int) bool { return registry[i].suite < registry[j].suite })
 	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) { connectTarget(ctx) }, ginkgo.NodeTimeout(Timeouts.Initialize+10e9))
-	ginkgo.AfterSuite(func() { disconnectTarget() })
+	ginkgo.AfterSuite(func() { disconnectTarget(); afterLastSpec() })
 	for _, r := range registry {
 		ginkgo.Describe(r.text, ginkgo.Label("suite:"+r.suite), r.body)
 	}
@@ -144,11 +144,30 @@ func beginSpec(hangFails bool) {
 func endSpec() {
 	defer inSpec.Store(false)
 	var msgs []string
+	if f := refusals.takeFlood(); f != "" {
+		msgs = append(msgs, f)
+	}
 	if why := checkAlive(); why != "" {
 		msgs = append(msgs, why)
 	}
 	if m := refusalFailure(refusals.take()); m != "" {
 		msgs = append(msgs, m)
+	}
+	if len(msgs) > 0 {
+		ginkgo.Fail(strings.Join(msgs, "\n"))
+	}
+}
+
+// afterLastSpec fails the suite for forged nested calls refused after the
+// last spec ended (while the target shut down, say): no spec is left to
+// charge them to, and the run must still fail.
+func afterLastSpec() {
+	var msgs []string
+	if f := refusals.takeFlood(); f != "" {
+		msgs = append(msgs, f)
+	}
+	if m := refusalFailure(refusals.take()); m != "" {
+		msgs = append(msgs, m+"\n(after the last spec ended)")
 	}
 	if len(msgs) > 0 {
 		ginkgo.Fail(strings.Join(msgs, "\n"))

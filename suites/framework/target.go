@@ -70,6 +70,9 @@ type Target struct {
 	lost       sync.Once
 	chargedIn  atomic.Int64
 	chargedWhy atomic.Pointer[string] // why it was charged
+	// floodWhy is set when the harness abandoned the target for flooding it
+	// with refused invokes (router.onFlood).
+	floodWhy atomic.Pointer[string]
 }
 
 // HarnessErrorEntry names the Ginkgo report entry that marks a spec during
@@ -185,6 +188,7 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 	}
 	t.stdout = &stdoutWatch{r: r}
 	t.router.onRefuse = refusals.add
+	t.router.onFlood = t.flooded
 	t.client = protocol.NewClient(arrivals{protocol.NewChannel(t.stdout, w), t.router.arrive}, t.router.invoke, t.router.cancel, t.stdout.clientLog)
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
@@ -268,6 +272,14 @@ func (t *Target) HasFeature(f string) bool {
 // the spec is marked a harness error "target unresponsive".
 func (t *Target) Call(ctx context.Context, method string, params, out any) error {
 	start := time.Now()
+	// A deadline that passed before the call was sent: say so, not "within 0s".
+	expired := ""
+	switch {
+	case specDeadlinePassed():
+		expired = "the spec's deadline had already passed when it was sent"
+	case ctx.Err() != nil:
+		expired = "its deadline had already passed when it was sent"
+	}
 	var err error
 	if out == nil {
 		_, err = t.client.Call(ctx, method, params)
@@ -278,11 +290,16 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 	case err == nil:
 	case stopping.Load():
 		err = fmt.Errorf("%w (the harness is stopping)", err)
+	case t.floodWhy.Load() != nil:
+		err = fmt.Errorf("%s (%w)", *t.floodWhy.Load(), err)
 	case !t.Alive():
 		err = fmt.Errorf("%w (target connection closed)%s%s", err, t.diagnostics(), t.stderrTail())
 		t.charge(fmt.Sprintf("target connection lost during %s: %v", method, err))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || ctx.Err() != nil && specDeadlinePassed():
 		why := fmt.Sprintf("no answer to %s within %s", method, time.Since(start).Round(time.Millisecond))
+		if expired != "" {
+			why = fmt.Sprintf("no answer to %s: %s", method, expired)
+		}
 		err = fmt.Errorf("%w: %s (%v); the harness killed it, and the next spec gets a fresh target", ErrUnresponsive, why, err)
 		t.charge(fmt.Sprintf("target unresponsive: %s; the harness killed it, and the next spec gets a fresh target", why))
 		t.abandon()
@@ -301,6 +318,19 @@ func (t *Target) charge(reason string) {
 		}
 		markHarnessError(reason)
 	})
+}
+
+// flooded abandons a target that sent too many refused invokes: the spec
+// running now fails with reason (a failure of the target, not a harness
+// error), and the next spec gets a fresh target.
+func (t *Target) flooded(reason string) {
+	t.floodWhy.Store(&reason)
+	refusals.flooded(reason)
+	t.lost.Do(func() { // charged, but not as a harness error
+		t.chargedIn.Store(specSeq.Load())
+		t.chargedWhy.Store(&reason)
+	})
+	t.abandon()
 }
 
 // abandon stops the target without asking it anything: the process group
@@ -351,6 +381,13 @@ func (t *Target) Close() error {
 	err := t.stop(graceful)
 	if t.client != nil {
 		t.client.Close()
+		// Forged calls that arrived as it closed (after the shutdown answer,
+		// say) were never answered, but are refusals all the same.
+		if hook := t.router.onRefuse; hook != nil {
+			for _, x := range t.router.unanswered() {
+				hook(x)
+			}
+		}
 	}
 	return err
 }

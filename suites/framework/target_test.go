@@ -3,6 +3,7 @@ package framework
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -156,4 +157,49 @@ func TestSpawnSetsAFreshCanary(t *testing.T) {
 		g.Expect(p.close(time.Second)).To(gomega.Succeed(), "the shell exits")
 	}
 	g.Expect(seen).To(gomega.HaveLen(2), "each spawn gets a fresh canary")
+}
+
+// A call whose deadline passed before it was sent says so, not "no answer
+// within 0s".
+func TestCallPastItsDeadlineSaysSo(t *testing.T) {
+	g := gomega.NewWithT(t)
+	tg, err := Connect(context.Background(), fakeTarget(t, "read l; echo '"+initLine+"'; while :; do sleep 1; done"))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "connect")
+	defer tg.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	_, err = tg.Stats(ctx)
+	g.Expect(err).To(gomega.MatchError(ErrUnresponsive), "a call past its deadline")
+	g.Expect(err.Error()).To(gomega.ContainSubstring("no answer to runtime.stats: its deadline had already passed when it was sent"))
+}
+
+// A target that floods the harness with refused invokes is abandoned after
+// maxFloodRefusals of them, and the running spec is told why.
+func TestFloodingTargetIsAbandoned(t *testing.T) {
+	g := gomega.NewWithT(t)
+	_ = refusals.takeFlood()
+	forged := `{"jsonrpc":"2.0","id":"f%d","method":"tool.invoke","params":{"run":"ghost","toolCallId":"x%d","parentToolCallId":"p1","catalogId":"openclaw:core:echo","tool":"echo","source":"openclaw","owner":"core","input":{},"context":{}}}\n`
+	tg, err := Connect(context.Background(), fakeTarget(t, fmt.Sprintf("read l; echo '%s'; i=0; while [ $i -lt %d ]; do i=$((i+1)); printf '%s' $i $i; done; while :; do sleep 1; done",
+		initLine, 3*maxFloodRefusals, forged)))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "connect")
+	defer tg.Close()
+	g.Eventually(tg.Alive).WithTimeout(30*time.Second).Should(gomega.BeFalse(), "the flooding target is abandoned")
+	g.Expect(refusals.takeFlood()).To(gomega.Equal(floodReason), "the running spec fails with the flood")
+	_, _ = refusals.take()
+	_, err = tg.Stats(context.Background())
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("more than 1000 refused tool.invoke calls")), "a later call says why the target is gone")
+}
+
+// A forged call written after the shutdown answer is never answered (the
+// connection is closing) but still recorded as a refusal.
+func TestForgedInvokeAfterShutdownIsRecorded(t *testing.T) {
+	g := gomega.NewWithT(t)
+	forged := `{"jsonrpc":"2.0","id":"late","method":"tool.invoke","params":{"run":"ghost","toolCallId":"x9","parentToolCallId":"p1","catalogId":"openclaw:core:echo","tool":"echo","source":"openclaw","owner":"core","input":{},"context":{}}}`
+	_, _ = refusals.take()
+	tg, err := Connect(context.Background(), fakeTarget(t, "read l; echo '"+initLine+"'; read s; id=$(echo \"$s\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/'); "+
+		"echo '{\"jsonrpc\":\"2.0\",\"id\":'$id',\"result\":null}'; echo '"+forged+"'"))
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "connect")
+	g.Expect(tg.Close()).To(gomega.Succeed())
+	list, _ := refusals.take()
+	g.Expect(list).To(gomega.ContainElement(gomega.HaveField("ToolCallID", "x9")), "the refusal is recorded after the connection closed")
 }
