@@ -293,6 +293,12 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 	case t.floodWhy.Load() != nil:
 		err = fmt.Errorf("%s (%w)", *t.floodWhy.Load(), err)
 	case !t.Alive():
+		if t.proc != nil { // let the exit status arrive, so the message can name it
+			select {
+			case <-t.proc.exited:
+			case <-time.After(time.Second):
+			}
+		}
 		err = fmt.Errorf("%w (target connection closed)%s%s", err, t.diagnostics(), t.stderrTail())
 		t.charge(fmt.Sprintf("target connection lost during %s: %v", method, err))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || ctx.Err() != nil && specDeadlinePassed():

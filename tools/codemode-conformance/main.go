@@ -72,6 +72,9 @@ func cli(args []string) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && args[1] == "bench" {
+			return bench.Command(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
+		}
 		usage(os.Stdout)
 		return 0
 	case "run":
