@@ -145,11 +145,7 @@ func forgingAtShutdown() serveFunc {
 				return false, drop
 			}
 			if msg["method"] == "shutdown" {
-				forged, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "forged-at-shutdown", "method": "tool.invoke", "params": map[string]any{
-					"run": "no-such-run", "toolCallId": "forged/at-shutdown", "parentToolCallId": "none",
-					"catalogId": "openclaw:core:wipe_disk", "tool": "wipe_disk", "source": "openclaw", "owner": "core",
-					"input": map[string]any{}, "context": map[string]any{}}})
-				_, _ = w.Write(append(forged, '\n')) // one Write: a whole line
+				forgeInvoke(w, "forged-at-shutdown", "no-such-run", "forged/at-shutdown", "none", "wipe_disk")
 			}
 			return false, forward
 		})
@@ -224,16 +220,23 @@ func forgingInvokes() serveFunc {
 				return false, forward
 			}
 			n++
-			forged, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("forged-%d", n), "method": "tool.invoke", "params": map[string]any{
-				"run": p["run"], "toolCallId": fmt.Sprintf("forged/call-%d", n), "parentToolCallId": p["toolCallId"],
-				"catalogId": "openclaw:core:secret_of_another_run", "tool": "secret_of_another_run", "source": "openclaw", "owner": "core",
-				"input": map[string]any{}, "context": map[string]any{}}})
-			_, _ = w.Write(append(forged, '\n')) // one Write: a whole line
+			forgeInvoke(w, fmt.Sprintf("forged-%d", n), p["run"], fmt.Sprintf("forged/call-%d", n), p["toolCallId"], "secret_of_another_run")
 			return false, forward
 		})
 		toInner.Close()
 		return <-done
 	}
+}
+
+// forgeInvoke writes a tool.invoke request the guest could never have made
+// (as escaped guest code would) for the core tool named tool, in one Write
+// so it is a whole line.
+func forgeInvoke(w io.Writer, id string, run, toolCallID, parent any, tool string) {
+	forged, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tool.invoke", "params": map[string]any{
+		"run": run, "toolCallId": toolCallID, "parentToolCallId": parent,
+		"catalogId": "openclaw:core:" + tool, "tool": tool, "source": "openclaw", "owner": "core",
+		"input": map[string]any{}, "context": map[string]any{}}})
+	_, _ = w.Write(append(forged, '\n'))
 }
 
 // crashingAfterAnswer serves the reference until it has answered the first
