@@ -45,8 +45,11 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	reason := rt.ended[in.RunID]
 	rt.mu.Unlock()
 	if !found {
-		if reason == "expired" {
+		switch reason {
+		case "expired":
 			return failNow(result.CodeSnapshotExpired, MsgUnavailable)
+		case "aborted": // CM-EXEC-19
+			return failNow(result.CodeAborted, MsgUnavailable)
 		}
 		return failNow(result.CodeInvalidInput, MsgUnavailable)
 	}
