@@ -301,8 +301,8 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 			} else {
 				d = errDelivery(q.ID, "ToolError", err.Error(), string(result.CodeNestedToolFailed), nil)
 			}
-		} else if over, ok := oversizedResult(q.ID, v, c.run.cfg); ok { // CM-LIM-07, bridgelimit.go
-			d = over
+		} else if rej, over := oversizedResult(q.ID, v, c.run.cfg); over { // CM-LIM-07, bridgelimit.go
+			d = rej
 		} else {
 			if !json.Valid(v) {
 				v = json.RawMessage("null")
