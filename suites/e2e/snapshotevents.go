@@ -23,7 +23,8 @@ func snapshotEvents(res Result) []string {
 
 var _ = Describe("e2e", "snapshot telemetry", func() {
 	It("CM-TEL-03", "telemetry reports snapshot lifecycle events: created, restored, expired and deleted", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		// Only the run e lets its snapshot expire: a busy machine must not expire the others.
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(slowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		Expect(snapshotEvents(w)).To(ContainElement(result.SnapshotCreated+" "+w.RunID), "the waiting result must report the snapshot it created: %s", w)
@@ -32,10 +33,11 @@ var _ = Describe("e2e", "snapshot telemetry", func() {
 		final, _ := r.Follow(ctx, res)
 		Expect(final).To(BeCompleted(), "the resumed cell must complete")
 
-		w = r.Exec(ctx, Guest(slowCall))
+		e := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		w = e.Exec(ctx, Guest(slowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
-		res = r.Wait(ctx, w.RunID)
+		res = e.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailed(), "an expired snapshot was resumed")
 		Expect(snapshotEvents(res)).To(ContainElement(result.SnapshotExpired+" "+w.RunID), "the run's next result after the TTL passed must report the expired snapshot: %s", res)
 
