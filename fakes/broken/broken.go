@@ -138,6 +138,8 @@ var Variants = []Variant{
 			res["status"], res["code"], res["error"] = "failed", "timeout", "the cell exceeded timeoutMs"
 			return true
 		})},
+	{Name: "session-scoped-wait", Breaks: "CM-EXEC-09", Defect: "wait checks only the session: a wait from another run of the same session resumes the cell",
+		Serve: sessionScopedWaits()},
 	{Name: "replay-on-wait", Breaks: "CM-EXEC-18", Defect: "wait resumes by running the suspended cell's code again from the start, so its earlier nested calls and output happen again",
 		Serve: replayingWaits()},
 	{Name: "generic-failure-codes", Breaks: "CM-EXEC-19", Defect: "every failure of a nested call, an expired snapshot or an aborted run carries internal_error instead of the code named after it",

@@ -13,12 +13,15 @@ import (
 // cells remembers the guest code of the cells a proxy saw: by the JSON-RPC
 // id of each tool.exec (or rewritten tool.wait) until it is answered, then by
 // the runId of a waiting answer, and per run the code of its last failed
-// cell. Safe for concurrent use.
+// cell; also the run that owns each waiting runId and the session of each
+// prepared run. Safe for concurrent use.
 type cells struct {
 	mu        sync.Mutex
-	byRequest map[any]sentCell  // JSON-RPC id of an unanswered exec -> its cell
+	byRequest map[any]sentCell  // JSON-RPC id of an unanswered exec/wait -> its cell
 	byRunID   map[string]string // runId of a waiting cell -> its code
 	failed    map[string]string // run -> code of its last failed cell
+	owner     map[string]string // runId of a waiting cell -> its run
+	session   map[string]string // run -> its sessionId and sessionKey
 }
 
 type sentCell struct{ run, code string }
@@ -54,6 +57,7 @@ func (cs *cells) answered(id any, res map[string]any) {
 	case "waiting":
 		if runID, _ := res["runId"].(string); runID != "" {
 			cs.byRunID[runID] = c.code
+			cs.owner[runID] = c.run
 		}
 	case "failed":
 		cs.failed[c.run] = c.code
@@ -79,12 +83,13 @@ func (cs *cells) takeFailed(run string) (string, bool) {
 
 // rewritingCells serves the reference behind a proxy that tracks the cells
 // it sees (cells) and shows each tool.exec and tool.wait request from the
-// harness to edit, which may rewrite it in place (method and params). An
-// exec's code is recorded before edit sees it; a request edit turns into a
-// tool.exec is recorded with the code it then carries.
+// harness to edit, which may rewrite it in place (method and params). A
+// request is recorded before edit sees it (an exec with its own code, a wait
+// with the code of the cell it continues), and again if edit turned it into
+// another method or sent it to another run.
 func rewritingCells(edit func(cs *cells, method string, params map[string]any, msg map[string]any) (edited bool)) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-		cs := &cells{byRequest: map[any]sentCell{}, byRunID: map[string]string{}, failed: map[string]string{}}
+		cs := &cells{byRequest: map[any]sentCell{}, byRunID: map[string]string{}, failed: map[string]string{}, owner: map[string]string{}, session: map[string]string{}}
 		fromInner, innerW := io.Pipe()
 		go func() {
 			pump(fromInner, w, func(msg map[string]any) (bool, verdict) {
@@ -101,16 +106,32 @@ func rewritingCells(edit func(cs *cells, method string, params map[string]any, m
 			pump(r, toInner, func(msg map[string]any) (bool, verdict) {
 				method, _ := msg["method"].(string)
 				p, _ := msg["params"].(map[string]any)
+				run, _ := p["run"].(string)
+				if method == "run.prepare" {
+					sid, _ := p["sessionId"].(string)
+					key, _ := p["sessionKey"].(string)
+					cs.mu.Lock()
+					cs.session[run] = sid + "\x00" + key
+					cs.mu.Unlock()
+				}
 				if p == nil || (method != "tool.exec" && method != "tool.wait") {
 					return false, forward
 				}
-				run, _ := p["run"].(string)
-				if method == "tool.exec" {
-					cs.sent(msg["id"], run, execCode(p))
+				record := func() {
+					to, _ := p["run"].(string)
+					if msg["method"] == "tool.exec" {
+						cs.sent(msg["id"], to, execCode(p))
+						return
+					}
+					in, _ := p["input"].(map[string]any)
+					runID, _ := in["runId"].(string)
+					code, _ := cs.waiting(runID) // the cell the wait continues
+					cs.sent(msg["id"], to, code)
 				}
+				record()
 				edited := edit(cs, method, p, msg)
-				if edited && msg["method"] == "tool.exec" && method == "tool.wait" {
-					cs.sent(msg["id"], run, execCode(p))
+				if to, _ := p["run"].(string); edited && (msg["method"] != method || to != run) {
+					record() // now another method, or for another run
 				}
 				return edited, forward
 			})
@@ -157,6 +178,28 @@ func retryingFailedCells() serveFunc {
 			return false
 		}
 		p["input"] = map[string]any{"code": "await (async () => {\n" + old + "\n})().catch(() => {});\n" + code}
+		return true
+	})
+}
+
+// sessionScopedWaits checks only the session of a wait, not its run: a wait
+// from another run of the same session is handed to the run that owns the
+// cell and resumes it (CM-EXEC-09).
+func sessionScopedWaits() serveFunc {
+	return rewritingCells(func(cs *cells, method string, p, msg map[string]any) bool {
+		if method != "tool.wait" {
+			return false
+		}
+		in, _ := p["input"].(map[string]any)
+		runID, _ := in["runId"].(string)
+		run, _ := p["run"].(string)
+		cs.mu.Lock()
+		defer cs.mu.Unlock()
+		owner, ok := cs.owner[runID]
+		if !ok || owner == run || cs.session[owner] != cs.session[run] {
+			return false
+		}
+		p["run"] = owner
 		return true
 	})
 }
