@@ -37,6 +37,13 @@ func execCode(p map[string]any) string {
 	return c
 }
 
+// waitRunID is the runId a tool.wait's params name, or "".
+func waitRunID(p map[string]any) string {
+	in, _ := p["input"].(map[string]any)
+	id, _ := in["runId"].(string)
+	return id
+}
+
 // sent records that request id runs code in run.
 func (cs *cells) sent(id any, run, code string) {
 	cs.mu.Lock()
@@ -123,9 +130,7 @@ func rewritingCells(edit func(cs *cells, method string, params map[string]any, m
 						cs.sent(msg["id"], to, execCode(p))
 						return
 					}
-					in, _ := p["input"].(map[string]any)
-					runID, _ := in["runId"].(string)
-					code, _ := cs.waiting(runID) // the cell the wait continues
+					code, _ := cs.waiting(waitRunID(p)) // the cell the wait continues
 					cs.sent(msg["id"], to, code)
 				}
 				record()
@@ -150,8 +155,7 @@ func replayingWaits() serveFunc {
 		if method != "tool.wait" {
 			return false
 		}
-		in, _ := p["input"].(map[string]any)
-		runID, _ := in["runId"].(string)
+		runID := waitRunID(p)
 		code, ok := cs.waiting(runID)
 		if !ok {
 			return false
@@ -190,8 +194,7 @@ func sessionScopedWaits() serveFunc {
 		if method != "tool.wait" {
 			return false
 		}
-		in, _ := p["input"].(map[string]any)
-		runID, _ := in["runId"].(string)
+		runID := waitRunID(p)
 		run, _ := p["run"].(string)
 		cs.mu.Lock()
 		defer cs.mu.Unlock()
