@@ -52,7 +52,7 @@ func TestExclusions(t *testing.T) {
 			got = append(got, r.ID)
 		}
 	}
-	if diff := cmp.Diff([]string{"CM-TS-03"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"CM-EXEC-20", "CM-TS-03"}, got); diff != "" {
 		t.Errorf("excluded requirements (-want +got):\n%s", diff)
 	}
 }

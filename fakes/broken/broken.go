@@ -127,6 +127,44 @@ var Variants = []Variant{
 		Serve: forgingInvokes()},
 	{Name: "result-envelope", Breaks: "CM-GUEST-05", Defect: "tools.call resolves the envelope {tool: <catalog entry>, result: {content, details}} instead of the tool's value, as OpenClaw 2026.7.35 does",
 		Serve: envelopingResults()},
+	{Name: "timeout-instead-of-waiting", Breaks: "CM-EXEC-17", Defect: "a cell whose nested call is still pending at the time budget fails with timeout instead of returning waiting",
+		Serve: rewritingResults(func(res map[string]any) bool {
+			if res["status"] != "waiting" || res["reason"] != "pending_tools" {
+				return false
+			}
+			for _, k := range []string{"runId", "reason", "pendingToolCalls", "output"} {
+				delete(res, k)
+			}
+			res["status"], res["code"], res["error"] = "failed", "timeout", "the cell exceeded timeoutMs"
+			return true
+		})},
+	{Name: "session-scoped-wait", Breaks: "CM-EXEC-09", Defect: "wait checks only the session: a wait from another run of the same session resumes the cell",
+		Serve: sessionScopedWaits()},
+	{Name: "replay-on-wait", Breaks: "CM-EXEC-18", Defect: "wait resumes by running the suspended cell's code again from the start, so its earlier nested calls and output happen again",
+		Serve: replayingWaits()},
+	{Name: "generic-failure-codes", Breaks: "CM-EXEC-19", Defect: "every failure of a nested call, an expired snapshot or an aborted run carries internal_error instead of the code named after it",
+		Serve: rewritingResults(func(res map[string]any) bool {
+			switch res["code"] {
+			case "nested_tool_failed", "snapshot_expired", "aborted":
+				res["code"] = "internal_error"
+				return true
+			}
+			return false
+		})},
+	{Name: "retry-failed-cell", Breaks: "CM-GUEST-12", Defect: "the next exec after a failed cell first runs the failed cell again, so the nested calls it had completed run twice",
+		Serve: retryingFailedCells()},
+	{Name: "bridge-unbounded", Breaks: "CM-LIM-07", Defect: "tool results cross the bridge without a size bound, and one of more than 16 MiB kills the process (out of host memory)",
+		Serve: oversizedAnswerKills(16 << 20)},
+	{Name: "no-snapshot-events", Breaks: "CM-TEL-03", Defect: "telemetry never reports snapshot lifecycle events",
+		Serve: rewritingResults(func(res map[string]any) bool {
+			t, ok := res["telemetry"].(map[string]any)
+			if !ok {
+				return false
+			}
+			_, had := t["snapshotEvents"]
+			delete(t, "snapshotEvents")
+			return had
+		})},
 	{Name: "forged-invoke-at-shutdown", Breaks: "CM-ACT-05", Defect: "on shutdown, after the last spec, the target sends a tool.invoke of its own for a run never prepared, as guest code that escaped the sandbox could",
 		Serve: forgingAtShutdown(), AfterLastSpec: true},
 }

@@ -234,6 +234,10 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				immediate = append(immediate, errDelivery(q.ID, "ToolError", fmt.Sprintf("Unknown tool id %q. Use tools.search(query) or ALL_TOOLS to find tool ids.", q.Tool), "invalid_input", nil))
 				continue
 			}
+			if d, over := oversizedInput(q.ID, q.Input, cfg); over { // CM-LIM-07, bridgelimit.go
+				immediate = append(immediate, d)
+				continue
+			}
 			if int64(s.inflightCount()) >= cfg.MaxPendingToolCalls {
 				return nil, false, s.limit(result.CodeTooManyPendingToolCalls,
 					fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", cfg.MaxPendingToolCalls)), true
@@ -297,6 +301,8 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 			} else {
 				d = errDelivery(q.ID, "ToolError", err.Error(), string(result.CodeNestedToolFailed), nil)
 			}
+		} else if rej, over := oversizedResult(q.ID, v, c.run.cfg); over { // CM-LIM-07, bridgelimit.go
+			d = rej
 		} else {
 			if !json.Valid(v) {
 				v = json.RawMessage("null")
@@ -474,6 +480,7 @@ func (s *step) suspend(reason result.Reason) result.Result {
 	s.c.state = "waiting"
 	s.c.expires = s.rt.opts.Now().Add(time.Duration(cfg.SnapshotTTLSeconds) * time.Second)
 	s.c.mu.Unlock()
+	s.c.run.noteSnapshot(result.SnapshotCreated, s.c.id, snap.Bytes())
 	return s.finish(result.Result{Status: result.StatusWaiting, RunID: s.c.id, Reason: reason, PendingToolCalls: s.c.pendingCalls()})
 }
 
@@ -490,5 +497,6 @@ func (s *step) telemetry() *result.Telemetry {
 	s.c.mu.Unlock()
 	t.LimitFailures = s.limitErr
 	t.DurationMs = time.Since(s.start).Milliseconds()
+	t.SnapshotEvents = r.takeSnapshotEvents()
 	return t
 }

@@ -76,6 +76,8 @@ type agentRun struct {
 	execCount int
 	waitCount int
 	aborted   bool
+	// snapEvents wait for the run's next result (CM-TEL-03, snapshotevents.go).
+	snapEvents snapshotEvents
 }
 
 // New returns a Runtime. eng may be nil to simulate a missing engine.
@@ -187,6 +189,7 @@ func (rt *Runtime) endCells(run, reason string) {
 	}
 	rt.mu.Unlock()
 	for _, c := range victims {
+		noteDropped(c, false)
 		c.terminate()
 	}
 }
@@ -241,6 +244,7 @@ func (rt *Runtime) sweep() {
 	}
 	rt.mu.Unlock()
 	for _, c := range victims {
+		noteDropped(c, true)
 		c.terminate()
 	}
 }

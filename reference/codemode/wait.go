@@ -32,7 +32,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	failNow := func(code result.ErrorCode, msg string) (result.Result, error) {
 		res := result.Failed(code, msg)
 		res.Telemetry = &result.Telemetry{VisibleTools: r.visible, CatalogSize: len(r.catalog.Tools), CatalogSources: r.catalog.Sources(),
-			ExecCount: r.execCount, WaitCount: r.waitCount, DurationMs: time.Since(start).Milliseconds()}
+			ExecCount: r.execCount, WaitCount: r.waitCount, DurationMs: time.Since(start).Milliseconds(), SnapshotEvents: r.takeSnapshotEvents()}
 		return res, nil
 	}
 	var in result.WaitInput
@@ -45,8 +45,11 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	reason := rt.ended[in.RunID]
 	rt.mu.Unlock()
 	if !found {
-		if reason == "expired" {
+		switch reason {
+		case "expired":
 			return failNow(result.CodeSnapshotExpired, MsgUnavailable)
+		case "aborted": // CM-EXEC-19
+			return failNow(result.CodeAborted, MsgUnavailable)
 		}
 		return failNow(result.CodeInvalidInput, MsgUnavailable)
 	}
@@ -77,6 +80,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 
 	s := &step{rt: rt, c: c, parent: toolCallID, start: start, deadline: start.Add(time.Duration(r.cfg.TimeoutMs) * time.Millisecond)}
 	if snap.Bytes() > r.cfg.MaxSnapshotBytes {
+		r.noteSnapshot(result.SnapshotDeleted, c.id, snap.Bytes())
 		snap.Release()
 		return s.fail(s.limit(result.CodeSnapshotLimitExceeded, "restoring the snapshot would exceed maxSnapshotBytes")), nil
 	}
@@ -84,10 +88,12 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	defer cancel()
 	vm, err := rt.opts.Suspender.Resume(vctx, rt.eng, snap)
 	if err != nil {
+		r.noteSnapshot(result.SnapshotDeleted, c.id, snap.Bytes())
 		snap.Release()
 		return s.fail(result.Failed(result.CodeSnapshotRestoreFailed, "snapshot restore failed: "+err.Error())), nil
 	}
 	s.vm = vm
+	r.noteSnapshot(result.SnapshotRestored, c.id, snap.Bytes())
 	var ds []prelude.Delivery
 	if yieldID != 0 {
 		ds = append(ds, prelude.Delivery{ID: yieldID, OK: true, Value: json.RawMessage("null")})

@@ -76,6 +76,27 @@ type Telemetry struct {
 	CalledToolIDs  []string       `json:"calledToolIds,omitempty"`
 	LimitFailures  []ErrorCode    `json:"limitFailures,omitempty"`
 	DurationMs     int64          `json:"durationMs"`
+	// SnapshotEvents are the lifecycle events of the run's snapshots since
+	// the run's previous exec/wait result, oldest first (CM-TEL-03,
+	// protocol.md §6).
+	SnapshotEvents []SnapshotEvent `json:"snapshotEvents,omitempty"`
+}
+
+// Snapshot lifecycle events (CM-TEL-03).
+const (
+	SnapshotCreated  = "created"  // a cell suspended into this snapshot
+	SnapshotRestored = "restored" // wait restored it into a VM (the stored snapshot is consumed)
+	SnapshotExpired  = "expired"  // it outlived snapshotTtlSeconds and was deleted
+	SnapshotDeleted  = "deleted"  // it was deleted without a restore: abort, run end, a refused restore
+)
+
+// SnapshotEvent is one snapshot lifecycle event: Event is one of the
+// Snapshot* constants, RunID the waiting cell's runId, Bytes the snapshot's
+// size (as counted against maxSnapshotBytes) when known.
+type SnapshotEvent struct {
+	Event string `json:"event"`
+	RunID string `json:"runId"`
+	Bytes int64  `json:"bytes,omitempty"`
 }
 
 // Result is the union returned by exec and wait (CM-EXEC-05):

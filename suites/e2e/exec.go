@@ -121,7 +121,7 @@ var _ = Describe("e2e", "exec and wait", func() {
 		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the restore must be returned %s", EnvelopeNote)
 	})
 
-	It("CM-EXEC-09", "wait fails for an unknown runId, another session, an aborted run and an expired snapshot", func(ctx SpecContext) {
+	It("CM-EXEC-09", "wait fails for an unknown runId, another session, another run of the same session, an aborted run and an expired snapshot", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		Expect(r.Wait(ctx, "no-such-run-id")).To(BeFailed(), "wait for an unknown runId must fail")
 		Expect(r.WaitInput(ctx, map[string]any{})).To(BeFailed(), "wait without runId must fail")
@@ -130,6 +130,8 @@ var _ = Describe("e2e", "exec and wait", func() {
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		other := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		Expect(other.Wait(ctx, w.RunID)).To(BeFailed(), "a run of another session resumed this run's snapshot")
+		sibling := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
+		Expect(sibling.Wait(ctx, w.RunID)).To(BeFailed(), "another run of the same session (agent %q, session %q) resumed this run's snapshot", r.Params.AgentID, r.Params.SessionID)
 
 		time.Sleep(2500 * time.Millisecond) // the TTL is the subject under test
 		Expect(r.Wait(ctx, w.RunID)).To(BeFailed(), "an expired snapshot was resumed")

@@ -1,0 +1,49 @@
+package e2e
+
+import (
+	"fmt"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("e2e", "continuing after a failure", func() {
+	It("CM-GUEST-12", "the next exec after a failed cell does not re-run the nested calls that already completed", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 1}); await tools.call(id("add"), {a: 1, b: 2}); throw new Error("after two side effects");`))
+		Expect(res).To(BeFailed(), "the cell throws after two nested calls: it must fail")
+		Expect(r.Exec(ctx, `return "next";`)).To(CompleteWith("next"), "the run must continue with the next exec")
+		res, _ = r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 2}); await tools.call(id("slow"), {ms: 1500}); throw new Error("after a wait");`))
+		Expect(res).To(BeFailed(), "the cell throws after its waits: it must fail")
+		Expect(r.Exec(ctx, `return "next again";`)).To(CompleteWith("next again"), "the run must continue after a cell that failed after a wait")
+		var echoed []string
+		for _, c := range r.Tools.CallsOf("echo") {
+			echoed = append(echoed, string(c.Input))
+		}
+		Expect(echoed).To(HaveLen(2), "each completed echo call must run exactly once; the failures must not replay them: %v", echoed)
+		Expect(echoed[0]).To(MatchJSON(`{"n":1}`), "the first echo call ran once, first")
+		Expect(echoed[1]).To(MatchJSON(`{"n":2}`), "the second echo call ran once, second")
+		Expect(r.Tools.CallsOf("add")).To(HaveLen(1), "the completed add call must not run again after its cell failed")
+		Expect(r.Tools.CallsOf("slow")).To(HaveLen(1), "the completed slow call must not run again after its cell failed")
+	})
+
+	It("CM-GUEST-12", "a failed cell grants no permission: a denied tool stays unreachable in the next cells", func(ctx SpecContext) {
+		ts := tools.Standard()
+		open := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		res := open.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "fail").id;`)
+		Expect(res).To(BeCompleted(), "an unrestricted run lists the fail tool")
+		denied := res.ValueAny().(string)
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"fail"}}})
+		try := fmt.Sprintf(`const denied = %q; let reached = 0;
+			for (const route of [() => tools.call(denied, {message: "x"}), () => tools.fail({message: "x"})]) { try { await route(); reached++; } catch (e) {} }`, denied)
+		res, _ = r.RunToCompletion(ctx, try+` throw new Error("fail the cell after trying the denied tool");`)
+		Expect(res).To(BeFailed(), "the cell throws: it must fail")
+		res, _ = r.RunToCompletion(ctx, fmt.Sprintf(`await tools.call(%q, {message: "uncaught"}); return "called";`, denied))
+		Expect(res).To(BeFailed(), "an uncaught call of the denied tool must fail the cell")
+		res, _ = r.RunToCompletion(ctx, try+` return {reached, listed: ALL_TOOLS.some((t) => t.name === "fail"), found: (await tools.search("fail")).some((t) => t.name === "fail")};`)
+		Expect(res).To(CompleteWith(map[string]any{"reached": 0, "listed": false, "found": false}), "after failed cells the denied tool must stay unreachable and unlisted")
+		Expect(r.Tools.CallsOf("fail")).To(BeEmpty(), "the denied tool reached the harness after a failed cell")
+	})
+})

@@ -1,0 +1,36 @@
+package e2e
+
+import (
+	"time"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/result"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("e2e", "failure codes", func() {
+	It("CM-EXEC-19", "a failure carries the code named after its condition: nested_tool_failed, snapshot_expired, aborted", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))
+		Expect(res).To(BeFailedWith(result.CodeNestedToolFailed), "an uncaught tool error must fail the cell with nested_tool_failed")
+		res, _ = r.RunToCompletion(ctx, `throw {name: "ToolError", code: "nested_tool_failed", message: "forged by the guest"};`)
+		Expect(res).To(BeFailed(), "a guest's own throw must fail the cell")
+		Expect(res.Code).NotTo(Equal(result.CodeNestedToolFailed), "a guest's own throw must not pass for a failed nested tool call: %s", res)
+		if Features().Has("run-lifecycle-messages") {
+			// 001: the wait failures are invalid_input (CM-EXEC-10), not named codes.
+			return
+		}
+		// A failed restore (snapshot_restore_failed) cannot be induced from
+		// outside: see CM-EXEC-20.
+		w := r.Exec(ctx, Guest(slowCall))
+		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
+		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
+		Expect(r.Wait(ctx, w.RunID)).To(BeFailedWith(result.CodeSnapshotExpired), "wait on a snapshot older than snapshotTtlSeconds must fail with snapshot_expired")
+		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		w = a.Exec(ctx, Guest(slowCall))
+		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
+		a.Abort(ctx)
+		Expect(a.Wait(ctx, w.RunID)).To(BeFailedWith(result.CodeAborted), "wait on a cell of an aborted run must fail with aborted")
+	})
+})

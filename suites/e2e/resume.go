@@ -1,0 +1,112 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// heldTool is a tool named held whose invocations the harness answers only
+// once release is called (host work that outlives any exec/wait budget the
+// spec chooses): it returns {released: true}. release is idempotent and
+// also runs when the spec ends, so nothing stays held.
+func heldTool() (t tools.Tool, release func()) {
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	ginkgo.DeferCleanup(release)
+	t = tools.Core("held", "Return {released: true} once the host work it stands for is done.", nil,
+		func(ctx context.Context, in json.RawMessage) (any, error) {
+			select {
+			case <-gate:
+				return map[string]any{"released": true}, nil
+			case <-ctx.Done():
+				return nil, protocol.ToolError("held: canceled", nil)
+			}
+		})
+	return t, release
+}
+
+var _ = Describe("e2e", "resuming suspended cells", func() {
+	It("CM-EXEC-17", "host work still pending at the time budget gives waiting with pending_tools, not timeout, on exec and on wait", func(ctx SpecContext) {
+		held, release := heldTool()
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: []tools.Tool{held, tools.Echo()}})
+		w := r.Exec(ctx, Guest(`const v = callValue(id("held"), await tools.call(id("held"), {})); text("resumed"); return v.released;`))
+		Expect(w).To(BeWaiting(), "a nested call the harness has not answered when the exec's 1000 ms budget ends is pending host work: the exec must return waiting, not fail with timeout")
+		Expect(w.Reason).To(Equal(result.ReasonPendingTools), "a cell suspended on a nested call waits for pending_tools: %s", w)
+		Eventually(func() int { return len(r.Tools.CallsOf("held")) }).Should(Equal(1), "the held nested call must reach the harness")
+		call := r.Tools.CallsOf("held")[0].ToolCallID
+		if len(w.PendingToolCalls) > 0 {
+			Expect(pendingIDs(w)).To(ContainElement(call), "pendingToolCalls, when present, must name the held nested call %q: %s", call, w)
+		}
+		again := r.Wait(ctx, w.RunID)
+		Expect(again).To(BeWaiting(), "the held call is still pending when the wait's 1000 ms budget ends: the wait must return waiting too, not fail with timeout")
+		Expect(again.Reason).To(Equal(result.ReasonPendingTools), "the wait still waits for pending_tools: %s", again)
+		release()
+		final, _ := r.Follow(ctx, again)
+		Expect(final).To(CompleteWith(true), "once the host work is done a later wait must resume the same cell and deliver the held call's result %s", EnvelopeNote)
+		Expect(r.Tools.CallsOf("held")).To(HaveLen(1), "resuming the cell must not call the held tool again")
+	})
+
+	It("CM-EXEC-18", "wait never replays the cell: earlier code, nested calls and output are not executed or emitted again", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		w := r.Exec(ctx, Guest(`const draw = Math.random(); text("before " + draw); json({phase: 1});
+			await tools.call(id("echo"), {step: "first"});
+			const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "one"}));
+			text("between");
+			const y = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "two"}));
+			text("after"); return {tags: [x.tag, y.tag], draw};`))
+		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend under timeoutMs 1000")
+		first := r.Wait(ctx, w.RunID)
+		Expect(r.Tools.CallsOf("echo")).To(HaveLen(1), "the echo call made before the suspension was made again after wait: the cell was replayed (result of the wait: %s)", first)
+		Expect(first.Output).NotTo(ContainElement(WithTransform(writtenBefore, BeTrue())), "the wait re-emitted output written before the suspension: the cell was replayed: %s", first)
+		final, steps := r.Follow(ctx, first)
+		Expect(final).To(BeCompleted(), "the cell must complete after its waits")
+		v, _ := final.ValueAny().(map[string]any)
+		Expect(v).To(HaveKeyWithValue("tags", []any{"one", "two"}), "the resumed cell must return both nested results %s", EnvelopeNote)
+		draw, _ := v["draw"].(float64)
+		out := AllOutput(append([]Result{w}, steps...))
+		Expect(out).To(HaveLen(4), "each of the four output items must be emitted exactly once across the exec and its waits: %v", out)
+		Expect(out[0].Text).NotTo(BeNil(), "the first output item is the text written before the suspension: %v", out)
+		Expect(*out[0].Text).To(Equal("before "+jsNumber(draw)), "the value drawn before the suspension must be the one the resumed cell returns: a replay draws again")
+		Expect(out[1].Value).To(MatchJSON(`{"phase":1}`), "the json item written before the suspension comes second, once")
+		Expect(out[2:]).To(Equal([]result.Output{result.TextOutput("between"), result.TextOutput("after")}), "output written after each resume comes once, in order")
+		for i, s := range steps {
+			for _, o := range s.Output {
+				Expect(writtenBefore(o)).To(BeFalse(), "wait %d re-emitted output written before the first suspension: %s", i+1, s)
+			}
+		}
+		Expect(r.Tools.CallsOf("echo")).To(HaveLen(1), "the echo call made before the first suspension must run once")
+		Expect(r.Tools.CallsOf("slow")).To(HaveLen(2), "each slow call must run once: %v", r.Tools.CallsOf("slow"))
+	})
+})
+
+// writtenBefore reports whether o is output the CM-EXEC-18 cell writes
+// before its first suspension: the text "before <draw>" or its one json item.
+func writtenBefore(o result.Output) bool {
+	return o.Type == "json" || o.Text != nil && strings.HasPrefix(*o.Text, "before ")
+}
+
+// pendingIDs lists the ids of a waiting result's pendingToolCalls.
+func pendingIDs(res Result) []string {
+	var out []string
+	for _, p := range res.PendingToolCalls {
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+// jsNumber formats a JavaScript number as String(n) does for the values
+// Math.random returns (shortest round-trip form).
+func jsNumber(f float64) string {
+	b, _ := json.Marshal(f)
+	return string(b)
+}
