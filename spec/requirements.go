@@ -1,10 +1,11 @@
 // Package spec holds the code mode contract's requirement catalogue as data.
 //
-// The catalogue is requirements.yaml, embedded into the binary. It is a
-// transcription of ../shared/contract/REQUIREMENTS.md (relative to the module
-// root): one entry per table row, in document order, with the same ID, level
-// and feature. The file has two top-level keys:
+// The catalogue is requirements.yaml, embedded into the binary: the living,
+// versioned contract. Version 1 was ../shared/contract/REQUIREMENTS.md
+// (relative to the module root), frozen since; every later change is recorded
+// in CHANGES.md. The file has three top-level keys:
 //
+//	version: 2                  # catalogue version, named by every report
 //	areas:                      # area code -> title
 //	  CFG: Configuration
 //	  ...
@@ -13,10 +14,13 @@
 //	    area: CFG               # the ID's middle part; must be a key of areas
 //	    level: MUST             # MUST or SHOULD
 //	    feature: core           # capability a target must declare ("core" is always required)
-//	    source: "000 [Configurazione]"  # section(s) of the seed documents
+//	    basis: [seed]           # what it rests on: seed, openclaw-source, hardening (one or more)
+//	    source: "000 [Configurazione]"  # section(s) of the seed documents, or the other origin
 //	    text: >-                # the requirement in English
 //	      ...
 //	    excluded: "<reason>"    # optional: why no black-box test can observe it
+//	    planned: "<what>"       # optional: the unbuilt feature or issue that will cover it
+//	    decision: "<text>"      # optional: how a contract question about it was decided
 //
 // Package spec imports only the standard library and github.com/goccy/go-yaml,
 // so any package of the module may depend on it.
@@ -28,6 +32,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,6 +53,9 @@ type Requirement struct {
 	// Feature is the capability a target must declare for the requirement
 	// to apply; "core" is always required.
 	Feature string `yaml:"feature"`
+	// Basis says what the requirement rests on, one or more of BasisSeed,
+	// BasisOpenClawSource and BasisHardening, in file order.
+	Basis []string `yaml:"basis"`
 	// Source names the seed document ("000" Italian page, "001" Chinese
 	// internals page, or other origins) and section(s), e.g. "000 [Configurazione]".
 	Source string `yaml:"source"`
@@ -80,49 +88,93 @@ const (
 	LevelShould = "SHOULD"
 )
 
-var idPattern = regexp.MustCompile(`^CM-[A-Z0-9]+-[0-9]{2}$`)
+// Basis values: what a requirement rests on.
+const (
+	// BasisSeed: a statement of a source page (000 or 001); Source names the
+	// section, e.g. "000 [wait]".
+	BasisSeed = "seed"
+	// BasisOpenClawSource: a fact taken from OpenClaw's implementation (its
+	// code or tests), not stated by the pages.
+	BasisOpenClawSource = "openclaw-source"
+	// BasisHardening: a rule added from field reports and hostile cases.
+	BasisHardening = "hardening"
+)
+
+// Bases lists the basis values in report order.
+var Bases = []string{BasisSeed, BasisOpenClawSource, BasisHardening}
+
+var (
+	idPattern = regexp.MustCompile(`^CM-[A-Z0-9]+-[0-9]{2}$`)
+	// seedSection is a seed page with a section, e.g. "000 [wait]".
+	seedSection = regexp.MustCompile(`\b00[01] \[[^\]]+\]`)
+)
 
 // rawRequirement distinguishes an absent excluded key from an empty one.
 type rawRequirement struct {
-	ID       string  `yaml:"id"`
-	Area     string  `yaml:"area"`
-	Level    string  `yaml:"level"`
-	Feature  string  `yaml:"feature"`
-	Source   string  `yaml:"source"`
-	Text     string  `yaml:"text"`
-	Excluded *string `yaml:"excluded"`
-	Planned  *string `yaml:"planned"`
-	Decision string  `yaml:"decision"`
+	ID       string   `yaml:"id"`
+	Area     string   `yaml:"area"`
+	Level    string   `yaml:"level"`
+	Feature  string   `yaml:"feature"`
+	Basis    []string `yaml:"basis"`
+	Source   string   `yaml:"source"`
+	Text     string   `yaml:"text"`
+	Excluded *string  `yaml:"excluded"`
+	Planned  *string  `yaml:"planned"`
+	Decision string   `yaml:"decision"`
 }
 
 type rawFile struct {
+	Version      int               `yaml:"version"`
 	Areas        map[string]string `yaml:"areas"`
 	Requirements []rawRequirement  `yaml:"requirements"`
 }
 
-// ParseRequirements decodes and validates a catalogue in the requirements.yaml
-// format (see the package documentation). Unknown keys are rejected. Each
-// requirement must have an ID matching ^CM-[A-Z0-9]+-[0-9]{2}$ that is unique
-// in the file, a level of MUST or SHOULD, a non-empty feature, source and
-// text, and an area equal to the ID's middle part that is a key of the areas
-// map; excluded and planned, when present, must be non-empty and not both. Errors name the offending
-// ID (or its position when the ID is missing).
-//
-// It returns the requirements in file order and the areas in the order they
-// first appear among the requirements (areas that no requirement uses are
-// not returned).
+// Catalogue is a parsed requirements.yaml.
+type Catalogue struct {
+	// Version is the catalogue version (1 was REQUIREMENTS.md; see CHANGES.md).
+	Version int
+	// Requirements are in file order.
+	Requirements []Requirement
+	// Areas are in the order they first appear among the requirements.
+	Areas []Area
+}
+
+// ParseRequirements is ParseCatalogue without the version: it returns the
+// requirements in file order and the areas in the order they first appear
+// among the requirements (areas that no requirement uses are not returned).
 func ParseRequirements(data []byte) ([]Requirement, []Area, error) {
+	c, err := ParseCatalogue(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.Requirements, c.Areas, nil
+}
+
+// ParseCatalogue decodes and validates a catalogue in the requirements.yaml
+// format (see the package documentation). Unknown keys are rejected. The
+// version must be a positive integer. Each requirement must have an ID
+// matching ^CM-[A-Z0-9]+-[0-9]{2}$ that is unique in the file, a level of
+// MUST or SHOULD, a non-empty feature, source and text, an area equal to the
+// ID's middle part that is a key of the areas map, and a basis of one or more
+// distinct values of Bases, where seed requires a source naming a seed
+// section ("000 [exec]") and a source naming none requires another basis;
+// excluded and planned, when present, must be non-empty and not both. Errors
+// name the offending ID (or its position when the ID is missing).
+func ParseCatalogue(data []byte) (Catalogue, error) {
 	var f rawFile
 	dec := yaml.NewDecoder(bytes.NewReader(data), yaml.DisallowUnknownField())
 	if err := dec.Decode(&f); err != nil {
-		return nil, nil, fmt.Errorf("spec: decode requirements: %w", err)
+		return Catalogue{}, fmt.Errorf("spec: decode requirements: %w", err)
+	}
+	if f.Version < 1 {
+		return Catalogue{}, fmt.Errorf("spec: catalogue version %d: want a positive integer (version: N)", f.Version)
 	}
 	if len(f.Requirements) == 0 {
-		return nil, nil, errors.New("spec: no requirements")
+		return Catalogue{}, errors.New("spec: no requirements")
 	}
 	for code, title := range f.Areas {
 		if strings.TrimSpace(title) == "" {
-			return nil, nil, fmt.Errorf("spec: area %q has an empty title", code)
+			return Catalogue{}, fmt.Errorf("spec: area %q has an empty title", code)
 		}
 	}
 
@@ -139,45 +191,48 @@ func ParseRequirements(data []byte) ([]Requirement, []Area, error) {
 			return fmt.Errorf("spec: requirement %s: %s", name, fmt.Sprintf(format, args...))
 		}
 		if !idPattern.MatchString(r.ID) {
-			return nil, nil, fail("malformed id, want %s", idPattern)
+			return Catalogue{}, fail("malformed id, want %s", idPattern)
 		}
 		if seenID[r.ID] {
-			return nil, nil, fail("duplicate id")
+			return Catalogue{}, fail("duplicate id")
 		}
 		seenID[r.ID] = true
 		if mid := strings.Split(r.ID, "-")[1]; r.Area != mid {
-			return nil, nil, fail("area %q does not match id (want %q)", r.Area, mid)
+			return Catalogue{}, fail("area %q does not match id (want %q)", r.Area, mid)
 		}
 		title, ok := f.Areas[r.Area]
 		if !ok {
-			return nil, nil, fail("area %q is not in the areas map", r.Area)
+			return Catalogue{}, fail("area %q is not in the areas map", r.Area)
 		}
 		if r.Level != LevelMust && r.Level != LevelShould {
-			return nil, nil, fail("level %q is neither %s nor %s", r.Level, LevelMust, LevelShould)
+			return Catalogue{}, fail("level %q is neither %s nor %s", r.Level, LevelMust, LevelShould)
 		}
 		if strings.TrimSpace(r.Feature) == "" {
-			return nil, nil, fail("empty feature")
+			return Catalogue{}, fail("empty feature")
 		}
 		if strings.TrimSpace(r.Source) == "" {
-			return nil, nil, fail("empty source")
+			return Catalogue{}, fail("empty source")
+		}
+		if err := checkBasis(r.Basis, r.Source); err != "" {
+			return Catalogue{}, fail("%s", err)
 		}
 		if strings.TrimSpace(r.Text) == "" {
-			return nil, nil, fail("empty text")
+			return Catalogue{}, fail("empty text")
 		}
 		excluded := ""
 		if r.Excluded != nil {
 			if strings.TrimSpace(*r.Excluded) == "" {
-				return nil, nil, fail("excluded is present but gives no reason")
+				return Catalogue{}, fail("excluded is present but gives no reason")
 			}
 			excluded = *r.Excluded
 		}
 		planned := ""
 		if r.Planned != nil {
 			if strings.TrimSpace(*r.Planned) == "" {
-				return nil, nil, fail("planned is present but says nothing")
+				return Catalogue{}, fail("planned is present but says nothing")
 			}
 			if excluded != "" {
-				return nil, nil, fail("both excluded and planned")
+				return Catalogue{}, fail("both excluded and planned")
 			}
 			planned = *r.Planned
 		}
@@ -190,6 +245,7 @@ func ParseRequirements(data []byte) ([]Requirement, []Area, error) {
 			Area:     r.Area,
 			Level:    r.Level,
 			Feature:  r.Feature,
+			Basis:    r.Basis,
 			Source:   r.Source,
 			Text:     r.Text,
 			Excluded: excluded,
@@ -197,11 +253,37 @@ func ParseRequirements(data []byte) ([]Requirement, []Area, error) {
 			Decision: r.Decision,
 		})
 	}
-	return reqs, areas, nil
+	return Catalogue{Version: f.Version, Requirements: reqs, Areas: areas}, nil
+}
+
+// checkBasis returns what is wrong with a requirement's basis, or "".
+func checkBasis(basis []string, source string) string {
+	if len(basis) == 0 {
+		return fmt.Sprintf("no basis (want one or more of %s)", strings.Join(Bases, ", "))
+	}
+	seen := map[string]bool{}
+	for _, b := range basis {
+		if !slices.Contains(Bases, b) {
+			return fmt.Sprintf("basis %q is none of %s", b, strings.Join(Bases, ", "))
+		}
+		if seen[b] {
+			return fmt.Sprintf("basis %q given twice", b)
+		}
+		seen[b] = true
+	}
+	hasSection := seedSection.MatchString(source)
+	switch {
+	case seen[BasisSeed] && !hasSection:
+		return fmt.Sprintf("basis seed needs a source naming a seed section, like \"000 [exec]\" (source is %q)", source)
+	case !seen[BasisSeed] && hasSection:
+		return fmt.Sprintf("source %q names a seed section but the basis has no seed", source)
+	}
+	return ""
 }
 
 var (
 	loadOnce   sync.Once
+	loadedVer  int
 	loadedReqs []Requirement
 	loadedArea []Area
 	loadedByID map[string]int
@@ -209,16 +291,23 @@ var (
 
 func load() {
 	loadOnce.Do(func() {
-		reqs, areas, err := ParseRequirements(requirementsYAML)
+		c, err := ParseCatalogue(requirementsYAML)
 		if err != nil {
 			panic("spec: embedded requirements.yaml is invalid: " + err.Error())
 		}
-		loadedReqs, loadedArea = reqs, areas
-		loadedByID = make(map[string]int, len(reqs))
-		for i, r := range reqs {
+		loadedVer, loadedReqs, loadedArea = c.Version, c.Requirements, c.Areas
+		loadedByID = make(map[string]int, len(loadedReqs))
+		for i, r := range loadedReqs {
 			loadedByID[r.ID] = i
 		}
 	})
+}
+
+// Version returns the version of the embedded catalogue (CHANGES.md says
+// what each version changed). Reports name it.
+func Version() int {
+	load()
+	return loadedVer
 }
 
 // Requirements returns the embedded catalogue in document order. The slice
@@ -226,8 +315,21 @@ func load() {
 // requirements.yaml is invalid, which the package tests rule out.
 func Requirements() []Requirement {
 	load()
-	return append([]Requirement(nil), loadedReqs...)
+	out := make([]Requirement, len(loadedReqs))
+	for i, r := range loadedReqs {
+		out[i] = r.clone()
+	}
+	return out
 }
+
+// clone copies r so that changing the copy's Basis leaves the catalogue alone.
+func (r Requirement) clone() Requirement {
+	r.Basis = slices.Clone(r.Basis)
+	return r
+}
+
+// HasBasis reports whether r rests (also) on basis b.
+func (r Requirement) HasBasis(b string) bool { return slices.Contains(r.Basis, b) }
 
 // Lookup returns the requirement with the given ID, if the catalogue has it.
 func Lookup(id string) (Requirement, bool) {
@@ -236,7 +338,7 @@ func Lookup(id string) (Requirement, bool) {
 	if !ok {
 		return Requirement{}, false
 	}
-	return loadedReqs[i], true
+	return loadedReqs[i].clone(), true
 }
 
 // Areas returns the areas of the embedded catalogue in the order they first

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"regexp"
@@ -12,10 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// requirementsMD is the source catalogue, relative to this package directory.
+// requirementsMD is catalogue version 1, frozen, relative to this package directory.
 const requirementsMD = "../../shared/contract/REQUIREMENTS.md"
 
-const wantCount = 115
+// v1Rows is the number of requirement rows of catalogue version 1.
+const v1Rows = 115
 
 func TestEmbeddedCatalogueParses(t *testing.T) {
 	if _, _, err := ParseRequirements(requirementsYAML); err != nil {
@@ -23,9 +25,15 @@ func TestEmbeddedCatalogueParses(t *testing.T) {
 	}
 }
 
-func TestRequirementsCount(t *testing.T) {
-	if got := len(Requirements()); got != wantCount {
-		t.Errorf("len(Requirements()) = %d, want %d", got, wantCount)
+// TestVersion pins the catalogue version: raising it is a deliberate change
+// recorded in CHANGES.md, never a side effect.
+func TestVersion(t *testing.T) {
+	if got := Version(); got != 2 {
+		t.Errorf("Version() = %d, want 2", got)
+	}
+	changes := readChanges(t)
+	if !strings.Contains(changes, fmt.Sprintf("## Version %d", Version())) {
+		t.Errorf("CHANGES.md has no \"## Version %d\" section", Version())
 	}
 }
 
@@ -33,7 +41,8 @@ func TestRequirementsReturnsCopy(t *testing.T) {
 	a := Requirements()
 	a[0].ID = "mutated"
 	a[0].Text = "mutated"
-	if b := Requirements(); b[0].ID == "mutated" || b[0].Text == "mutated" {
+	a[0].Basis[0] = "mutated"
+	if b := Requirements(); b[0].ID == "mutated" || b[0].Text == "mutated" || b[0].Basis[0] == "mutated" {
 		t.Error("mutating the result of Requirements() changed the catalogue")
 	}
 	areas := Areas()
@@ -65,17 +74,19 @@ func TestLookup(t *testing.T) {
 	want := Requirement{
 		ID:      "CM-CFG-08",
 		Area:    "CFG",
-		Level:   "SHOULD",
+		Level:   "MUST",
 		Feature: "executor-choice",
+		Basis:   []string{BasisSeed},
 		Source:  "001 [运行和快照生命周期]",
-		Text:    r.Text, // wording is free; checked for non-emptiness by ParseRequirements
+		Text:    r.Text,    // wording is free; checked for non-emptiness by ParseRequirements
+		Planned: r.Planned, // likewise
 	}
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("Lookup(CM-CFG-08) mismatch (-want +got):\n%s", diff)
 	}
 	for _, r := range Requirements() {
 		got, ok := Lookup(r.ID)
-		if !ok || got != r {
+		if !ok || !cmp.Equal(got, r) {
 			t.Errorf("Lookup(%q) = %+v, %v; want %+v, true", r.ID, got, ok, r)
 		}
 	}
@@ -158,52 +169,102 @@ func parseMarkdownRows(t *testing.T, md string) []mdRow {
 	return rows
 }
 
-func TestIDsMatchMarkdown(t *testing.T) {
-	md := readMarkdown(t)
-
-	want := map[string]bool{}
-	for _, id := range mdIDPattern.FindAllString(md, -1) {
-		want[id] = true
-	}
-	got := map[string]bool{}
-	for _, r := range Requirements() {
-		got[r.ID] = true
-	}
-	if diff := cmp.Diff(sortedKeys(want), sortedKeys(got)); diff != "" {
-		t.Errorf("requirement IDs differ from %s (-markdown +yaml):\n%s", requirementsMD, diff)
-	}
-	if len(want) != wantCount {
-		t.Errorf("%s mentions %d distinct IDs, want %d", requirementsMD, len(want), wantCount)
-	}
-}
-
-func TestRowsMatchMarkdown(t *testing.T) {
+// TestVersion1Kept checks the catalogue against version 1: no ID is ever
+// dropped or reused, and a version-1 row whose level, feature or source
+// changed has a line in CHANGES.md (a new ID has one by TestChangesCoverNewIDs).
+func TestVersion1Kept(t *testing.T) {
 	rows := parseMarkdownRows(t, readMarkdown(t))
-	if len(rows) != wantCount {
-		t.Errorf("%s has %d requirement rows, want %d", requirementsMD, len(rows), wantCount)
+	if len(rows) != v1Rows {
+		t.Errorf("%s has %d requirement rows, want %d (version 1 is frozen)", requirementsMD, len(rows), v1Rows)
 	}
-
-	var mdOrder []string
+	changes := readChanges(t)
 	for _, row := range rows {
-		mdOrder = append(mdOrder, row.ID)
 		r, ok := Lookup(row.ID)
 		if !ok {
-			t.Errorf("%s: in %s but not in requirements.yaml", row.ID, requirementsMD)
+			t.Errorf("%s: in catalogue version 1 but dropped from requirements.yaml (IDs are never dropped)", row.ID)
 			continue
 		}
 		got := mdRow{ID: r.ID, Level: r.Level, Feature: r.Feature, Source: r.Source}
-		if diff := cmp.Diff(row, got); diff != "" {
-			t.Errorf("%s differs from the markdown table (-markdown +yaml):\n%s", row.ID, diff)
+		if diff := cmp.Diff(row, got); diff != "" && !strings.Contains(changes, row.ID) {
+			t.Errorf("%s differs from catalogue version 1 but CHANGES.md does not name it (-version 1 +yaml):\n%s", row.ID, diff)
 		}
 	}
+}
 
-	var yamlOrder []string
+// TestChangesCoverNewIDs: every requirement added after version 1 is
+// recorded in CHANGES.md.
+func TestChangesCoverNewIDs(t *testing.T) {
+	v1 := map[string]bool{}
+	for _, row := range parseMarkdownRows(t, readMarkdown(t)) {
+		v1[row.ID] = true
+	}
+	changes := readChanges(t)
 	for _, r := range Requirements() {
-		yamlOrder = append(yamlOrder, r.ID)
+		if !v1[r.ID] && !regexp.MustCompile(`\b`+r.ID+`\b`).MatchString(changes) {
+			t.Errorf("%s is new since catalogue version 1 but CHANGES.md does not record it", r.ID)
+		}
 	}
-	if diff := cmp.Diff(mdOrder, yamlOrder); diff != "" {
-		t.Errorf("requirement order differs from %s (-markdown +yaml):\n%s", requirementsMD, diff)
+}
+
+// auditPath is the catalogue audit that version 2 applies.
+const auditPath = "../../shared/reviews/2026-11-30-contract-audit.md"
+
+var (
+	auditItemRow  = regexp.MustCompile(`^\|\s*([0-9]+)\s*\|.*\|\s*(CM-[A-Z0-9]+-[0-9]{2})\s*\|[^|]*\|[^|]*\|[^|]*\|\s*$`)
+	auditFixRow   = regexp.MustCompile(`^\|\s*(CM-[^|]+?)\s*\|`)
+	changeItemRow = regexp.MustCompile(`^\|\s*([0-9]+)\s*\|\s*(CM-[A-Z0-9]+-[0-9]{2})\s*\|\s*(adopted|changed|rejected)\b[^|]*\|\s*\S`)
+	changeFixRow  = regexp.MustCompile(`^\|\s*(CM-[^|]+?)\s*\|\s*(adopted|changed|rejected)\b[^|]*\|\s*\S`)
+)
+
+// TestChangesDecideEveryAuditItem: CHANGES.md has a decision (adopted,
+// changed or rejected, with how or why) for each item of the audit's table 1
+// (by number and proposed ID) and each row of its table 2 (by its ID cell).
+func TestChangesDecideEveryAuditItem(t *testing.T) {
+	data, err := os.ReadFile(auditPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s not found (the shared reviews are not checked out next to the module)", auditPath)
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items, fixes []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := auditItemRow.FindStringSubmatch(line); m != nil {
+			items = append(items, m[1]+" "+m[2])
+		} else if m := auditFixRow.FindStringSubmatch(line); m != nil {
+			fixes = append(fixes, m[1])
+		}
+	}
+	if len(items) != 38 || len(fixes) != 32 {
+		t.Fatalf("parsed %d missing items and %d wrong-or-coarse rows from %s, want 38 and 32", len(items), len(fixes), auditPath)
+	}
+	gotItems, gotFixes := map[string]bool{}, map[string]bool{}
+	for _, line := range strings.Split(readChanges(t), "\n") {
+		if m := changeItemRow.FindStringSubmatch(line); m != nil {
+			gotItems[m[1]+" "+m[2]] = true
+		} else if m := changeFixRow.FindStringSubmatch(line); m != nil {
+			gotFixes[m[1]] = true
+		}
+	}
+	for _, it := range items {
+		if !gotItems[it] {
+			t.Errorf("CHANGES.md has no decision row for audit item %s", it)
+		}
+	}
+	for _, f := range fixes {
+		if !gotFixes[f] {
+			t.Errorf("CHANGES.md has no decision row for audit row %s", f)
+		}
+	}
+}
+
+func readChanges(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("CHANGES.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -216,6 +277,7 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 const validDoc = `
+version: 2
 areas:
   CFG: Configuration
   ACT: Activation
@@ -224,13 +286,15 @@ requirements:
     area: CFG
     level: MUST
     feature: core
+    basis: [seed]
     source: "000 [Configurazione]"
     text: First.
   - id: CM-ACT-01
     area: ACT
     level: SHOULD
     feature: namespaces
-    source: "001"
+    basis: [openclaw-source, hardening]
+    source: "OpenClaw tests"
     text: >-
       Second,
       folded.
@@ -243,8 +307,8 @@ func TestParseRequirementsValid(t *testing.T) {
 		t.Fatalf("ParseRequirements: %v", err)
 	}
 	wantReqs := []Requirement{
-		{ID: "CM-CFG-01", Area: "CFG", Level: "MUST", Feature: "core", Source: "000 [Configurazione]", Text: "First."},
-		{ID: "CM-ACT-01", Area: "ACT", Level: "SHOULD", Feature: "namespaces", Source: "001", Text: "Second, folded.", Excluded: "not observable from outside"},
+		{ID: "CM-CFG-01", Area: "CFG", Level: "MUST", Feature: "core", Basis: []string{"seed"}, Source: "000 [Configurazione]", Text: "First."},
+		{ID: "CM-ACT-01", Area: "ACT", Level: "SHOULD", Feature: "namespaces", Basis: []string{"openclaw-source", "hardening"}, Source: "OpenClaw tests", Text: "Second, folded.", Excluded: "not observable from outside"},
 	}
 	if diff := cmp.Diff(wantReqs, reqs); diff != "" {
 		t.Errorf("requirements mismatch (-want +got):\n%s", diff)
@@ -256,8 +320,8 @@ func TestParseRequirementsValid(t *testing.T) {
 }
 
 func TestParseRequirementsRejects(t *testing.T) {
-	const head = "areas:\n  CFG: Configuration\nrequirements:\n"
-	const good = "  - {id: CM-CFG-01, area: CFG, level: MUST, feature: core, source: \"000\", text: ok}\n"
+	const head = "version: 2\nareas:\n  CFG: Configuration\nrequirements:\n"
+	const good = "  - {id: CM-CFG-01, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n"
 	tests := []struct {
 		name    string
 		doc     string
@@ -265,88 +329,118 @@ func TestParseRequirementsRejects(t *testing.T) {
 	}{
 		{
 			name:    "duplicate id",
-			doc:     head + good + "  - {id: CM-CFG-01, area: CFG, level: SHOULD, feature: core, source: \"000\", text: again}\n",
+			doc:     head + good + "  - {id: CM-CFG-01, area: CFG, level: SHOULD, feature: core, basis: [hardening], source: \"000\", text: again}\n",
 			wantErr: "CM-CFG-01: duplicate id",
 		},
 		{
 			name:    "bad level",
-			doc:     head + "  - {id: CM-CFG-02, area: CFG, level: MAY, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: CM-CFG-02, area: CFG, level: MAY, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "CM-CFG-02: level \"MAY\"",
 		},
 		{
 			name:    "lower-case level",
-			doc:     head + "  - {id: CM-CFG-02, area: CFG, level: must, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: CM-CFG-02, area: CFG, level: must, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "CM-CFG-02: level",
 		},
 		{
 			name:    "malformed id: one digit",
-			doc:     head + "  - {id: CM-CFG-1, area: CFG, level: MUST, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: CM-CFG-1, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "CM-CFG-1: malformed id",
 		},
 		{
 			name:    "malformed id: lower case",
-			doc:     head + "  - {id: cm-cfg-01, area: CFG, level: MUST, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: cm-cfg-01, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "cm-cfg-01: malformed id",
 		},
 		{
 			name:    "malformed id: wrong prefix",
-			doc:     head + "  - {id: XX-CFG-01, area: CFG, level: MUST, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: XX-CFG-01, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "XX-CFG-01: malformed id",
 		},
 		{
 			name:    "missing id",
-			doc:     head + good + "  - {area: CFG, level: MUST, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + good + "  - {area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "#2 (no id): malformed id",
 		},
 		{
 			name:    "area does not match id",
-			doc:     head + "  - {id: CM-CFG-03, area: ACT, level: MUST, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: CM-CFG-03, area: ACT, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "CM-CFG-03: area \"ACT\" does not match id",
 		},
 		{
 			name:    "area not in areas map",
-			doc:     head + "  - {id: CM-ACT-01, area: ACT, level: MUST, feature: core, source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: CM-ACT-01, area: ACT, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "CM-ACT-01: area \"ACT\" is not in the areas map",
 		},
 		{
 			name:    "empty feature",
-			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: \"\", source: \"000\", text: ok}\n",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: \"\", basis: [hardening], source: \"000\", text: ok}\n",
 			wantErr: "CM-CFG-04: empty feature",
 		},
 		{
 			name:    "empty source",
-			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, text: ok}\n",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], text: ok}\n",
 			wantErr: "CM-CFG-04: empty source",
 		},
 		{
 			name:    "empty text",
-			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: \" \"}\n",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: \" \"}\n",
 			wantErr: "CM-CFG-04: empty text",
 		},
 		{
 			name:    "empty excluded reason",
-			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: ok, excluded: \"\"}\n",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok, excluded: \"\"}\n",
 			wantErr: "CM-CFG-04: excluded is present but gives no reason",
 		},
 		{
 			name:    "empty planned",
-			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: ok, planned: \" \"}\n",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok, planned: \" \"}\n",
 			wantErr: "CM-CFG-04: planned is present but says nothing",
 		},
 		{
 			name:    "excluded and planned",
-			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: ok, excluded: x, planned: y}\n",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok, excluded: x, planned: y}\n",
 			wantErr: "CM-CFG-04: both excluded and planned",
 		},
 		{
 			name:    "unknown field",
-			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, source: \"000\", text: ok, exclude: typo}\n",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok, exclude: typo}\n",
 			wantErr: "exclude",
 		},
 		{
 			name:    "no requirements",
-			doc:     "areas:\n  CFG: Configuration\n",
+			doc:     "version: 2\nareas:\n  CFG: Configuration\n",
 			wantErr: "no requirements",
+		},
+		{
+			name:    "no version",
+			doc:     "areas:\n  CFG: Configuration\nrequirements:\n" + good,
+			wantErr: "catalogue version 0",
+		},
+		{
+			name:    "no basis",
+			doc:     head + "  - {id: CM-CFG-05, area: CFG, level: MUST, feature: core, source: \"000 [exec]\", text: ok}\n",
+			wantErr: "CM-CFG-05: no basis",
+		},
+		{
+			name:    "unknown basis",
+			doc:     head + "  - {id: CM-CFG-05, area: CFG, level: MUST, feature: core, basis: [research], source: \"000 [exec]\", text: ok}\n",
+			wantErr: "CM-CFG-05: basis \"research\" is none of",
+		},
+		{
+			name:    "basis twice",
+			doc:     head + "  - {id: CM-CFG-05, area: CFG, level: MUST, feature: core, basis: [seed, seed], source: \"000 [exec]\", text: ok}\n",
+			wantErr: "CM-CFG-05: basis \"seed\" given twice",
+		},
+		{
+			name:    "seed without a section",
+			doc:     head + "  - {id: CM-CFG-05, area: CFG, level: MUST, feature: core, basis: [seed], source: \"001\", text: ok}\n",
+			wantErr: "CM-CFG-05: basis seed needs a source naming a seed section",
+		},
+		{
+			name:    "seed section without seed basis",
+			doc:     head + "  - {id: CM-CFG-05, area: CFG, level: MUST, feature: core, basis: [openclaw-source], source: \"001 [TypeScript]\", text: ok}\n",
+			wantErr: "CM-CFG-05: source \"001 [TypeScript]\" names a seed section but the basis has no seed",
 		},
 		{
 			name:    "not yaml",
@@ -367,5 +461,29 @@ func TestParseRequirementsRejects(t *testing.T) {
 				t.Errorf("ParseRequirements returned data with an error: %v, %v", reqs, areas)
 			}
 		})
+	}
+}
+
+// featureRow is a row of the feature table in protocol.md §9.
+var featureRow = regexp.MustCompile("^\\| `([a-z0-9-]+)` \\|")
+
+// TestFeaturesDocumented: every feature a requirement names is a row of the
+// feature table in protocol.md §9, so a misspelt feature (which would skip
+// its specs on every target) cannot enter the catalogue unnoticed.
+func TestFeaturesDocumented(t *testing.T) {
+	data, err := os.ReadFile("protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if m := featureRow.FindStringSubmatch(line); m != nil {
+			table[m[1]] = true
+		}
+	}
+	for _, r := range Requirements() {
+		if !table[r.Feature] {
+			t.Errorf("%s: feature %q is not in the feature table of protocol.md §9", r.ID, r.Feature)
+		}
 	}
 }

@@ -24,8 +24,10 @@ const Name = "codemode-reference"
 // Version is the reference implementation's version.
 const Version = "0.1.0"
 
-// Features are the features the reference declares (spec/protocol.md).
-var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "fault-injection"}
+// Features are the features the reference declares (spec/protocol.md §9).
+// snapshot-executor and isolation: it is a generation-1 QuickJS-WASI runtime
+// (snapshots into a fresh VM, engine heap limit, no ambient host access).
+var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection"}
 
 // Options configure a server.
 type Options struct {

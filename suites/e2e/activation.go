@@ -68,26 +68,31 @@ var _ = Describe("e2e", "activation and configuration errors", func() {
 	std := tools.Standard()
 
 	It("CM-CFG-06", "unsupported runtime, mode or languages yield invalid_config and no tools, never a fallback", func(ctx SpecContext) {
-		for _, bad := range []map[string]any{
-			{"runtime": "node"},
-			{"runtime": "QuickJS-WASI"},
+		bad := []map[string]any{
 			{"mode": "direct"},
 			{"languages": []string{"python"}},
 			{"languages": []string{"javascript", "cobol"}},
 			{"languages": "javascript"},
 			{"languages": []string{}},
-		} {
+		}
+		good := []map[string]any{
+			{"languages": []string{"javascript"}},
+			{"languages": []string{"typescript", "javascript"}},
+		}
+		// The runtime rule is generation 1's (000): under executor-choice the
+		// executors of CM-CFG-09 replace it.
+		if !Features().Has("executor-choice") {
+			bad = append(bad, map[string]any{"runtime": "node"}, map[string]any{"runtime": "QuickJS-WASI"})
+			good = append(good, map[string]any{"runtime": "quickjs-wasi", "mode": "only"})
+		}
+		for _, bad := range bad {
 			r := NewRun(ctx, RunOptions{CodeMode: Enabled(bad), Tools: std})
 			Expect(r.Prepared.Failure).NotTo(BeNil(), "tools.codeMode %v must fail the run with invalid_config", bad)
 			Expect(r.Prepared.Failure.Code).To(Equal("invalid_config"), "tools.codeMode %v", bad)
 			Expect(r.Prepared.Tools).To(BeEmpty(), "tools.codeMode %v: an invalid config must not fall back to direct tools", bad)
 			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode %v must leave code mode inactive", bad)
 		}
-		for _, good := range []map[string]any{
-			{"runtime": "quickjs-wasi", "mode": "only"},
-			{"languages": []string{"javascript"}},
-			{"languages": []string{"typescript", "javascript"}},
-		} {
+		for _, good := range good {
 			r := NewRun(ctx, RunOptions{CodeMode: Enabled(good), Tools: std})
 			Expect(r.Prepared.Failure).To(BeNil(), "tools.codeMode %v is valid", good)
 			Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "tools.codeMode %v is valid", good)

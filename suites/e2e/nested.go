@@ -55,6 +55,17 @@ var _ = Describe("e2e", "nested tool execution", func() {
 		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "an exec after run.abort made a nested call")
 	})
 
+	It("CM-NEST-08", "the end of the run (its catalog closing) cancels its in-flight nested calls", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
+		res := r.Exec(ctx, Guest(`await Promise.all([tools.call(id("slow"), {ms: 60000, tag: "a"}), tools.call(id("slow"), {ms: 60000, tag: "b"})]); return "finished";`))
+		Expect(res).To(BeWaiting(), "two 60 s calls cannot finish within one exec")
+		Eventually(r.Tools.Active).WithTimeout(5*time.Second).Should(Equal(2), "both nested calls reached the harness")
+		Expect(r.Tools.Canceled()).To(BeZero(), "nothing may be canceled before the run ends")
+		r.End(ctx)
+		Eventually(r.Tools.Canceled).WithTimeout(5*time.Second).Should(Equal(2), "run.end closes the run catalog and must cancel both in-flight nested calls (tool.cancel)")
+		Expect(r.Tools.Active()).To(BeZero(), "no nested call may still run after run.end")
+	})
+
 	It("CM-NEST-09", "a nested call the guest never awaits is waited for or reported, never silently lost", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
 		for i, code := range []string{

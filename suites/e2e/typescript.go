@@ -8,6 +8,13 @@ import (
 )
 
 var _ = Describe("e2e", "TypeScript", func() {
+	It("CM-TS-07", "a language outside the configured languages fails with unsupported_language", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"languages": []string{"javascript"}}), Tools: tools.Standard()})
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "typescript"})).To(BeFailedWith(result.CodeUnsupportedLanguage), "typescript outside the configured languages [javascript] must fail with unsupported_language")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "python"})).To(BeFailedWith(result.CodeUnsupportedLanguage), "an unknown language must fail with unsupported_language")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "javascript"})).To(CompleteWith(1), "javascript, which is configured, must still run")
+	})
+
 	It("CM-TS-01", "typescript cells are type-stripped without type checking or module resolution, then run", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res, _ := r.Follow(ctx, r.ExecInput(ctx, map[string]any{"language": "typescript", "code": Guest(`

@@ -52,7 +52,9 @@ try {
 // shell-exec: a core tool named exec is catalogued as openclaw:core:exec
 // (only OpenClaw's own code-mode exec/wait are control tools). telemetry:
 // every result carries OpenClaw's telemetry object, passed through unchanged.
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry"];
+// snapshot-executor, isolation: generation 1 runs every cell in QuickJS-WASI
+// and suspends it into a snapshot (000).
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the

@@ -83,6 +83,9 @@ func writeReports(r types.Report, baseline *report.Baseline, built []report.Buil
 	if line := c.Selection.NotRunLine(); line != "" {
 		md += "\n" + line + "\n"
 	}
+	if b := c.Catalogue.BasisLine(); b != "" {
+		md += "\nRequirements judged, by basis: " + b + "\n"
+	}
 	md += c.SelfReportedMarkdown()
 	md += fmt.Sprintf("\nOverall: **%s**\n", c.Overall)
 	for _, reason := range c.Reasons {

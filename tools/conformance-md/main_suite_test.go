@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,10 +25,10 @@ func TestConformanceMD(t *testing.T) {
 
 var _ = Describe("render over a fixture", func() {
 	reqs := []spec.Requirement{
-		{ID: "CM-EXEC-01", Area: "EXEC", Level: "MUST", Feature: "core", Source: "000 [exec]", Text: "covered"},
-		{ID: "CM-EXEC-02", Area: "EXEC", Level: "MUST", Feature: "core", Source: "000 [exec]", Text: "excluded", Excluded: "not observable"},
-		{ID: "CM-EXEC-03", Area: "EXEC", Level: "MUST", Feature: "mcp", Source: "000 [exec]", Text: "planned", Planned: "feature mcp"},
-		{ID: "CM-EXEC-04", Area: "EXEC", Level: "SHOULD", Feature: "core", Source: "000 [exec]", Text: "optional"},
+		{ID: "CM-EXEC-01", Area: "EXEC", Level: "MUST", Feature: "core", Basis: []string{"seed", "openclaw-source"}, Source: "000 [exec]", Text: "covered"},
+		{ID: "CM-EXEC-02", Area: "EXEC", Level: "MUST", Feature: "core", Basis: []string{"seed"}, Source: "000 [exec]", Text: "excluded", Excluded: "not observable"},
+		{ID: "CM-EXEC-03", Area: "EXEC", Level: "MUST", Feature: "mcp", Basis: []string{"seed"}, Source: "000 [exec]", Text: "planned", Planned: "feature mcp"},
+		{ID: "CM-EXEC-04", Area: "EXEC", Level: "SHOULD", Feature: "core", Basis: []string{"hardening"}, Source: "000 [exec]", Text: "optional"},
 	}
 	ok := report.SpecResult{Requirement: "CM-EXEC-01", Text: "CM-EXEC-01 a", Location: "/x/suites/e2e/exec.go:10", State: "passed"}
 
@@ -35,10 +36,12 @@ var _ = Describe("render over a fixture", func() {
 		md, err := render([]report.SpecResult{ok}, reqs)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(md)).To(ContainSubstring("**4 requirements: 1 covered, 1 excluded, 2 not yet covered (1 of them MUST, each with a planned: note).**"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | 000 [exec] | pass | `/x/suites/e2e/exec.go:10` |"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [exec] | excluded: not observable | — |"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | 000 [exec] | not covered (planned: feature mcp) | — |"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | 000 [exec] | not covered | — |"))
+		Expect(string(md)).To(ContainSubstring(fmt.Sprintf("Requirement catalogue **version %d**", spec.Version())), "the file names the catalogue version")
+		Expect(string(md)).To(ContainSubstring("By basis (a requirement resting on two counts under both): seed 3 (1 covered), openclaw-source 1 (1 covered), hardening 1 (0 covered)."))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | `/x/suites/e2e/exec.go:10` |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | seed | 000 [exec] | excluded: not observable | — |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | seed | 000 [exec] | not covered (planned: feature mcp) | — |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | — |"))
 	})
 	It("adds a column per peer report: pass, fail (baselined), not drivable, its verdict, or — when it has none", func() {
 		peer := Peer{Title: "Other 1.0", Path: "reports/other/conformance-report.yaml", Report: report.Conformance{
@@ -51,10 +54,10 @@ var _ = Describe("render over a fixture", func() {
 		md, err := render([]report.SpecResult{ok}, reqs, peer)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(md)).To(ContainSubstring("Column **Other 1.0** is rendered from the committed `reports/other/conformance-report.yaml` (other 1.0, overall partial"))
-		Expect(string(md)).To(ContainSubstring("| ID | level | feature | source | verdict | Other 1.0 | specs |\n|---|---|---|---|---|---|---|"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | 000 [exec] | pass | fail (baselined) | `/x/suites/e2e/exec.go:10` |"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | 000 [exec] | excluded: not observable | — | — |"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | 000 [exec] | not covered | not drivable | — |"))
+		Expect(string(md)).To(ContainSubstring("| ID | level | feature | basis | source | verdict | Other 1.0 | specs |\n|---|---|---|---|---|---|---|---|"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail (baselined) | `/x/suites/e2e/exec.go:10` |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | seed | 000 [exec] | excluded: not observable | — | — |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | not drivable | — |"))
 	})
 	It("fails when a spec's requirement label was removed", func() {
 		unlabelled := ok

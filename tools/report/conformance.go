@@ -225,6 +225,9 @@ func Count(v map[string]Verdict) Totals {
 //	implementation: {name, version}     # from the target's initialize
 //	harness: {name, version}
 //	target: builtin
+//	catalogue:                          # the requirement catalogue the run was judged against
+//	  version: 2                        # requirements.yaml version (spec/CHANGES.md)
+//	  basis: {seed: {pass, …}, …}       # requirements per basis and verdict (a row with two bases counts in both)
 //	features:
 //	  effective: [core, …]              # what specs were gated on
 //	  source: declared | command line
@@ -247,6 +250,7 @@ func Count(v map[string]Verdict) Totals {
 //	  - id: CM-LIM-03
 //	    level: MUST
 //	    feature: core
+//	    basis: [seed]                   # what it rests on: seed, openclaw-source, hardening
 //	    verdict: xfail
 //	    expected: "reason"              # when listed in the baseline
 //	    selfReported: […]               # a pass that trusts what the target reports about itself (SelfReportedEntry)
@@ -255,6 +259,7 @@ type Conformance struct {
 	Implementation   Peer              `yaml:"implementation"`
 	Harness          Peer              `yaml:"harness"`
 	Target           string            `yaml:"target"`
+	Catalogue        Catalogue         `yaml:"catalogue"`
 	Features         Features          `yaml:"features"`
 	Selection        Selection         `yaml:"selection"`
 	ExpectedFailures *ExpectedFailures `yaml:"expectedFailures,omitempty"`
@@ -269,6 +274,74 @@ type Conformance struct {
 type Peer struct {
 	Name    string `yaml:"name"`
 	Version string `yaml:"version"`
+}
+
+// Catalogue names the requirement catalogue a run was judged against.
+type Catalogue struct {
+	// Version is spec.Version(): which requirements.yaml the verdicts mean.
+	Version int `yaml:"version"`
+	// Basis counts the judged requirements per basis (spec.Bases) and
+	// verdict; a requirement with two bases counts under both.
+	Basis map[string]Totals `yaml:"basis,omitempty"`
+}
+
+// NewCatalogue describes the embedded catalogue and counts requirement
+// verdicts v per basis.
+func NewCatalogue(v map[string]Verdict) Catalogue {
+	c := Catalogue{Version: spec.Version()}
+	by := map[string]map[string]Verdict{}
+	for id, x := range v {
+		r, ok := spec.Lookup(id)
+		if !ok {
+			continue
+		}
+		for _, b := range r.Basis {
+			if by[b] == nil {
+				by[b] = map[string]Verdict{}
+			}
+			by[b][id] = x
+		}
+	}
+	if len(by) > 0 {
+		c.Basis = map[string]Totals{}
+		for b, vs := range by {
+			c.Basis[b] = Count(vs)
+		}
+	}
+	return c
+}
+
+// Line is the catalogue for report.html, e.g. "version 2;
+// requirements judged, by basis: seed 60 pass, 1 fail; hardening 4 pass".
+func (c Catalogue) Line() string {
+	s := fmt.Sprintf("version %d", c.Version)
+	if b := c.BasisLine(); b != "" {
+		s += "; requirements judged, by basis: " + b
+	}
+	return s
+}
+
+// BasisLine counts the judged requirements per basis and verdict, e.g.
+// "seed 60 pass, 1 fail; hardening 4 pass"; empty when none was judged.
+func (c Catalogue) BasisLine() string {
+	var parts []string
+	for _, b := range spec.Bases {
+		t, ok := c.Basis[b]
+		if !ok {
+			continue
+		}
+		var n []string
+		for _, x := range []struct {
+			k int
+			v Verdict
+		}{{t.Pass, Pass}, {t.Fail, Fail}, {t.Error, Error}, {t.XFail, XFail}, {t.XPass, XPass}, {t.Skip, Skip}} {
+			if x.k > 0 {
+				n = append(n, fmt.Sprintf("%d %s", x.k, x.v))
+			}
+		}
+		parts = append(parts, b+" "+strings.Join(n, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Features records the feature set a run used and where it came from.
@@ -288,11 +361,12 @@ type ExpectedFailures struct {
 
 // RequirementLine is one requirement's verdict and its specs.
 type RequirementLine struct {
-	ID       string  `yaml:"id"`
-	Level    string  `yaml:"level"`
-	Feature  string  `yaml:"feature"`
-	Verdict  Verdict `yaml:"verdict"`
-	Expected string  `yaml:"expected,omitempty"`
+	ID       string   `yaml:"id"`
+	Level    string   `yaml:"level"`
+	Feature  string   `yaml:"feature"`
+	Basis    []string `yaml:"basis,flow"`
+	Verdict  Verdict  `yaml:"verdict"`
+	Expected string   `yaml:"expected,omitempty"`
 	// SelfReported lists what the passing specs of a passing requirement
 	// trusted the target to report about itself: the pass is "pass
 	// (self-reported)".
@@ -315,7 +389,7 @@ type SpecLine struct {
 // the caller sets the identity fields, the selection and
 // expectedFailures.file.
 func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformance {
-	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements)}
+	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements), Catalogue: NewCatalogue(ev.Requirements)}
 	c.Overall, c.Reasons = Judge(ev.Requirements, suiteErrors, b != nil)
 	if nd := NotDrivable(ev); len(nd) > 0 {
 		c.Totals.NotDrivable = len(nd)
@@ -346,7 +420,7 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 		if !ok {
 			continue
 		}
-		line := RequirementLine{ID: r.ID, Level: r.Level, Feature: r.Feature, Verdict: v, Specs: byReq[r.ID]}
+		line := RequirementLine{ID: r.ID, Level: r.Level, Feature: r.Feature, Basis: r.Basis, Verdict: v, Specs: byReq[r.ID]}
 		if e, ok := b.requirement(r.ID); ok {
 			line.Expected = orListed(e.Reason)
 		}

@@ -69,6 +69,7 @@ func RenderHTML(w io.Writer, r types.Report, ev Evaluation, c Conformance) error
 		Target:         c.Target,
 		Implementation: c.ImplementationLine(),
 		Harness:        strings.TrimSpace(c.Harness.Name + " " + c.Harness.Version),
+		Catalogue:      c.Catalogue.Line(),
 		Features:       strings.Join(c.Features.Effective, ", "),
 		FeatureSource:  c.Features.Source,
 		Selection:      c.Selection.Describe(),
@@ -144,6 +145,7 @@ func pairSpecs(r types.Report, ev Evaluation) ([]types.SpecReport, error) {
 
 type htmlPage struct {
 	Target, Implementation, Harness, Features, FeatureSource string
+	Catalogue                                                string
 	Started, Duration                                        string
 	Selection, NotRun                                        string
 	Overall                                                  Overall
@@ -168,6 +170,7 @@ type htmlRow struct {
 type htmlSpec struct {
 	Anchor                                        string
 	Requirement, Level, Feature, Source, ReqText  string
+	Basis                                         string
 	Text, FullText, Location, Duration            string
 	Verdict                                       Verdict
 	Expected, HarnessError                        string
@@ -207,6 +210,7 @@ func newHTMLSpec(i int, v SpecVerdict, s types.SpecReport) htmlSpec {
 	}
 	if r, ok := spec.Lookup(v.Requirement); ok {
 		h.Level, h.Feature, h.Source, h.ReqText = r.Level, r.Feature, r.Source, r.Text
+		h.Basis = strings.Join(r.Basis, " + ")
 	}
 	if v.Verdict != XPass {
 		h.Message, h.Result, h.GuestCode = splitFailure(v.Message)
@@ -449,6 +453,7 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 <tr><th>target</th><td><code>{{.Target}}</code></td></tr>
 <tr><th>implementation</th><td>{{.Implementation}}</td></tr>
 <tr><th>harness</th><td>{{.Harness}}</td></tr>
+<tr><th>catalogue</th><td>{{.Catalogue}}</td></tr>
 <tr><th>features</th><td>{{.Features}}{{if .FeatureSource}} <span class="muted">({{.FeatureSource}})</span>{{end}}</td></tr>
 {{- if .Started}}
 <tr><th>run</th><td>{{.Started}}, {{.Duration}}</td></tr>
@@ -512,7 +517,7 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 </html>
 {{define "spec"}}
 <h3>{{.Requirement}} <span class="v v-{{.Verdict}}">{{.Verdict}}</span></h3>
-<p>{{if .Level}}{{.Level}} · feature <code>{{.Feature}}</code> · source {{.Source}}{{else}}<span class="muted">not in spec/requirements.yaml</span>{{end}}</p>
+<p>{{if .Level}}{{.Level}} · feature <code>{{.Feature}}</code> · basis {{.Basis}} · source {{.Source}}{{else}}<span class="muted">not in spec/requirements.yaml</span>{{end}}</p>
 {{- if .ReqText}}
 <blockquote>{{.ReqText}}</blockquote>
 {{- end}}

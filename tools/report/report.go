@@ -220,7 +220,7 @@ func Markdown(target, impl string, areas []AreaSummary) string {
 	if impl != "" {
 		fmt.Fprintf(&b, " (%s)", impl)
 	}
-	b.WriteString("\n\n")
+	fmt.Fprintf(&b, "\n\nRequirement catalogue: version %d (spec/requirements.yaml; spec/CHANGES.md)\n\n", spec.Version())
 	b.WriteString("| area | title | pass | fail | error | xfail | xpass | skip | not run | failing |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	var t AreaSummary
 	for _, a := range areas {

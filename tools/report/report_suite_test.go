@@ -1,9 +1,11 @@
 package report_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	specs "github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -188,6 +190,31 @@ var _ = Describe("NewConformance", func() {
 		c := report.NewConformance(report.Evaluate([]report.SpecResult{s}, nil), nil, nil)
 		Expect(c.Requirements[0].Specs[0].Message).To(Equal("Unexpected error: <*fmt.wrapError | 0x…>: boom {err: <*net.OpError | 0x…>{Op: \"dial\"}} at 0x10"))
 		Expect(report.Short("a\n  <*T | 0xc000abcdef>")).To(Equal("a <*T | 0x…>"))
+	})
+})
+
+var _ = Describe("the catalogue in the reports", func() {
+	It("names the catalogue version and counts verdicts per basis (a requirement with two bases counts in both)", func() {
+		// CM-CFG-01: seed; CM-CFG-05: seed + openclaw-source; CM-LIM-04: hardening.
+		for id, want := range map[string][]string{"CM-CFG-01": {"seed"}, "CM-CFG-05": {"seed", "openclaw-source"}, "CM-LIM-04": {"hardening"}} {
+			r, ok := specs.Lookup(id)
+			Expect(ok && cmp.Equal(r.Basis, want)).To(BeTrue(), "the test's premise: %s has basis %v, got %v", id, want, r.Basis)
+		}
+		ev := report.Evaluate([]report.SpecResult{spec("CM-CFG-01", "a", "passed"), spec("CM-CFG-05", "a", "failed"), spec("CM-LIM-04", "a", "skipped")}, nil)
+		c := report.NewConformance(ev, nil, nil)
+		Expect(c.Catalogue.Version).To(Equal(specs.Version()), "the report names the embedded catalogue's version")
+		Expect(cmp.Diff(map[string]report.Totals{
+			"seed":            {Pass: 1, Fail: 1},
+			"openclaw-source": {Fail: 1},
+			"hardening":       {Skip: 1},
+		}, c.Catalogue.Basis)).To(BeEmpty(), "verdicts per basis")
+		Expect(c.Catalogue.BasisLine()).To(Equal("seed 1 pass, 1 fail; openclaw-source 1 fail; hardening 1 skip"))
+		Expect(c.Catalogue.Line()).To(HavePrefix(fmt.Sprintf("version %d; ", specs.Version())))
+		y, err := c.YAML()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(y)).To(ContainSubstring(fmt.Sprintf("catalogue:\n  version: %d\n", specs.Version())), "conformance-report.yaml names the version:\n%s", y)
+		Expect(string(y)).To(ContainSubstring("basis: [seed, openclaw-source]"), "each requirement line carries its basis:\n%s", y)
+		Expect(report.Markdown("builtin", "ref 1.0", nil)).To(ContainSubstring(fmt.Sprintf("Requirement catalogue: version %d ", specs.Version())), "summary.md names the version")
 	})
 })
 
