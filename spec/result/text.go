@@ -136,3 +136,9 @@ func WellFormed(raw []byte) []byte {
 	}
 	return out
 }
+
+// ResultEnvelopeBytes is the fixed envelope a result may carry beyond
+// maxOutputBytes (CM-LIM-08): the content size of a result's JSON, leaving
+// out telemetry and pendingToolCalls, is at most maxOutputBytes +
+// ResultEnvelopeBytes, whether it completed, failed or is waiting.
+const ResultEnvelopeBytes = 1024
