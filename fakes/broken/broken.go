@@ -21,6 +21,7 @@ import (
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
 // Variant is one broken target, served in process on r/w.
@@ -456,7 +457,7 @@ func pump(src io.Reader, dst io.Writer, inspect func(msg map[string]any) (edited
 				return true
 			}
 			if b, err := json.Marshal(msg); err == nil && edited {
-				line = b
+				line = protocol.UnescapeHTML(b) // only html-escaping has that fault
 			}
 		}
 		if _, err := dst.Write(append(append([]byte(nil), line...), '\n')); err != nil {

@@ -149,7 +149,15 @@ func unboundedFailedOutput() serveFunc {
 // with HTML escaping on (Go's json.Marshal), so <, > and & travel as
 // \u003c, \u003e and \u0026.
 func htmlEscaping() serveFunc {
-	return outbound(func(msg map[string]any) (edited, drop bool) { return true, false })
+	return lineProxy(forwardToReference, func(l lines, b []byte) {
+		var msg map[string]any
+		if json.Unmarshal(b, &msg) == nil {
+			if e, err := json.Marshal(msg); err == nil {
+				b = e
+			}
+		}
+		l.toHarness(b)
+	})
 }
 
 // loneSurrogates: the target passes lone surrogates of guest strings
