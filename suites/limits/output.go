@@ -40,7 +40,7 @@ var _ = Describe("limits", "output limit on every result", func() {
 			{"output, then a huge error", `text("o".repeat(2000)); throw new Error("E".repeat(200000));`},
 			{"output, then a huge error name", `text("o".repeat(2000)); const e = new Error("m"); e.name = "N".repeat(200000); throw e;`},
 			{"output, then a huge tool error", Guest(`text("o".repeat(2000)); await tools.call(id("fail"), {message: "F".repeat(200000)});`)},
-			{"output before a suspension", Guest(`text("o".repeat(2000)); await tools.call(id("slow"), {ms: 1500}); text("p".repeat(2000)); return 1;`)},
+			{"output before a suspension", Guest(`text("o".repeat(2000)); await tools.call(id("slow"), {ms: 1500}); text("p".repeat(3000)); return 1;`)},
 		}
 		for _, c := range cells {
 			res, steps := r.RunToCompletion(ctx, c.code)
