@@ -487,3 +487,13 @@ func TestFeaturesDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestHardeningIsShould: a rule the source pages do not state (source
+// "hardening", found by trying hostile inputs) is never a MUST of the contract.
+func TestHardeningIsShould(t *testing.T) {
+	for _, r := range Requirements() {
+		if r.Source == "hardening" && r.Level != LevelShould {
+			t.Errorf("%s: source %q but level %s, want %s", r.ID, "hardening", r.Level, LevelShould)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
 // Variant is one broken target, served in process on r/w.
@@ -165,6 +166,21 @@ var Variants = []Variant{
 			delete(t, "snapshotEvents")
 			return had
 		})},
+	// The result faults of issue 9 (faults.go).
+	{Name: "failed-output-unbounded", Breaks: "CM-LIM-08", Defect: "a cell over maxOutputBytes fails with output_limit_exceeded but its failed result still carries all of its output",
+		Serve: unboundedFailedOutput()},
+	{Name: "html-escaping", Breaks: "CM-LIM-09", Defect: "every protocol message is encoded with HTML escaping, so <, > and & travel as \\u003c, \\u003e and \\u0026",
+		Serve: htmlEscaping()},
+	{Name: "lone-surrogates", Breaks: "CM-EXEC-21", Defect: "lone surrogates of guest strings reach the value, output, error text and tool inputs as \\ud83d instead of U+FFFD",
+		Serve: loneSurrogates()},
+	{Name: "non-errors-undefined", Breaks: "CM-EXEC-22", Defect: "a thrown non-Error is read as an Error (\"undefined: undefined\") and a returned Error becomes {}",
+		Serve: nonErrorsAsUndefined()},
+	{Name: "rejections-swallowed", Breaks: "CM-NEST-22", Defect: "the rejection of a nested call nobody awaits is swallowed: the cell completes and the failure vanishes",
+		Serve: rejectionsSwallowed()},
+	{Name: "late-dispatch", Breaks: "CM-NEST-23", Defect: "nested calls reach the harness 150 ms after the answer that ended their cell (the target answers first, dispatches later)",
+		Serve: lateDispatch()},
+	{Name: "trap-as-range-error", Breaks: "CM-EXEC-23", Defect: "an engine crash on deep recursion is reported as a guest RangeError with no code",
+		Serve: trapAsRangeError()},
 	{Name: "forged-invoke-at-shutdown", Breaks: "CM-ACT-05", Defect: "on shutdown, after the last spec, the target sends a tool.invoke of its own for a run never prepared, as guest code that escaped the sandbox could",
 		Serve: forgingAtShutdown(), AfterLastSpec: true},
 }
@@ -479,7 +495,7 @@ func pump(src io.Reader, dst io.Writer, inspect func(msg map[string]any) (edited
 				return true
 			}
 			if b, err := json.Marshal(msg); err == nil && edited {
-				line = b
+				line = protocol.UnescapeHTML(b) // only html-escaping has that fault
 			}
 		}
 		if _, err := dst.Write(append(append([]byte(nil), line...), '\n')); err != nil {

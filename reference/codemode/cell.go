@@ -151,6 +151,11 @@ func (s *step) drive(ctx context.Context) result.Result {
 			}
 			return s.fail(result.Failed(code, p.Fatal.Message))
 		}
+		if p.State == "error" {
+			// The outcome is determined: calls still queued in the guest
+			// are never dispatched (CM-NEST-23).
+			return s.fail(s.guestFailure(p))
+		}
 		immediate, yield, r, bad := s.dispatch(p.Requests)
 		if bad {
 			return s.fail(r)
@@ -199,15 +204,14 @@ func (s *step) drive(ctx context.Context) result.Result {
 // result will carry (CM-LIM-03).
 func (s *step) takeOutput(items []json.RawMessage) (result.Result, bool) {
 	for _, raw := range items {
+		raw = result.WellFormed(raw) // CM-EXEC-21
 		var o result.Output
 		if err := json.Unmarshal(raw, &o); err != nil || (o.Type != "text" && o.Type != "json") {
 			return result.Failed(result.CodeInternalError, "guest produced a malformed output item"), true
 		}
-		s.outBytes += int64(len(raw))
-		s.output = append(s.output, o)
-	}
-	if s.outBytes > s.c.run.cfg.MaxOutputBytes {
-		return s.limit(result.CodeOutputLimitExceeded, fmt.Sprintf("output exceeds maxOutputBytes (%d bytes)", s.c.run.cfg.MaxOutputBytes)), true
+		if r, over := s.keepOutput(o, raw); over {
+			return r, true
+		}
 	}
 	return result.Result{}, false
 }
@@ -221,6 +225,9 @@ func (s *step) limit(code result.ErrorCode, msg string) result.Result {
 // prelude's own checks are not trusted) and starts nested calls.
 func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, yield bool, r result.Result, bad bool) {
 	cfg := s.c.run.cfg
+	if r, over := s.batchOverLimit(reqs); over {
+		return nil, false, r, true
+	}
 	for _, q := range reqs {
 		if q.ID <= 0 || s.c.seen[q.ID] {
 			return nil, false, result.Failed(result.CodeInternalError,
@@ -285,13 +292,16 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 	c.inflight[q.ID] = &nestedCall{reqID: q.ID, callID: callID, toolID: toolID}
 	c.calledTools = append(c.calledTools, toolID)
 	c.mu.Unlock()
-	input := q.Input
+	input := json.RawMessage(result.WellFormed(q.Input)) // CM-EXEC-21
 	if len(input) == 0 {
 		input = json.RawMessage("{}")
 	}
 	p := protocol.InvokeParams{Run: c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
 		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: c.run.ctx}
 	go func() {
+		if c.callCtx.Err() != nil {
+			return // the cell ended before the call left: never send it (CM-NEST-23)
+		}
 		v, err := s.rt.inv.Invoke(c.callCtx, p)
 		var d prelude.Delivery
 		if err != nil {
@@ -395,12 +405,7 @@ func (s *step) trapResult(err error) result.Result {
 		s.vm != nil && s.vm.MemoryBytes() >= int64(engine.PagesFor(s.c.run.cfg.MemoryLimitBytes)-16)*engine.PageSize {
 		return s.limit(result.CodeMemoryLimitExceeded, "memoryLimitBytes exceeded: the VM reached its memory cap")
 	}
-	msg := err.Error()
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return result.Result{Status: result.StatusFailed,
-		Error: "RangeError: the guest VM crashed (" + strings.TrimPrefix(msg, "engine trap: wasm error: ") + "), most likely maximum call stack size exceeded"}
+	return engineFault(err)
 }
 
 func (s *step) closeVM() {
@@ -412,7 +417,8 @@ func (s *step) closeVM() {
 
 func (s *step) finish(r result.Result) result.Result {
 	// The error text is guest- or tool-controlled: bound it like output.
-	if limit := int(s.c.run.cfg.MaxOutputBytes); len(r.Error) > limit {
+	r.Error = strings.ToValidUTF8(r.Error, "\uFFFD") // CM-EXEC-21
+	if limit := s.errorBudget(); len(r.Error) > limit {
 		cut := max(limit-len(errorCutMark), 0)
 		for cut > 0 && !utf8.RuneStart(r.Error[cut]) {
 			cut--
@@ -440,7 +446,8 @@ func (s *step) complete(value json.RawMessage) result.Result {
 	if len(value) == 0 {
 		value = json.RawMessage("null")
 	}
-	if s.outBytes+int64(len(value)) > s.c.run.cfg.MaxOutputBytes {
+	value = result.WellFormed(value) // CM-EXEC-21
+	if s.outBytes+result.ContentSize(value) > s.c.run.cfg.MaxOutputBytes {
 		return s.fail(s.limit(result.CodeOutputLimitExceeded, fmt.Sprintf("output and value exceed maxOutputBytes (%d bytes)", s.c.run.cfg.MaxOutputBytes)))
 	}
 	s.closeVM()

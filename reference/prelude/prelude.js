@@ -44,6 +44,10 @@
   const hostErrors = new WeakSet(); // error objects delivered by the host
   const weakSetAdd = WeakSet.prototype.add;
   const weakSetHas = WeakSet.prototype.has;
+  const ErrorCtor = Error;
+  const toWellFormed = String.prototype.toWellFormed;
+  const strIndexOf = String.prototype.indexOf;
+  const speciesSymbol = Symbol.species;
 
   // Bridge containers have no prototype: a guest that installs
   // Array.prototype.toJSON or Object.prototype getters cannot change what
@@ -74,15 +78,57 @@
     return apply(ObjectCtor.prototype.hasOwnProperty, o, [k]);
   }
 
+  // wf makes a string well-formed Unicode: every lone surrogate becomes
+  // U+FFFD, the one rule of every channel (spec/protocol.md §6, CM-EXEC-21).
+  function wf(s) {
+    return typeof toWellFormed === "function" ? apply(toWellFormed, s, []) : s;
+  }
+
+  // isErrorLike: an Error of this realm, an error the host delivered, or an
+  // object with a string name and a string message. Anything else thrown is
+  // a plain value whose content must reach the error text (CM-EXEC-22).
+  function isErrorLike(e) {
+    try {
+      if (e instanceof ErrorCtor || apply(weakSetHas, hostErrors, [e])) return true;
+      return typeof e.name === "string" && typeof e.message === "string";
+    } catch (_) {
+      return false;
+    }
+  }
+
+  // thrownText describes a thrown non-Error by its content: its class name
+  // (other than Object and Array) and its JSON through the output adapter,
+  // so `throw {status: 404}` reads `Uncaught {"status":404}`.
+  function thrownText(e) {
+    let s;
+    try { s = encode(e); } catch (_) { s = "(unprintable value)"; }
+    let cls = "";
+    try {
+      const proto = getPrototypeOf(e);
+      const ctor = proto && proto.constructor;
+      const n = typeof ctor === "function" ? ctor.name : "";
+      if (typeof n === "string" && n !== "Object" && n !== "Array") cls = n + " ";
+    } catch (_) {}
+    if (typeof e === "function") return "Uncaught " + s;
+    return "Uncaught " + cls + s;
+  }
+
   // errorInfo turns anything thrown into plain {name, message} without
-  // running guest code that could throw again.
+  // running guest code that could throw again. A thrown non-Error has an
+  // empty name: the host then shows the message alone.
   function errorInfo(e) {
+    if ((e !== null && typeof e === "object" || typeof e === "function") && !isErrorLike(e)) {
+      const r = record();
+      r.name = "";
+      r.message = wf(thrownText(e));
+      return r;
+    }
     if (e !== null && typeof e === "object") {
       let name = "Error";
       let message = "";
       let code;
-      try { name = StringCtor(e.name); } catch (_) { name = "Error"; }
-      try { message = StringCtor(e.message); } catch (_) { message = "(unreadable message)"; }
+      try { name = e.name === undefined ? "Error" : wf(StringCtor(e.name)); } catch (_) { name = "Error"; }
+      try { message = e.message === undefined ? "" : wf(StringCtor(e.message)); } catch (_) { message = "(unreadable message)"; }
       // Only errors the host delivered keep their code: a guest cannot make
       // its own throw look like a failed nested tool call.
       if (apply(weakSetHas, hostErrors, [e])) {
@@ -95,9 +141,9 @@
       return r;
     }
     let s;
-    try { s = StringCtor(e); } catch (_) { s = "(unprintable value)"; }
+    try { s = wf(StringCtor(e)); } catch (_) { s = "(unprintable value)"; }
     const r = record();
-    r.name = "Error";
+    r.name = "";
     r.message = "Uncaught " + s;
     return r;
   }
@@ -106,7 +152,8 @@
   // Non-serialisable values become plain strings (CM-GUEST-08).
   function toJSONValue(v, depth, seen) {
     switch (typeof v) {
-      case "string": case "boolean": return v;
+      case "string": return wf(v);
+      case "boolean": return v;
       case "number": return (v === v && v !== Infinity && v !== -Infinity) ? v : null;
       case "undefined": return undefined;
       case "bigint": return StringCtor(v);
@@ -132,6 +179,28 @@
         try { r = apply(toJSON, v, [""]); } catch (e) { return "[Unserializable: " + errorInfo(e).message + "]"; }
         return toJSONValue(r, depth + 1, seen);
       }
+      // An Error has no enumerable own name or message: without this it
+      // would become {} (CM-EXEC-22).
+      let isErr = false;
+      try { isErr = v instanceof ErrorCtor; } catch (_) {}
+      if (isErr) {
+        const out = create(null);
+        let n, m;
+        try { n = v.name; } catch (_) {}
+        try { m = v.message; } catch (_) {}
+        out.name = n === undefined ? "Error" : toJSONValue(StringCtor(n), depth + 1, seen);
+        out.message = m === undefined ? "" : toJSONValue(StringCtor(m), depth + 1, seen);
+        let ks = [];
+        try { ks = objectKeys(v); } catch (_) {}
+        for (let i = 0; i < ks.length; i++) {
+          const k = ks[i];
+          if (k === "name" || k === "message") continue;
+          let x;
+          try { x = toJSONValue(v[k], depth + 1, seen); } catch (e) { x = "[Unserializable: " + errorInfo(e).message + "]"; }
+          if (x !== undefined) defineProperty(out, wf(k), { value: x, enumerable: true, writable: true, configurable: true });
+        }
+        return out;
+      }
       if (isArray(v)) {
         const out = list();
         let n = 0;
@@ -150,7 +219,7 @@
         const k = ks[i];
         let x;
         try { x = toJSONValue(v[k], depth + 1, seen); } catch (e) { x = "[Unserializable: " + errorInfo(e).message + "]"; }
-        if (x !== undefined) defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+        if (x !== undefined) defineProperty(out, wf(k), { value: x, enumerable: true, writable: true, configurable: true });
       }
       return out;
     } finally {
@@ -229,12 +298,23 @@
     });
   })();
 
+  // lowerBound is at most the content size (spec/result.ContentSize) of the
+  // JSON text s: one byte per character, less 5 for each backslash (an
+  // escape is at most 6 characters and stands for at least one byte).
+  function lowerBound(s) {
+    let n = 0;
+    for (let i = apply(strIndexOf, s, ["\\"]); i >= 0; i = apply(strIndexOf, s, ["\\", i + 1])) n++;
+    return s.length - 5 * n;
+  }
+
+  // pushOutput appends an item unless it takes the output past
+  // maxOutputBytes: then the item is dropped (a failed result never carries
+  // it, CM-LIM-08) and the cell fails whatever the guest does. The count is
+  // a lower bound of the host's; the host measures exactly and decides.
   function pushOutput(item) {
     const s = stringify(item);
-    outChars += s.length;
-    output[output.length] = item;
-    // Characters never exceed UTF-8 bytes: this early stop is exact enough
-    // for the guest; the host measures bytes and decides.
+    outChars += lowerBound(s) + 1;
+    if (!cfg || outChars <= cfg.maxOutputBytes) output[output.length] = item;
     if (cfg && outChars > cfg.maxOutputBytes) {
       setFatal("output_limit_exceeded", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)");
       throw plainError("RangeError", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)", "output_limit_exceeded");
@@ -253,7 +333,7 @@
 
   function text(value) {
     let s;
-    if (typeof value === "string") s = value;
+    if (typeof value === "string") s = wf(value);
     else if (value !== null && typeof value === "object") s = encode(value);
     else s = StringCtor(toJSONValue(value, 0, new MapCtor()));
     const item = record();
@@ -283,6 +363,62 @@
     return new PromiseCtor(function (resolve, reject) {
       apply(mapSet, pending, [id, { resolve: resolve, reject: reject }]);
     });
+  }
+
+  // Unawaited nested calls are never lost silently (spec/protocol.md §12.3,
+  // CM-NEST-22): tools.call returns a CallPromise, whose `then` (which
+  // await, catch, finally and the Promise combinators all call on it)
+  // marks it handled. A call that rejects and is still unhandled when the
+  // cell's value is determined and nothing is pending fails the cell.
+  // Promises derived from it are plain Promises (species).
+  const tracked = []; // {tool, handled, rejected, reason} per call, in call order
+  const trackedBy = new MapCtor(); // CallPromise -> its entry
+  class CallPromise extends PromiseCtor {
+    static get [speciesSymbol]() { return PromiseCtor; }
+    then(onFulfilled, onRejected) {
+      const en = apply(mapGet, trackedBy, [this]);
+      if (en) en.handled = true;
+      return apply(promiseThen, this, [onFulfilled, onRejected]);
+    }
+  }
+  function track(inner, tool) {
+    const en = record();
+    en.tool = tool;
+    en.handled = false;
+    en.rejected = false;
+    const p = new CallPromise(function (resolve, reject) {
+      apply(promiseThen, inner, [resolve, function (e) {
+        en.rejected = true;
+        en.reason = e;
+        reject(e);
+      }]);
+    });
+    apply(mapSet, trackedBy, [p, en]);
+    tracked[tracked.length] = en;
+    return p;
+  }
+  // unhandledFailure is the failure of a cell that left nested calls'
+  // rejections unhandled, or null. It keeps the first one's code, so an
+  // unhandled tool failure is nested_tool_failed as an uncaught one is.
+  function unhandledFailure() {
+    let first = null;
+    let names = "";
+    let n = 0;
+    for (let i = 0; i < tracked.length; i++) {
+      const en = tracked[i];
+      if (!en.rejected || en.handled) continue;
+      if (!first) first = en;
+      names += (n ? ", " : "") + stringify(StringCtor(en.tool));
+      n++;
+    }
+    if (!first) return null;
+    const info = errorInfo(first.reason);
+    const r = record();
+    r.name = info.name === "" ? "Error" : info.name;
+    r.message = "the cell returned but " + n + " nested tool call" + (n === 1 ? "" : "s") +
+      " failed and the guest never handled the rejection (tools.call of " + names + "); the first one: " + info.message;
+    if (info.code !== undefined) r.code = info.code;
+    return r;
   }
 
   function compact(t) {
@@ -387,11 +523,11 @@
     value: function call(id, input) {
       counts.call++;
       const t = findById(id);
-      if (!t) return PromiseCtor.reject(unknownTool(id));
+      if (!t) return track(PromiseCtor.reject(unknownTool(id)), StringCtor(id));
       const fields = record();
       fields.tool = t.id;
       fields.input = toJSONValue(input === undefined ? {} : input, 0, new MapCtor());
-      return request("call", fields);
+      return track(request("call", fields), t.id);
     },
   });
 
@@ -512,6 +648,13 @@
     },
     // poll hands the host everything new, as one JSON text.
     poll: function () {
+      if (state === "done" && pendingCount === 0) {
+        const f = unhandledFailure();
+        if (f) {
+          failure = f;
+          state = "error";
+        }
+      }
       const out = output;
       const req = outbox;
       output = list();

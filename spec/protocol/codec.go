@@ -10,8 +10,11 @@ import (
 	"github.com/creachadair/jrpc2/handler"
 )
 
-// NewChannel frames JSON-RPC messages one per line over r and w.
-func NewChannel(r io.Reader, w io.WriteCloser) channel.Channel { return channel.Line(r, w) }
+// NewChannel frames JSON-RPC messages one per line over r and w, without
+// HTML escaping (see noHTMLEscape).
+func NewChannel(r io.Reader, w io.WriteCloser) channel.Channel {
+	return noHTMLEscape{channel.Line(r, w)}
+}
 
 // ServerOptions are the options a target's server uses: push (server → client
 // requests) enabled for tool.invoke, and enough concurrency that slow exec/wait

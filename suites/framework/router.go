@@ -99,6 +99,9 @@ type routedRun struct {
 	// callback race on the wire).
 	inflight map[string][]*inflightCall
 	canceled map[string]bool
+	// afterEnd are the invokes that arrived after the answer that ended
+	// the cell of their parent (see noteAfterEndLocked).
+	afterEnd []protocol.InvokeParams
 }
 
 // suspendedCell is a cell whose last exec/wait returned waiting: calls are
@@ -216,6 +219,7 @@ func (r *router) arrive(p protocol.InvokeParams) {
 	if r.flooded {
 		return
 	}
+	r.noteAfterEndLocked(p)
 	v := r.checkLocked(p)
 	if v != nil && !v.late {
 		if r.nRefusals++; r.nRefusals > maxFloodRefusals {

@@ -58,6 +58,12 @@
     text(42);
     text("plain");
   });
+  test("tools.call returns a Promise whose handling is tracked (CM-NEST-22)", () => {
+    const p = tools.call("openclaw:core:nope", {});
+    eq("a Promise", p instanceof Promise, true);
+    eq("then is callable", typeof p.then, "function");
+    eq("derived promises are plain", Object.getPrototypeOf(p.catch(() => {})) === Promise.prototype, true);
+  });
   settle(tools.search("add numbers"), "search ranks add first", (v) => eq("first", v[0].name, "add"));
   settle(tools.search("", { limit: 2 }), "empty query respects limit", (v) => eq("len", v.length, 2));
   settle(tools.search("", { limit: 1000 }), "limit capped at maxSearchLimit", (v) => eq("len", v.length, 3));

@@ -1,0 +1,144 @@
+package result
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// ContentSize is the size in bytes that maxOutputBytes counts for a JSON
+// text (CM-LIM-03, CM-LIM-09): its UTF-8 bytes, with every escape sequence
+// inside a string counted as the UTF-8 bytes of the character it stands for
+// (`\n` and `\u0001` are 1 byte, `\u00e9` 2, a surrogate pair 4, a lone
+// surrogate 3, as the U+FFFD it becomes). So JSON escaping never changes how
+// much of the limit a value uses. raw must be valid JSON; the result for
+// anything else is unspecified but never panics.
+func ContentSize(raw []byte) int64 {
+	var n int64
+	for i := 0; i < len(raw); {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			n++
+			i++
+			continue
+		}
+		if raw[i+1] != 'u' {
+			n++
+			i += 2
+			continue
+		}
+		r, width := escapedRune(raw[i:])
+		n += int64(utf8.RuneLen(r))
+		i += width
+	}
+	return n
+}
+
+// escapedRune decodes the \uXXXX escape at the start of b (and a following
+// low surrogate escape, for a pair). A lone surrogate decodes to U+FFFD.
+// width is the number of bytes consumed (at least 2).
+func escapedRune(b []byte) (r rune, width int) {
+	u, ok := hex4(b)
+	if !ok {
+		return utf8.RuneError, 2
+	}
+	switch {
+	case u >= 0xD800 && u < 0xDC00:
+		if len(b) >= 12 && b[6] == '\\' && b[7] == 'u' {
+			if lo, ok := hex4(b[6:]); ok && lo >= 0xDC00 && lo < 0xE000 {
+				return utf16.DecodeRune(u, lo), 12
+			}
+		}
+		return utf8.RuneError, 6
+	case u >= 0xDC00 && u < 0xE000:
+		return utf8.RuneError, 6
+	}
+	return u, 6
+}
+
+// hex4 reads the four hex digits of the \uXXXX escape at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+// LoneSurrogates counts the escapes of unpaired UTF-16 surrogates in a JSON
+// text (`"\ud83d"`), which a JavaScript reader decodes to a string that is
+// not well-formed Unicode (CM-EXEC-21), plus one for each byte sequence that
+// is not valid UTF-8.
+func LoneSurrogates(raw []byte) int {
+	n := 0
+	if !utf8.Valid(raw) {
+		n += len(raw) - len(bytes.ToValidUTF8(raw, nil)) + 1
+	}
+	for i := 0; i < len(raw); {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			i++
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r, width := escapedRune(raw[i:])
+		if r == utf8.RuneError && width == 6 {
+			if u, _ := hex4(raw[i:]); u != 0xFFFD {
+				n++
+			}
+		}
+		i += width
+	}
+	return n
+}
+
+// WellFormed returns raw with every lone surrogate escape replaced by
+// `\ufffd` and every byte sequence that is not UTF-8 by U+FFFD: the one
+// Unicode rule of every channel (CM-EXEC-21). It returns raw itself when
+// nothing needed replacing.
+func WellFormed(raw []byte) []byte {
+	if LoneSurrogates(raw) == 0 {
+		return raw
+	}
+	raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			out = append(out, raw[i])
+			i++
+			continue
+		}
+		if raw[i+1] != 'u' {
+			out = append(out, raw[i], raw[i+1])
+			i += 2
+			continue
+		}
+		r, width := escapedRune(raw[i:])
+		if r == utf8.RuneError && width == 6 {
+			out = append(out, `\ufffd`...)
+		} else {
+			out = append(out, raw[i:i+width]...)
+		}
+		i += width
+	}
+	return out
+}
+
+// ResultEnvelopeBytes is the fixed envelope a result may carry beyond
+// maxOutputBytes (CM-LIM-08): the content size of a result's JSON, leaving
+// out telemetry and pendingToolCalls, is at most maxOutputBytes +
+// ResultEnvelopeBytes, whether it completed, failed or is waiting.
+const ResultEnvelopeBytes = 1024

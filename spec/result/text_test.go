@@ -1,0 +1,64 @@
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+func TestContentSize(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want int64
+	}{
+		{`"abc"`, 5},
+		{`"\n\t\"\\"`, 6},
+		{`"\u0001\u0001"`, 4},
+		{`"é"`, 4},
+		{`"\u00e9"`, 4},
+		{`"\ud83d\ude00"`, 6},
+		{`"😀"`, 6},
+		{`"\ud83d"`, 5},             // U+FFFD: 3 bytes
+		{`"\ud83d\u0041"`, 6},       // lone high surrogate, then A
+		{`{"a":[1,true,null]}`, 19}, // no strings escaped: the byte count
+		{`"<&>"`, 5},                // HTML escapes count as the characters
+		{`"\u003c\u0026\u003e"`, 5},
+	} {
+		if got := ContentSize([]byte(c.raw)); got != c.want {
+			t.Errorf("ContentSize(%s) = %d, want %d", c.raw, got, c.want)
+		}
+	}
+}
+
+func TestContentSizeMatchesDecodedBytes(t *testing.T) {
+	// For well-formed text the content size of a JSON string is its decoded
+	// UTF-8 length plus the two quotes, however it is escaped.
+	for _, s := range []string{"", "plain", "é\u0001\n\"\\<>&", "😀x", "\u2028"} {
+		raw, _ := json.Marshal(s)
+		if got, want := ContentSize(raw), int64(len(s)+2); got != want {
+			t.Errorf("ContentSize(%s) = %d, want %d", raw, got, want)
+		}
+	}
+}
+
+func TestWellFormed(t *testing.T) {
+	for _, c := range []struct{ raw, want string }{
+		{`"ok"`, `"ok"`},
+		{`"\ud83d"`, `"\ufffd"`},
+		{`{"\udc00":"a\ud800b"}`, `{"\ufffd":"a\ufffdb"}`},
+		{`"\ud83d\ude00"`, `"\ud83d\ude00"`},
+		{`"\\ud83d"`, `"\\ud83d"`},         // an escaped backslash, not an escape
+		{"\"\xed\xa0\xbd\"", "\"\uFFFD\""}, // CESU-8 surrogate bytes are not UTF-8
+	} {
+		got := WellFormed([]byte(c.raw))
+		if !bytes.Equal(got, []byte(c.want)) {
+			t.Errorf("WellFormed(%q) = %q, want %q", c.raw, got, c.want)
+		}
+		if n := LoneSurrogates(got); n != 0 {
+			t.Errorf("WellFormed(%q) still has %d lone surrogates", c.raw, n)
+		}
+	}
+	if n := LoneSurrogates([]byte(`["\ud83d","\udc00","\ud83d\ude00","\\ud800"]`)); n != 2 {
+		t.Errorf("LoneSurrogates counts %d, want 2", n)
+	}
+}

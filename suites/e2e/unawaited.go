@@ -1,0 +1,59 @@
+package e2e
+
+import (
+	"time"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/result"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("e2e", "unawaited nested calls", func() {
+	It("CM-NEST-22", "the failure of a nested call the guest never handles fails the cell with nested_tool_failed instead of vanishing", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(`tools.call(id("fail"), {message: "lost-failure-7"}); tools.call(id("echo"), {n: 1}); return "ok";`))
+		Expect(res).To(BeFailedWith(result.CodeNestedToolFailed), "an unawaited nested call failed and nothing handled it: the cell must not complete as if it had not")
+		Expect(res.Error).To(ContainSubstring("lost-failure-7"), "the error must carry the failed tool's message\n%s", res)
+		Expect(r.Tools.CallsOf("fail")).To(HaveLen(1), "the unawaited failing call must have been made")
+
+		// Handled rejections are the guest's business: the cell completes.
+		handled := []struct{ name, code, value string }{
+			{"caught at once", `tools.call(id("fail"), {message: "handled"}).catch(() => {}); return "ok";`, "ok"},
+			{"awaited later in a try", `const p = tools.call(id("fail"), {}); await tools.call(id("echo"), {}); try { await p; } catch (e) { return "caught"; } return "not thrown";`, "caught"},
+			{"settled through Promise.allSettled", `const s = await Promise.allSettled([tools.call(id("fail"), {}), tools.call(id("echo"), {})]); return s[0].status;`, "rejected"},
+			{"handled by then", `tools.call(id("fail"), {}).then(() => {}, () => {}); return "ok";`, "ok"},
+		}
+		for _, c := range handled {
+			res, _ := r.RunToCompletion(ctx, Guest(c.code))
+			Expect(res).To(CompleteWith(c.value), "%s: the guest handled the rejection, so the cell completes", c.name)
+		}
+
+		// A call that succeeds unawaited has settled before the cell completes.
+		s := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
+		res, _ = s.RunToCompletion(ctx, Guest(`tools.call(id("slow"), {ms: 300, tag: "unawaited"}); return "ok";`))
+		Expect(res).To(CompleteWith("ok"), "an unawaited call that succeeds does not change the value")
+		Expect(s.Tools.Finished()).To(Equal(1), "the cell completed before its unawaited nested call settled")
+		Expect(s.Tools.Canceled()).To(BeZero(), "the unawaited call was canceled instead of settled")
+	})
+
+	It("CM-NEST-23", "no nested call reaches the harness after the answer that ended its cell", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
+		cells := []struct{ name, code string }{
+			{"queued, then a throw", `tools.call(id("echo"), {tag: "queued-then-throw"}); throw new Error("boom");`},
+			{"made after the return", `Promise.resolve().then(() => tools.call(id("echo"), {tag: "after-return"}).catch(() => {})); return "ok";`},
+			{"made after a nested result", `tools.call(id("echo"), {tag: "first"}).then(() => tools.call(id("echo"), {tag: "second"})).catch(() => {}); return "ok";`},
+			{"queued, then a rejection", `tools.call(id("echo"), {tag: "queued-then-reject"}); await Promise.reject(new Error("no"));`},
+		}
+		for _, c := range cells {
+			res, _ := r.RunToCompletion(ctx, Guest(c.code))
+			Expect(res.Status).NotTo(Equal(result.StatusWaiting), "%s: the cell must end", c.name)
+			Consistently(r.InvokesAfterEnd).WithTimeout(time.Second).Should(BeEmpty(),
+				"%s: a tool.invoke arrived after the answer that ended the cell (%s)", c.name, res.Status)
+		}
+		b := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
+		res, _ := b.RunToCompletion(ctx, Guest(`const ps = [1, 2, 3].map((i) => tools.call(id("slow"), {ms: 200, tag: String(i)})); return (await Promise.all(ps)).length;`))
+		Expect(res).To(BeFailedWith(result.CodeTooManyPendingToolCalls), "three concurrent nested calls exceed maxPendingToolCalls 2")
+		Consistently(b.InvokesAfterEnd).WithTimeout(time.Second).Should(BeEmpty(), "a call of a batch that failed the cell arrived after the failed answer")
+	})
+})
