@@ -163,42 +163,29 @@ func forgingAtShutdown() serveFunc {
 // the guest helper callValue (suites/framework.Guest), and a test proves
 // they still pass against this variant.
 func envelopingResults() serveFunc {
-	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-		var invokes sync.Map // the target's tool.invoke id (JSON number) -> its params
-		fromInner, innerW := io.Pipe()
-		go func() {
-			pump(fromInner, w, func(msg map[string]any) (bool, verdict) {
-				if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "tool.invoke" {
-					invokes.Store(msg["id"], p)
-				}
-				return false, forward
-			})
-			fromInner.Close()
-			w.Close()
-		}()
-		innerR, toInner := io.Pipe()
-		go func() {
-			pump(r, toInner, func(msg map[string]any) (bool, verdict) {
-				if _, isRequest := msg["method"]; isRequest {
-					return false, forward
-				}
-				v, ok := invokes.LoadAndDelete(msg["id"])
-				answer, answered := msg["result"].(map[string]any) // {"result": <the tool's value>} (protocol §4)
-				if !ok || !answered {
-					return false, forward
-				}
-				p, value := v.(map[string]any), answer["result"]
-				text, _ := json.Marshal(value)
-				answer["result"] = map[string]any{
-					"tool":   map[string]any{"id": p["catalogId"], "name": p["tool"], "source": p["source"], "sourceName": p["owner"]},
-					"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text)}}, "details": value},
-				}
-				return true, forward
-			})
-			toInner.Close()
-		}()
-		return server.Serve(ctx, innerR, innerW, server.Options{Engine: eng})
-	}
+	var invokes sync.Map // the target's tool.invoke id (JSON number) -> its params
+	return bothWays(func(msg map[string]any, _ io.Writer) (bool, verdict) {
+		if _, isRequest := msg["method"]; isRequest {
+			return false, forward
+		}
+		v, ok := invokes.LoadAndDelete(msg["id"])
+		answer, answered := msg["result"].(map[string]any) // {"result": <the tool's value>} (protocol §4)
+		if !ok || !answered {
+			return false, forward
+		}
+		p, value := v.(map[string]any), answer["result"]
+		text, _ := json.Marshal(value)
+		answer["result"] = map[string]any{
+			"tool":   map[string]any{"id": p["catalogId"], "name": p["tool"], "source": p["source"], "sourceName": p["owner"]},
+			"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text)}}, "details": value},
+		}
+		return true, forward
+	}, func(msg map[string]any) (bool, verdict) {
+		if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "tool.invoke" {
+			invokes.Store(msg["id"], p)
+		}
+		return false, forward
+	})
 }
 
 // forgingInvokes serves the reference and, for every tool.exec it receives,
@@ -475,6 +462,27 @@ func outboundWith(rt codemode.Options, inspect func(msg map[string]any) (edited,
 			w.Close()
 		}()
 		return server.Serve(ctx, r, innerW, server.Options{Engine: eng, Runtime: rt})
+	}
+}
+
+// bothWays serves the reference behind a proxy that shows each line from the
+// harness to in, with a writer to the target for requests of its own, and
+// each line the target sends to out; both see it decoded, and an edited
+// message is re-encoded, a dropped one never delivered.
+func bothWays(in func(msg map[string]any, target io.Writer) (bool, verdict), out func(msg map[string]any) (bool, verdict)) serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		fromInner, innerW := io.Pipe()
+		go func() {
+			pump(fromInner, w, out)
+			fromInner.Close()
+			w.Close()
+		}()
+		innerR, toInner := io.Pipe()
+		go func() {
+			pump(r, toInner, func(msg map[string]any) (bool, verdict) { return in(msg, toInner) })
+			toInner.Close()
+		}()
+		return server.Serve(ctx, innerR, innerW, server.Options{Engine: eng})
 	}
 }
 
