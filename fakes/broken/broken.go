@@ -31,6 +31,9 @@ type Variant struct {
 	// Defect says what is wrong, for reports.
 	Defect string
 	Serve  func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error
+	// Spec, when set, is part of the name of the spec of Breaks that must
+	// catch the defect (the other specs of Breaks may pass).
+	Spec string
 	// AfterLastSpec is set when the defect shows only after the last spec
 	// ended: the run fails with a suite error naming Breaks, not in Breaks's
 	// spec.
@@ -129,6 +132,18 @@ var Variants = []Variant{
 		Serve: envelopingResults()},
 	{Name: "forged-invoke-at-shutdown", Breaks: "CM-ACT-05", Defect: "on shutdown, after the last spec, the target sends a tool.invoke of its own for a run never prepared, as guest code that escaped the sandbox could",
 		Serve: forgingAtShutdown(), AfterLastSpec: true},
+	{Name: "fixed-random", Breaks: "CM-EXEC-12", Spec: "Math.random gives a different sequence",
+		Defect: "Math.random gives the same sequence in every cell, as a runtime that restores a booted template without reseeding it would",
+		Serve:  replayingRandom()},
+	{Name: "shared-state", Breaks: "CM-EXEC-12", Spec: "globals, built-ins and prototypes a cell changes",
+		Defect: "every cell starts with what the earlier completed cells of the connection (any run) left in globals and prototypes, as a template re-booted from the last cell would",
+		Serve:  sharedState()},
+	{Name: "frozen-clock", Breaks: "CM-EXEC-12", Spec: "Date.now is the current time",
+		Defect: "Date.now returns the time the exec arrived, also after wait resumes the cell, as a clock kept in the snapshot would",
+		Serve:  frozenClock()},
+	{Name: "join-without-deadline", Breaks: "CM-LIM-01", Spec: "the deadline holds inside built-in operations",
+		Defect: "a cell calling Array.prototype.join runs for 20 s whatever timeoutMs says, as an engine that checks its deadline only in the bytecode loop lets a long join run",
+		Serve:  joinWithoutDeadline()},
 }
 
 // forgingAtShutdown serves the reference and, when the harness sends

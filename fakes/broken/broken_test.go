@@ -26,6 +26,10 @@ var _ = Describe("the conformance suite", func() {
 				Expect(o.Summary).To(MatchRegexp(`\| `+areaOf(v.Breaks)+` \|[^\n]*\| `+v.Breaks), "summary must name the failing requirement:\n%s", o.Summary)
 			}
 			Expect(o.Report.Overall).To(Equal(report.Failure))
+			if v.Spec != "" {
+				Expect(specVerdicts(o, v.Breaks)).To(HaveKeyWithValue(ContainSubstring(v.Spec), report.Fail),
+					"the spec of %s named %q must be the one that catches the defect:\n%s", v.Breaks, v.Spec, o.Stdout)
+			}
 
 			o = conformance("--target", "builtin", "--req", v.Breaks)
 			Expect(o.Code).To(Equal(0), "the same specs must pass against the reference:\n%s", o.Summary)
@@ -145,6 +149,20 @@ var _ = Describe("a target whose tools.call resolves an envelope", func() {
 		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "one fault, one failing requirement (-want +got):\n%s", o.Stdout)
 	})
 })
+
+// specVerdicts maps the names of the specs of requirement id to their
+// verdicts in the report.
+func specVerdicts(o outcome, id string) map[string]report.Verdict {
+	out := map[string]report.Verdict{}
+	for _, r := range o.Report.Requirements {
+		if r.ID == id {
+			for _, s := range r.Specs {
+				out[s.Name] = s.Verdict
+			}
+		}
+	}
+	return out
+}
 
 func areaOf(id string) string {
 	// CM-<AREA>-NN
