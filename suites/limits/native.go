@@ -1,12 +1,14 @@
 package limits
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 )
@@ -79,7 +81,7 @@ var _ = Describe("limits", "deadlines inside native operations", func() {
 				cfg["memoryLimitBytes"] = c.memory
 			}
 			r := NewRun(ctx, RunOptions{CodeMode: Enabled(cfg), Tools: []tools.Tool{tools.Echo()}})
-			res := endsWithin(ctx, r, c.code, nativeBound,
+			res := endsWithin(r, c.code, nativeBound,
 				fmt.Sprintf("%s: the cell must end within %s of being sent (timeoutMs %d)", c.name, nativeBound, nativeTimeoutMs))
 			Expect(res).To(c.allowed, "%s: CM-LIM-01 allows %s", c.name, c.why)
 			Expect(r.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "after %s the same run must still serve a trivial cell", c.name)
@@ -91,15 +93,21 @@ var _ = Describe("limits", "deadlines inside native operations", func() {
 
 // endsWithin runs code in r to completion (following waits) and returns its
 // final result, failing the spec with what (and the guest code) when that
-// takes longer than bound. The call goes on in the background after such a
-// failure; the harness's own deadline (timeoutMs plus ToolCallSlack) ends it.
-func endsWithin(ctx SpecContext, r *Run, code string, bound time.Duration, what string) Result {
+// takes longer than bound. The call's own deadline is a second past bound:
+// a target still busy then is unresponsive, so the harness kills it (a
+// failure under HangIsFailure) rather than wait for run.end, and the spec
+// waits for the call to end before its runs are ended.
+func endsWithin(r *Run, code string, bound time.Duration, what string) Result {
+	cctx, cancel := context.WithTimeout(context.Background(), bound+time.Second)
 	done := make(chan Result, 1)
+	ended := make(chan struct{})
 	go func() {
+		defer close(ended)
 		defer GinkgoRecoverNoop()
-		res, _ := r.RunToCompletion(ctx, code)
+		res, _ := r.RunToCompletion(cctx, code)
 		done <- res
 	}()
+	ginkgo.DeferCleanup(func() { <-ended; cancel() })
 	var res Result
 	Eventually(done).WithTimeout(bound).Should(Receive(&res), "%s\nguest code:\n%s", what, code)
 	return res
