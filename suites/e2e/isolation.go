@@ -13,9 +13,12 @@ import (
 )
 
 // mutateRealm is a cell that changes globals, built-ins, built-in
-// prototypes and the guest API; cleanRealm reports each of them as a fresh
-// context has it, and cleanRealmValue is that report. A runtime that boots
-// cells from a shared template, or reuses a context, shows the change.
+// prototypes and the guest API, and mutateBridge one that replaces the two
+// built-ins a host's bridge is most likely to use on guest values
+// (Promise.prototype.then, Function.prototype.call); cleanRealm reports each
+// of them as a fresh context has it, and cleanRealmValue is that report. A
+// runtime that boots cells from a shared template, or reuses a context,
+// shows the change.
 const mutateRealm = `globalThis.leaked = "cell 1";
 Object.prototype.polluted = "cell 1";
 Array.prototype.push = function () { return -1; };
@@ -28,14 +31,16 @@ Math.max = () => -1;
 Date.now = () => 0;
 String.prototype.toUpperCase = () => "replaced";
 RegExp.prototype.exec = () => null;
-Function.prototype.call = () => "replaced";
-Promise.prototype.then = function () { return "replaced"; };
 Object.defineProperty(globalThis, "locked", {value: "cell 1", writable: false, enumerable: true, configurable: false});
 Object.freeze(Map.prototype);
 delete globalThis.Reflect;
 try { Object.setPrototypeOf(globalThis, Object.create(Object.getPrototypeOf(globalThis), {inherited: {value: "cell 1"}})); } catch (e) {}
 try { globalThis.text = () => {}; } catch (e) {}
 try { tools.call = () => "replaced"; } catch (e) {}
+return "mutated";`
+
+const mutateBridge = `Promise.prototype.then = function () { return "replaced"; };
+Function.prototype.call = () => "replaced";
 return "mutated";`
 
 const cleanRealm = `text("probe");
@@ -102,6 +107,9 @@ var _ = Describe("e2e", "isolation between cells", func() {
 			Expect(AllOutput(steps)).To(ContainElement(result.TextOutput("probe")), "%s: text, which the first cell tried to replace, must write output", where)
 		}
 		Expect(r.Exec(ctx, mutateRealm)).To(CompleteWith("mutated"), "the first cell changes globals, built-ins and prototypes, then completes")
+		// Not judged here: whether a host survives its guest replacing what
+		// the host may call on guest values is for the security specs.
+		_ = r.Exec(ctx, mutateBridge)
 		clean(r, "the next cell of the same run")
 		clean(NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()}), "a cell of another run")
 
@@ -140,7 +148,7 @@ var _ = Describe("e2e", "isolation between cells", func() {
 		seen := map[float64]string{}
 		for which, v := range seqs {
 			for _, x := range v {
-				Expect(seen).NotTo(HaveKey(x), "%s repeated Math.random() value %v of %s: the sequences must differ between cells\nguest code:\n%s\nsequences: %v", which, x, seen[x], randomFour, seqs)
+				Expect(seen).NotTo(HaveKey(x), "%s gave Math.random() value %v, which %s gave too: the sequences must differ between cells and never repeat\nguest code:\n%s\nsequences: %v", which, x, seen[x], randomFour, seqs)
 				seen[x] = which
 			}
 		}
