@@ -136,7 +136,7 @@ var Variants = []Variant{
 		Defect: "Math.random gives the same sequence in every cell, as a runtime that restores a booted template without reseeding it would",
 		Serve:  replayingRandom()},
 	{Name: "shared-state", Breaks: "CM-EXEC-12", Spec: "globals, built-ins and prototypes a cell changes",
-		Defect: "every cell starts with what the earlier completed cells of the connection (any run) left in globals and prototypes, as a template re-booted from the last cell would",
+		Defect: "every cell starts with what the earlier completed cells of the target process (any run) left in globals and prototypes, as a template re-booted from the last cell would",
 		Serve:  sharedState()},
 	{Name: "frozen-clock", Breaks: "CM-EXEC-12", Spec: "Date.now is the current time",
 		Defect: "Date.now returns the time the exec arrived, also after wait resumes the cell, as a clock kept in the snapshot would",

@@ -29,9 +29,10 @@ func frozenClock() serveFunc {
 }
 
 // sharedState serves the reference so that every cell starts from what the
-// earlier completed cells of the connection (any run) left behind, as a
-// template re-booted from the last cell would: before the code of each exec
-// it replays the code of every exec that completed so far, in order. The
+// earlier completed cells of the target process (any run, any connection)
+// left behind, as a template re-booted from the last cell would: before the
+// code of each exec it replays the code of every exec that completed so far,
+// in order. The
 // replay runs only their synchronous part: inside it tools, text, json and
 // yield_control are stand-ins whose promises never settle, so it writes no
 // output and makes no nested call.
