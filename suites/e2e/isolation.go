@@ -103,7 +103,7 @@ var _ = Describe("e2e", "isolation between cells", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		clean := func(r *Run, where string) {
 			res, steps := r.RunToCompletion(ctx, Guest(cleanRealm))
-			Expect(res).To(CompleteWith(cleanRealmValue), "%s must start from a fresh context: each key names a global, built-in or prototype the first cell changed", where)
+			Expect(res).To(CompleteWith(cleanRealmValue), "%s must start from a fresh context: each key names a global, built-in or prototype an earlier cell changed", where)
 			Expect(AllOutput(steps)).To(ContainElement(result.TextOutput("probe")), "%s: text, which the first cell tried to replace, must write output", where)
 		}
 		Expect(r.Exec(ctx, mutateRealm)).To(CompleteWith("mutated"), "the first cell changes globals, built-ins and prototypes, then completes")

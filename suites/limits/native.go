@@ -83,7 +83,7 @@ var _ = Describe("limits", "deadlines inside native operations", func() {
 			r := NewRun(ctx, RunOptions{CodeMode: Enabled(cfg), Tools: []tools.Tool{tools.Echo()}})
 			res := endsWithin(r, c.code, nativeBound,
 				fmt.Sprintf("%s: the cell must end within %s of being sent (timeoutMs %d)", c.name, nativeBound, nativeTimeoutMs))
-			Expect(res).To(c.allowed, "%s: CM-LIM-01 allows %s", c.name, c.why)
+			Expect(res).To(c.allowed, "%s: CM-LIM-01 allows %s\n%s", c.name, c.why, res)
 			Expect(r.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "after %s the same run must still serve a trivial cell", c.name)
 			other := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}})
 			Expect(other.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "after %s a new run must be served", c.name)
