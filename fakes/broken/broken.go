@@ -178,29 +178,31 @@ func forgingAtShutdown() serveFunc {
 // the guest helper callValue (suites/framework.Guest), and a test proves
 // they still pass against this variant.
 func envelopingResults() serveFunc {
-	var invokes sync.Map // the target's tool.invoke id (JSON number) -> its params
-	return bothWays(func(msg map[string]any, _ io.Writer) (bool, verdict) {
-		if _, isRequest := msg["method"]; isRequest {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		var invokes sync.Map // per connection: the target's tool.invoke id (JSON number) -> its params
+		return bothWays(func(msg map[string]any, _ io.Writer) (bool, verdict) {
+			if _, isRequest := msg["method"]; isRequest {
+				return false, forward
+			}
+			v, ok := invokes.LoadAndDelete(msg["id"])
+			answer, answered := msg["result"].(map[string]any) // {"result": <the tool's value>} (protocol §4)
+			if !ok || !answered {
+				return false, forward
+			}
+			p, value := v.(map[string]any), answer["result"]
+			text, _ := json.Marshal(value)
+			answer["result"] = map[string]any{
+				"tool":   map[string]any{"id": p["catalogId"], "name": p["tool"], "source": p["source"], "sourceName": p["owner"]},
+				"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text)}}, "details": value},
+			}
+			return true, forward
+		}, func(msg map[string]any) (bool, verdict) {
+			if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "tool.invoke" {
+				invokes.Store(msg["id"], p)
+			}
 			return false, forward
-		}
-		v, ok := invokes.LoadAndDelete(msg["id"])
-		answer, answered := msg["result"].(map[string]any) // {"result": <the tool's value>} (protocol §4)
-		if !ok || !answered {
-			return false, forward
-		}
-		p, value := v.(map[string]any), answer["result"]
-		text, _ := json.Marshal(value)
-		answer["result"] = map[string]any{
-			"tool":   map[string]any{"id": p["catalogId"], "name": p["tool"], "source": p["source"], "sourceName": p["owner"]},
-			"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text)}}, "details": value},
-		}
-		return true, forward
-	}, func(msg map[string]any) (bool, verdict) {
-		if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "tool.invoke" {
-			invokes.Store(msg["id"], p)
-		}
-		return false, forward
-	})
+		})(ctx, eng, r, w)
+	}
 }
 
 // forgingInvokes serves the reference and, for every tool.exec it receives,
