@@ -32,6 +32,9 @@ type Variant struct {
 	// Defect says what is wrong, for reports.
 	Defect string
 	Serve  func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error
+	// Spec, when set, is part of the name of the spec of Breaks that must
+	// catch the defect (the other specs of Breaks may pass).
+	Spec string
 	// AfterLastSpec is set when the defect shows only after the last spec
 	// ended: the run fails with a suite error naming Breaks, not in Breaks's
 	// spec.
@@ -183,6 +186,18 @@ var Variants = []Variant{
 		Serve: trapAsRangeError()},
 	{Name: "forged-invoke-at-shutdown", Breaks: "CM-ACT-05", Defect: "on shutdown, after the last spec, the target sends a tool.invoke of its own for a run never prepared, as guest code that escaped the sandbox could",
 		Serve: forgingAtShutdown(), AfterLastSpec: true},
+	{Name: "fixed-random", Breaks: "CM-EXEC-12", Spec: "Math.random gives a different sequence",
+		Defect: "Math.random gives the same sequence in every cell, as a runtime that restores a booted template without reseeding it would",
+		Serve:  replayingRandom()},
+	{Name: "shared-state", Breaks: "CM-EXEC-12", Spec: "globals, built-ins and prototypes a cell changes",
+		Defect: "every cell starts with what the earlier completed cells of the target process (any run) left in globals and prototypes, as a template re-booted from the last cell would",
+		Serve:  sharedState()},
+	{Name: "frozen-clock", Breaks: "CM-EXEC-12", Spec: "Date.now is the current time",
+		Defect: "Date.now returns the time the exec arrived, also after wait resumes the cell, as a clock kept in the snapshot would",
+		Serve:  frozenClock()},
+	{Name: "join-without-deadline", Breaks: "CM-LIM-01", Spec: "the deadline holds inside built-in operations",
+		Defect: "a cell calling Array.prototype.join runs for 20 s whatever timeoutMs says, as an engine that checks its deadline only in the bytecode loop lets a long join run",
+		Serve:  joinWithoutDeadline()},
 }
 
 // forgingAtShutdown serves the reference and, when the harness sends
@@ -218,40 +233,29 @@ func forgingAtShutdown() serveFunc {
 // they still pass against this variant.
 func envelopingResults() serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-		var invokes sync.Map // the target's tool.invoke id (JSON number) -> its params
-		fromInner, innerW := io.Pipe()
-		go func() {
-			pump(fromInner, w, func(msg map[string]any) (bool, verdict) {
-				if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "tool.invoke" {
-					invokes.Store(msg["id"], p)
-				}
+		var invokes sync.Map // per connection: the target's tool.invoke id (JSON number) -> its params
+		return bothWays(func(msg map[string]any, _ io.Writer) (bool, verdict) {
+			if _, isRequest := msg["method"]; isRequest {
 				return false, forward
-			})
-			fromInner.Close()
-			w.Close()
-		}()
-		innerR, toInner := io.Pipe()
-		go func() {
-			pump(r, toInner, func(msg map[string]any) (bool, verdict) {
-				if _, isRequest := msg["method"]; isRequest {
-					return false, forward
-				}
-				v, ok := invokes.LoadAndDelete(msg["id"])
-				answer, answered := msg["result"].(map[string]any) // {"result": <the tool's value>} (protocol §4)
-				if !ok || !answered {
-					return false, forward
-				}
-				p, value := v.(map[string]any), answer["result"]
-				text, _ := json.Marshal(value)
-				answer["result"] = map[string]any{
-					"tool":   map[string]any{"id": p["catalogId"], "name": p["tool"], "source": p["source"], "sourceName": p["owner"]},
-					"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text)}}, "details": value},
-				}
-				return true, forward
-			})
-			toInner.Close()
-		}()
-		return server.Serve(ctx, innerR, innerW, server.Options{Engine: eng})
+			}
+			v, ok := invokes.LoadAndDelete(msg["id"])
+			answer, answered := msg["result"].(map[string]any) // {"result": <the tool's value>} (protocol §4)
+			if !ok || !answered {
+				return false, forward
+			}
+			p, value := v.(map[string]any), answer["result"]
+			text, _ := json.Marshal(value)
+			answer["result"] = map[string]any{
+				"tool":   map[string]any{"id": p["catalogId"], "name": p["tool"], "source": p["source"], "sourceName": p["owner"]},
+				"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": string(text)}}, "details": value},
+			}
+			return true, forward
+		}, func(msg map[string]any) (bool, verdict) {
+			if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "tool.invoke" {
+				invokes.Store(msg["id"], p)
+			}
+			return false, forward
+		})(ctx, eng, r, w)
 	}
 }
 
@@ -529,6 +533,27 @@ func outboundWith(rt codemode.Options, inspect func(msg map[string]any) (edited,
 			w.Close()
 		}()
 		return server.Serve(ctx, r, innerW, server.Options{Engine: eng, Runtime: rt})
+	}
+}
+
+// bothWays serves the reference behind a proxy that shows each line from the
+// harness to in, with a writer to the target for requests of its own, and
+// each line the target sends to out; both see it decoded, and an edited
+// message is re-encoded, a dropped one never delivered.
+func bothWays(in func(msg map[string]any, target io.Writer) (bool, verdict), out func(msg map[string]any) (bool, verdict)) serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		fromInner, innerW := io.Pipe()
+		go func() {
+			pump(fromInner, w, out)
+			fromInner.Close()
+			w.Close()
+		}()
+		innerR, toInner := io.Pipe()
+		go func() {
+			pump(r, toInner, func(msg map[string]any) (bool, verdict) { return in(msg, toInner) })
+			toInner.Close()
+		}()
+		return server.Serve(ctx, innerR, innerW, server.Options{Engine: eng})
 	}
 }
 

@@ -26,6 +26,10 @@ var _ = Describe("the conformance suite", func() {
 				Expect(o.Summary).To(MatchRegexp(`\| `+areaOf(v.Breaks)+` \|[^\n]*\| `+v.Breaks), "summary must name the failing requirement:\n%s", o.Summary)
 			}
 			Expect(o.Report.Overall).To(Equal(report.Failure))
+			if v.Spec != "" {
+				Expect(specVerdicts(o, v.Breaks)).To(HaveKeyWithValue(ContainSubstring(v.Spec), report.Fail),
+					"the spec of %s named %q must be the one that catches the defect:\n%s", v.Breaks, v.Spec, o.Stdout)
+			}
 
 			o = conformance("--target", "builtin", "--req", v.Breaks)
 			Expect(o.Code).To(Equal(0), "the same specs must pass against the reference:\n%s", o.Summary)
@@ -95,18 +99,21 @@ var _ = Describe("an expected-failures baseline", func() {
 
 var _ = Describe("a target that crashes mid-run", func() {
 	It("reports the spec it crashed under as error, reconnects, and runs every later spec", func() {
-		o := conformance("--target", "fake:crash", "--req", "CM-LIM-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05")
+		// Requirements with one spec each and none declared HangIsFailure
+		// (there a crash is a failure of the requirement, not an error), so
+		// whichever spec runs first is the one charged with an error.
+		o := conformance("--target", "fake:crash", "--req", "CM-EXEC-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05")
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
 		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
 		Expect(lines[0][2]).To(Equal("ERROR"), "the first exec crashes the target")
 		first := lines[0][3]
-		want := map[string]report.Verdict{"CM-LIM-01": report.Pass, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}
+		want := map[string]report.Verdict{"CM-EXEC-01": report.Pass, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}
 		want[first] = report.Error
 		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "later specs run against the reconnected target and pass")
 		Expect(o.Report.Overall).To(Equal(report.Failure))
 		Expect(o.Report.Reasons).To(ContainElement("errors (harness fault or target crash): " + first))
-		Expect(o.Summary).To(MatchRegexp(`\| LIM \| Limits \| 2 \| 0 \| 1 \|`), "summary.md counts the error apart from failures")
+		Expect(o.Summary).To(MatchRegexp(`\| \*\*total\*\* \| \| 2 \| 0 \| 1 \|`), "summary.md counts the error apart from failures")
 
 		var junit reporters.JUnitTestSuites
 		data, err := os.ReadFile(filepath.Join(o.Dir, "junit.xml"))
@@ -145,6 +152,20 @@ var _ = Describe("a target whose tools.call resolves an envelope", func() {
 		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "one fault, one failing requirement (-want +got):\n%s", o.Stdout)
 	})
 })
+
+// specVerdicts maps the names of the specs of requirement id to their
+// verdicts in the report.
+func specVerdicts(o outcome, id string) map[string]report.Verdict {
+	out := map[string]report.Verdict{}
+	for _, r := range o.Report.Requirements {
+		if r.ID == id {
+			for _, s := range r.Specs {
+				out[s.Name] = s.Verdict
+			}
+		}
+	}
+	return out
+}
 
 func areaOf(id string) string {
 	// CM-<AREA>-NN
