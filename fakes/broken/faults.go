@@ -170,32 +170,6 @@ func loneSurrogates() serveFunc {
 	})
 }
 
-// rewritingCode serves the reference with the code of every tool.exec
-// rewritten by edit.
-func rewritingCode(edit func(code string) string) serveFunc {
-	return rewritingMethod("tool.exec", func(p map[string]any) {
-		if in, ok := p["input"].(map[string]any); ok {
-			if code, ok := in["code"].(string); ok {
-				in["code"] = edit(code)
-			}
-		}
-	})
-}
-
-// rewritingMethod serves the reference with the params of every request of
-// method rewritten by edit.
-func rewritingMethod(method string, edit func(params map[string]any)) serveFunc {
-	return proxied(func(msg map[string]any) (edited, die bool) {
-		if msg["method"] == method {
-			if p, ok := msg["params"].(map[string]any); ok {
-				edit(p)
-				return true, false
-			}
-		}
-		return false, false
-	})
-}
-
 // nonErrorsAsUndefined: a thrown non-Error is read as if it were an Error
 // (its name and message, both undefined), and a returned Error becomes {}:
 // the reference's behaviour before the fix. The guest code runs inside a
