@@ -193,5 +193,3 @@ func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
-
-// outcome is what writeReports concluded, for the closing line.

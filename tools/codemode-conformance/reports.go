@@ -13,6 +13,7 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 )
 
+// outcome is what writeReports concluded, for the closing line.
 type outcome struct {
 	overall   report.Overall
 	specs     map[report.Verdict]int // spec verdicts
