@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/targets/openclaw"
 	"github.com/onsi/ginkgo/v2"
 )
@@ -83,8 +84,8 @@ func notDrivable(surface, id string) string {
 // currentRequirement is the req: label of the running spec.
 func currentRequirement() string {
 	for _, l := range ginkgo.CurrentSpecReport().Labels() {
-		if strings.HasPrefix(l, "req:") {
-			return strings.TrimPrefix(l, "req:")
+		if strings.HasPrefix(l, evidence.LabelRequirement) {
+			return strings.TrimPrefix(l, evidence.LabelRequirement)
 		}
 	}
 	return ""

@@ -11,6 +11,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/onsi/ginkgo/v2"
 )
 
@@ -50,7 +51,7 @@ func Define() {
 	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) { connectTarget(ctx) }, ginkgo.NodeTimeout(Timeouts.Initialize+10e9))
 	ginkgo.AfterSuite(func() { disconnectTarget(); afterLastSpec() })
 	for _, r := range registry {
-		ginkgo.Describe(r.text, ginkgo.Label("suite:"+r.suite), r.body)
+		ginkgo.Describe(r.text, ginkgo.Label(evidence.LabelSuite+r.suite), r.body)
 	}
 }
 
@@ -64,7 +65,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	if !ok {
 		panic(fmt.Sprintf("framework.It: unknown requirement id %q", id))
 	}
-	labels := ginkgo.Label("req:"+id, "feature:"+req.Feature, "level:"+strings.ToLower(req.Level), "area:"+req.Area)
+	labels := ginkgo.Label(evidence.LabelRequirement+id, evidence.LabelFeature+req.Feature, evidence.LabelLevel+strings.ToLower(req.Level), evidence.LabelArea+req.Area)
 	hangFails := false
 	for i := 0; i < len(args); i++ {
 		if _, ok := args[i].(hangIsFailure); ok {
@@ -81,8 +82,10 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
 		beginSpec(hangFails)
-		// Registered first, so it runs last: after the runs' own cleanups
-		// (run.end), whose answers may still bring refused invokes.
+		// Registered first, so they run last: after the runs' own cleanups
+		// (run.end), whose answers may still bring refused invokes; the
+		// failure's evidence once the verdict is in.
+		ginkgo.DeferCleanup(attachFailure)
 		ginkgo.DeferCleanup(endSpec)
 		body(ctx)
 	}
@@ -131,6 +134,7 @@ var HangIsFailure = hangIsFailure{}
 type hangIsFailure struct{}
 
 func beginSpec(hangFails bool) {
+	rendered.take()
 	hangIsFail.Store(hangFails)
 	specSeq.Add(1)
 	deadline.Store(time.Now().Add(Timeouts.Spec).UnixNano())

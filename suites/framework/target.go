@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/channel"
 	"github.com/onsi/ginkgo/v2"
@@ -78,9 +79,9 @@ type Target struct {
 // HarnessErrorEntry names the Ginkgo report entry that marks a spec during
 // which the target connection was lost (the target process exited or closed
 // the connection) or could not be re-established. Reports count such a
-// failing spec as an error, not as a failure of its requirement
-// (tools/report reads the same name). The value is the reason.
-const HarnessErrorEntry = "harness-error"
+// failing spec as an error, not as a failure of its requirement. The value
+// is the reason.
+const HarnessErrorEntry = evidence.HarnessErrorEntry
 
 // ErrUnresponsive is wrapped by the error of a call the target did not
 // answer within its deadline: the harness then kills the target (the

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/onsi/ginkgo/v2/types"
 )
@@ -178,7 +179,7 @@ func selectionFilter() string {
 	if len(reqs) > 0 {
 		var parts []string
 		for _, id := range reqs {
-			parts = append(parts, "req:"+id)
+			parts = append(parts, evidence.LabelRequirement+id)
 		}
 		f = strings.Join(parts, " || ")
 		if labelFilter != "" {
