@@ -24,30 +24,45 @@ import (
 	"github.com/onsi/ginkgo/v2"
 )
 
-// Connector opens an in-process target: it serves the driver protocol on r/w
-// until r is closed. Registered by name with RegisterTarget (the reference is
-// "builtin"; broken variants register "fake:<name>").
+// Connector serves an in-process target: it speaks the driver protocol on
+// r/w until r is closed.
 type Connector func(ctx context.Context, r io.Reader, w io.WriteCloser) error
 
+// Endpoint is how the harness reaches one target connection, as a target
+// registry resolved a --target spec: exactly one of Command, Address and
+// Serve is set.
+type Endpoint struct {
+	// Command is a command line the harness spawns under /bin/sh, the
+	// protocol on its stdio (an exec: target).
+	Command string
+	// Address is host:port of a target serving the protocol over TCP.
+	Address string
+	// Serve is an in-process target, reached through pipes.
+	Serve Connector
+	// Close, if set, runs after the connection closed (e.g. stops the
+	// container the registry started for it).
+	Close func() error
+}
+
+// Opener resolves a --target spec into an Endpoint. The framework knows no
+// target names: package targets (github.com/codemode-conformance/codemode/targets)
+// owns the syntax and installs its Open with UseTargets when imported.
+type Opener func(ctx context.Context, spec string) (Endpoint, error)
+
 var (
-	connMu     sync.Mutex
-	connectors = map[string]Connector{}
+	openMu sync.Mutex
+	opener Opener
 )
 
-// RegisterTarget makes an in-process target available as --target name.
-func RegisterTarget(name string, c Connector) {
-	connMu.Lock()
-	defer connMu.Unlock()
-	connectors[name] = c
+// UseTargets sets the Opener through which Connect resolves target specs.
+func UseTargets(o Opener) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	opener = o
 }
 
-// HasTarget reports whether name is a registered in-process target.
-func HasTarget(name string) bool {
-	connMu.Lock()
-	defer connMu.Unlock()
-	_, ok := connectors[name]
-	return ok
-}
+// ErrNoTargets is returned by Connect when no target registry is installed.
+var ErrNoTargets = errors.New(`no target registry: import _ "github.com/codemode-conformance/codemode/targets" (exec:, tcp:, openclaw:) or _ "github.com/codemode-conformance/codemode/targets/builtin" (also builtin and fake:*)`)
 
 // Target is a connected implementation.
 type Target struct {
@@ -118,60 +133,72 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// Connect opens a target: "builtin" or another registered in-process name,
-// "exec:<command line>" (spawned, protocol on its stdio), "tcp:<host:port>",
-// or a resolvable spec such as "openclaw:<version>" (RegisterResolver).
+// Connect opens a target named by spec (the --target syntax of package
+// targets, through the installed Opener) and sends initialize.
 func Connect(ctx context.Context, spec string) (*Target, error) {
 	if stopping.Load() {
 		return nil, ErrStopping
 	}
-	t := &Target{Spec: spec, router: newRouter()}
-	var r io.Reader
-	var w io.WriteCloser
-	resolved, err := ResolveTarget(ctx, spec)
+	openMu.Lock()
+	open := opener
+	openMu.Unlock()
+	if open == nil {
+		return nil, fmt.Errorf("target %q: %w", spec, ErrNoTargets)
+	}
+	ep, err := open(ctx, spec)
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", spec, err)
 	}
-	switch {
-	case strings.HasPrefix(resolved, "exec:"):
-		cmdline := strings.TrimSpace(strings.TrimPrefix(resolved, "exec:"))
-		if cmdline == "" {
-			return nil, fmt.Errorf("target %q: empty command", spec)
+	t, err := dial(spec, ep)
+	if err != nil {
+		if ep.Close != nil {
+			_ = ep.Close()
 		}
+		return nil, err
+	}
+	if err := t.initialize(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// dial opens the connection to an endpoint; Close of the returned target
+// also runs ep.Close.
+func dial(spec string, ep Endpoint) (*Target, error) {
+	t := &Target{Spec: spec, router: newRouter()}
+	var r io.Reader
+	var w io.WriteCloser
+	var closer func(graceful bool) error
+	switch {
+	case strings.TrimSpace(ep.Command) != "":
 		t.stderr = &syncBuffer{}
-		p, err := spawn(cmdline, t.stderr)
+		p, err := spawn(strings.TrimSpace(ep.Command), t.stderr)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
 		t.proc = p
 		r, w = p.stdout, p.stdin
-		t.closer = func(graceful bool) error {
+		closer = func(graceful bool) error {
 			if !graceful {
 				return p.close(0)
 			}
 			return p.close(5 * time.Second)
 		}
-	case strings.HasPrefix(spec, "tcp:"):
-		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(spec, "tcp:"), 10*time.Second)
+	case ep.Address != "":
+		conn, err := net.DialTimeout("tcp", ep.Address, 10*time.Second)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
 		r, w = conn, conn
-		t.closer = func(bool) error { return conn.Close() }
-	default:
-		connMu.Lock()
-		c, ok := connectors[spec]
-		connMu.Unlock()
-		if !ok {
-			return nil, fmt.Errorf("unknown target %q (want builtin, exec:<command>, tcp:<host:port> or a registered name)", spec)
-		}
+		closer = func(bool) error { return conn.Close() }
+	case ep.Serve != nil:
 		// Two pipes: harness → target and target → harness.
 		hr, tw := io.Pipe()
 		tr, hw := io.Pipe()
 		done := make(chan error, 1)
-		go func() { done <- c(context.Background(), tr, tw) }()
+		go func() { done <- ep.Serve(context.Background(), tr, tw) }()
 		r, w = hr, hw
-		t.closer = func(graceful bool) error {
+		closer = func(graceful bool) error {
 			hw.Close()
 			if !graceful {
 				// Abandon it: a hung in-process target may never close its
@@ -186,11 +213,26 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 				return fmt.Errorf("in-process target %q did not stop", spec)
 			}
 		}
+	default:
+		return nil, fmt.Errorf("target %q: the registry gave no command, address or in-process server", spec)
+	}
+	t.closer = closer
+	if ep.Close != nil {
+		t.closer = func(graceful bool) error {
+			return errors.Join(closer(graceful), ep.Close())
+		}
 	}
 	t.stdout = &stdoutWatch{r: r}
 	t.router.onRefuse = refusals.add
 	t.router.onFlood = t.flooded
 	t.client = protocol.NewClient(arrivals{protocol.NewChannel(t.stdout, w), t.router.arrive}, t.router.invoke, t.router.cancel, t.stdout.clientLog)
+	return t, nil
+}
+
+// initialize sends initialize and explains a target that does not answer
+// it; on error the target is closed.
+func (t *Target) initialize(ctx context.Context) error {
+	spec := t.Spec
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{
@@ -213,10 +255,10 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		}
 		diag := t.diagnostics() // before Close, which ends the process itself
 		t.Close()
-		return nil, fmt.Errorf("target %q: initialize: %s%s%s", spec, why, diag, t.stderrTail())
+		return fmt.Errorf("target %q: initialize: %s%s%s", spec, why, diag, t.stderrTail())
 	}
 	t.ready = true
-	return t, nil
+	return nil
 }
 
 // diagnostics explains a dead or misbehaving target: how its process exited
@@ -250,19 +292,6 @@ func (t *Target) stderrTail() string {
 
 // Alive reports whether the connection is still up.
 func (t *Target) Alive() bool { return !t.client.IsStopped() }
-
-// HasFeature reports whether the target declared f.
-func (t *Target) HasFeature(f string) bool {
-	if f == "core" {
-		return true
-	}
-	for _, x := range t.Init.Features {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
 
 // Call sends one request and decodes its result into out.
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/targets"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -32,12 +33,7 @@ conformance-report.yaml, summary.md, junit.xml, report.html and report.json
 to --results-dir.
 
 Targets:
-  builtin                 the reference runtime, in process (default)
-  exec:<command line>     spawn a process speaking the driver protocol on stdio
-  tcp:<host:port>         connect to a process speaking the driver protocol
-  openclaw:<version>      the real OpenClaw code mode (installed on first use with npm; e.g. openclaw:2026.7.35)
-  fake:<variant>          a deliberately broken reference variant: %s
-
+%s
 Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,
 or nothing tested: no spec ran or every selected spec was skipped), 2 usage
 error (including an unknown name in --features or --exempt-features) or
@@ -46,7 +42,7 @@ overall verdict judges the selected specs only (see selection: in
 conformance-report.yaml).
 
 Flags:
-`, strings.Join(variantNames(), ", "))
+`, targets.Usage())
 	fs := runFlags()
 	fs.SetOutput(w)
 	fs.PrintDefaults()

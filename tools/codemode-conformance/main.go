@@ -50,6 +50,8 @@ import (
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"
 	_ "github.com/codemode-conformance/codemode/suites/security"
+	"github.com/codemode-conformance/codemode/targets"
+	_ "github.com/codemode-conformance/codemode/targets/builtin"
 	"github.com/codemode-conformance/codemode/tools/bench"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2"
@@ -106,17 +108,15 @@ func run() int {
 	if features != "" {
 		cfg.Features = append([]string{}, split(features)...)
 	}
-	if err := checkTarget(target); err != nil {
+	if err := targets.Check(target); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	if framework.HasResolver(target) {
-		// Install (openclaw:<version>) before the suites start, with progress,
-		// so a first install is not bounded by the initialize timeout.
-		if _, err := framework.ResolveTarget(context.Background(), target); err != nil {
-			fmt.Fprintf(os.Stderr, "target %q: %v\n", target, err)
-			return 1
-		}
+	// Install (openclaw:<version>) before the suites start, with progress,
+	// so a first install is not bounded by the initialize timeout.
+	if err := targets.Prepare(context.Background(), target, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "target %q: %v\n", target, err)
+		return 1
 	}
 	for _, id := range reqs {
 		if _, ok := spec.Lookup(id); !ok {
