@@ -1,8 +1,9 @@
 // Package spec holds the code mode contract's requirement catalogue as data.
 //
 // The catalogue is requirements.yaml, embedded into the binary. It is a
-// transcription of ../shared/contract/REQUIREMENTS.md (relative to the module
-// root): one entry per table row, in document order, with the same ID, level
+// transcription of the contract's first catalogue, REQUIREMENTS.md (a copy
+// is testdata/REQUIREMENTS.md; requirements_test.go compares the two): one
+// entry per table row, in document order, with the same ID, level
 // and feature. The file has two top-level keys:
 //
 //	areas:                      # area code -> title
