@@ -80,12 +80,13 @@ func TestMainPackageBinariesAreIgnored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// What `go build` writes when run in that directory.
-		bin := path.Join(filepath.ToSlash(rel), filepath.Base(dir))
-		c := exec.Command("git", "check-ignore", "-q", "--no-index", bin)
-		c.Dir = root
-		if err := c.Run(); err != nil {
-			t.Errorf("%s (built by `go build` in %s) is not ignored: add /%s to .gitignore", bin, rel, bin)
+		// What `go build` writes when run in that directory, and at the root.
+		for _, bin := range []string{path.Join(filepath.ToSlash(rel), filepath.Base(dir)), filepath.Base(dir)} {
+			c := exec.Command("git", "check-ignore", "-q", "--no-index", bin)
+			c.Dir = root
+			if err := c.Run(); err != nil {
+				t.Errorf("%s (built by `go build` of ./%s) is not ignored: add /%s to .gitignore", bin, rel, bin)
+			}
 		}
 	}
 }
