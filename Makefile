@@ -1,6 +1,7 @@
 # codemode-conformance: the two commands a new user needs are
 #   make conformance   run every suite against the embedded reference runtime
-#   make test          run all tests (unit, suites under go test, broken variants, CONFORMANCE.md freshness)
+#   make test          run all tests (unit, suites under go test, broken variants, the CLI, the embedding example in
+#                      examples/embed, repository hygiene, CONFORMANCE.md freshness)
 GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
