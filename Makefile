@@ -41,7 +41,7 @@ openclaw-conformance: build openclaw-install
 	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)" --results-dir "$(RESULTS)-openclaw" \
 		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
 	cp "$(RESULTS)-openclaw/conformance-report.yaml" "$(RESULTS)-openclaw/summary.md" "$(OPENCLAW_REPORT)/" && \
-	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' \
+	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
 		"$(RESULTS)-openclaw/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
 
 ## fuzz: run each fuzz target for FUZZTIME (their seed corpora already run under make test)

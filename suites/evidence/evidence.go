@@ -93,20 +93,21 @@ const maxString = 4 << 10
 // kept as is); err, if non-nil, replaces the response.
 func NewExchange(method string, req, resp any, err error) Exchange {
 	e := Exchange{Method: method}
-	e.Request, e.Cut = part(req)
+	e.Request, e.Cut = Bounded(req)
 	if err != nil {
 		e.Error = err.Error()
 		return e
 	}
 	var cut bool
-	e.Response, cut = part(resp)
+	e.Response, cut = Bounded(resp)
 	e.Cut = e.Cut || cut
 	return e
 }
 
-// part returns v as JSON text, at most about MaxPart bytes, and whether it
-// was shortened.
-func part(v any) (string, bool) {
+// Bounded returns v as JSON text of at most about MaxPart bytes, and
+// whether it was shortened: first its long strings are cut (so it stays
+// JSON), then, if that is not enough, the text itself.
+func Bounded(v any) (string, bool) {
 	b := marshal(v)
 	if len(b) <= MaxPart {
 		return string(b), false
@@ -204,8 +205,8 @@ type Failure struct {
 	// Message is the failure message without the result and guest code
 	// (which the full message ends with, for people).
 	Message string `json:"message"`
-	// Result is the exec/wait result exactly as the target sent it (JSON
-	// text).
+	// Result is the exec/wait result as the target sent it (JSON text,
+	// Bounded).
 	Result string `json:"result,omitempty"`
 	// GuestCode is the code of the exec that produced Result, if known.
 	GuestCode string `json:"guestCode,omitempty"`

@@ -56,7 +56,8 @@ func failureEvidence(msg string, list []renderedResult) (evidence.Failure, bool)
 			continue
 		}
 		rest := strings.TrimRight(msg[:at], "\n") + msg[at+len(x.text):]
-		return evidence.Failure{Message: strings.TrimRight(rest, "\n"), Result: string(x.res.Raw), GuestCode: x.res.GuestCode}, true
+		res, _ := evidence.Bounded(x.res.Raw)
+		return evidence.Failure{Message: strings.TrimRight(rest, "\n"), Result: res, GuestCode: x.res.GuestCode}, true
 	}
 	return evidence.Failure{}, false
 }
