@@ -44,8 +44,8 @@ func WriteHTML(r types.Report, ev Evaluation, c Conformance, path string) error 
 //     overall verdict and why, requirement totals, suite errors;
 //   - a section per spec that fails the run (fail, error, xpass): its
 //     requirement (ID, level, feature, text), spec text and location,
-//     verdict, failure message, the result and guest code the message
-//     carries, and the transcript of each run of the spec (requests and
+//     verdict, failure message, the result and guest code it names (the
+//     typed evidence.Failure entry), and the transcript of each run of the spec (requests and
 //     responses in collapsible blocks, the guest code of each exec shown
 //     decoded);
 //   - the xfail specs with their baseline reason (details collapsed);
@@ -201,15 +201,9 @@ func newHTMLSpec(i int, v SpecVerdict, s types.SpecReport) htmlSpec {
 	if r, ok := spec.Lookup(v.Requirement); ok {
 		h.Level, h.Feature, h.Source, h.ReqText = r.Level, r.Feature, r.Source, r.Text
 	}
-	if v.Verdict != XPass {
-		h.Message = clip(strings.TrimRight(v.Message, "\n"))
-		if s.Failure.ForwardedPanic != "" && !strings.Contains(h.Message, s.Failure.ForwardedPanic) {
-			h.Message = strings.TrimSpace(h.Message + "\n" + clip(s.Failure.ForwardedPanic))
-		}
-		if s.Failure.Location.FileName != "" {
-			h.FailureAt = location(s.Failure.Location)
-		}
-	}
+	// The failure message, or its typed evidence (the message without the
+	// result and guest code it names, and those two apart).
+	message := v.Message
 	for _, e := range s.ReportEntries {
 		switch {
 		case strings.HasPrefix(e.Name, TranscriptEntry):
@@ -227,14 +221,20 @@ func newHTMLSpec(i int, v SpecVerdict, s types.SpecReport) htmlSpec {
 			if evidence.Decode(e.Value, &f) != nil {
 				continue // the message holds the same text
 			}
-			h.Message = clip(f.Message)
-			if s.Failure.ForwardedPanic != "" && !strings.Contains(h.Message, s.Failure.ForwardedPanic) {
-				h.Message = strings.TrimSpace(h.Message + "\n" + clip(s.Failure.ForwardedPanic))
-			}
+			message = f.Message
 			h.Result, h.GuestCode = clip(evidence.Text(f.Result)), clip(f.GuestCode)
 		case e.Name == HarnessErrorEntry:
 		default:
 			h.Entries = append(h.Entries, htmlEntry{Name: e.Name, Value: clip(e.StringRepresentation())})
+		}
+	}
+	if v.Verdict != XPass {
+		h.Message = clip(strings.TrimRight(message, "\n"))
+		if s.Failure.ForwardedPanic != "" && !strings.Contains(h.Message, s.Failure.ForwardedPanic) {
+			h.Message = strings.TrimSpace(h.Message + "\n" + clip(s.Failure.ForwardedPanic))
+		}
+		if s.Failure.Location.FileName != "" {
+			h.FailureAt = location(s.Failure.Location)
 		}
 	}
 	return h
