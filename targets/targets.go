@@ -47,9 +47,11 @@ type Prefix struct {
 	// image build) with progress lines; the CLI calls it before the suites
 	// start, so that it is not bounded by the initialize timeout.
 	Prepare func(ctx context.Context, spec string, progress io.Writer) error
-	// Open returns the endpoint of one connection to spec (a command line
-	// or an address, with a Close that undoes what Open started).
-	Open func(ctx context.Context, spec string) (framework.Endpoint, error)
+	// Open returns the endpoint of one connection to spec: a command line,
+	// or an address with a Close that undoes what Open started. A target
+	// Open starts itself gets o.Canary as CanaryEnv in its environment
+	// (then Endpoint.Canary says so) and writes its output to o.Logs.
+	Open func(ctx context.Context, spec string, o framework.OpenOptions) (framework.Endpoint, error)
 }
 
 var (
@@ -73,7 +75,7 @@ func init() {
 			_, err := openclaw.Resolve(ctx, spec, progress)
 			return err
 		},
-		Open: func(ctx context.Context, spec string) (framework.Endpoint, error) {
+		Open: func(ctx context.Context, spec string, _ framework.OpenOptions) (framework.Endpoint, error) {
 			cmd, err := openclaw.Resolve(ctx, spec, os.Stderr)
 			return framework.Endpoint{Command: cmd}, err
 		},
@@ -142,7 +144,7 @@ func Prepare(ctx context.Context, spec string, progress io.Writer) error {
 
 // Open resolves spec into the endpoint of one connection: the framework's
 // Opener.
-func Open(ctx context.Context, spec string) (framework.Endpoint, error) {
+func Open(ctx context.Context, spec string, o framework.OpenOptions) (framework.Endpoint, error) {
 	if err := Check(spec); err != nil {
 		return framework.Endpoint{}, err
 	}
@@ -156,7 +158,7 @@ func Open(ctx context.Context, spec string) (framework.Endpoint, error) {
 	if serve != nil {
 		return framework.Endpoint{Serve: serve}, nil
 	}
-	return p.Open(ctx, spec)
+	return p.Open(ctx, spec, o)
 }
 
 // Syntax lists every target form, for usage and errors: builtin, the

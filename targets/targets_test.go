@@ -18,11 +18,11 @@ func TestOpenParsesTheTargetSyntax(t *testing.T) {
 	targets.Register("test-inproc", "a test target", func(context.Context, io.Reader, io.WriteCloser) error { return nil })
 	closed := false
 	targets.RegisterPrefix(targets.Prefix{Prefix: "testpfx:", Syntax: "testpfx:<n>", Help: "a test prefix",
-		Open: func(_ context.Context, spec string) (framework.Endpoint, error) {
+		Open: func(_ context.Context, spec string, _ framework.OpenOptions) (framework.Endpoint, error) {
 			if spec == "testpfx:bad" {
 				return framework.Endpoint{}, errors.New("no such n")
 			}
-			return framework.Endpoint{Address: "127.0.0.1:" + strings.TrimPrefix(spec, "testpfx:"), Close: func() error { closed = true; return nil }}, nil
+			return framework.Endpoint{Address: "127.0.0.1:" + strings.TrimPrefix(spec, "testpfx:"), Close: func(bool) error { closed = true; return nil }}, nil
 		}})
 	ctx := context.Background()
 	for spec, want := range map[string]framework.Endpoint{
@@ -30,18 +30,18 @@ func TestOpenParsesTheTargetSyntax(t *testing.T) {
 		"tcp:127.0.0.1:7070":            {Address: "127.0.0.1:7070"},
 		"testpfx:9":                     {Address: "127.0.0.1:9"},
 	} {
-		got, err := targets.Open(ctx, spec)
+		got, err := targets.Open(ctx, spec, framework.OpenOptions{})
 		if err != nil || got.Command != want.Command || got.Address != want.Address {
 			t.Errorf("Open(%q) = %+v, %v; want %+v", spec, got, err, want)
 		}
 	}
-	if ep, err := targets.Open(ctx, "test-inproc"); err != nil || ep.Serve == nil {
+	if ep, err := targets.Open(ctx, "test-inproc", framework.OpenOptions{}); err != nil || ep.Serve == nil {
 		t.Errorf("Open of a registered name = %+v, %v; want its in-process server", ep, err)
 	}
-	if ep, _ := targets.Open(ctx, "testpfx:1"); ep.Close == nil || ep.Close() != nil || !closed {
+	if ep, _ := targets.Open(ctx, "testpfx:1", framework.OpenOptions{}); ep.Close == nil || ep.Close(true) != nil || !closed {
 		t.Errorf("a prefix's endpoint must keep its Close")
 	}
-	if _, err := targets.Open(ctx, "testpfx:bad"); err == nil || !strings.Contains(err.Error(), "no such n") {
+	if _, err := targets.Open(ctx, "testpfx:bad", framework.OpenOptions{}); err == nil || !strings.Contains(err.Error(), "no such n") {
 		t.Errorf("a prefix's error must come through, got %v", err)
 	}
 	for _, bad := range []string{"nope", "exec:  ", "tcp:localhost", ""} {

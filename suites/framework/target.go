@@ -39,19 +39,37 @@ type Endpoint struct {
 	Address string
 	// Serve is an in-process target, reached through pipes.
 	Serve Connector
-	// Close, if set, runs after the connection closed (e.g. stops the
-	// container the registry started for it).
-	Close func() error
+	// Canary is OpenOptions.Canary when the registry put it into the
+	// environment of a target it started (Target.Canary reports it).
+	Canary string
+	// Close, if set, runs once after the connection closed: graceful is
+	// false when the harness abandons the target (unresponsive, killed on
+	// SIGINT/SIGTERM), so whatever Open started is stopped at once (a
+	// container: target's container is killed and removed).
+	Close func(graceful bool) error
+}
+
+// OpenOptions is what the harness gives a registry for one connection.
+type OpenOptions struct {
+	// Canary is a fresh random value for CanaryEnv, for a registry that
+	// starts the target itself (exec: targets get theirs from the harness).
+	Canary string
+	// Logs receives the target's own output; failures quote its tail as
+	// "target stderr".
+	Logs io.Writer
 }
 
 // Opener resolves a --target spec into an Endpoint. The framework knows no
 // target names: package targets (github.com/codemode-conformance/codemode/targets)
 // owns the syntax and installs its Open with UseTargets when imported.
-type Opener func(ctx context.Context, spec string) (Endpoint, error)
+type Opener func(ctx context.Context, spec string, o OpenOptions) (Endpoint, error)
 
 var (
 	openMu sync.Mutex
 	opener Opener
+	// endpoints are the live connections whose endpoint has a Close, so
+	// that KillTargets can abandon them all.
+	endpoints = map[*Target]func(bool) error{}
 )
 
 // UseTargets sets the Opener through which Connect resolves target specs.
@@ -59,6 +77,19 @@ func UseTargets(o Opener) {
 	openMu.Lock()
 	defer openMu.Unlock()
 	opener = o
+}
+
+// abandonEndpoints stops every target a registry started, at once.
+func abandonEndpoints() {
+	openMu.Lock()
+	list := make([]func(bool) error, 0, len(endpoints))
+	for _, c := range endpoints {
+		list = append(list, c)
+	}
+	openMu.Unlock()
+	for _, c := range list {
+		_ = c(false)
+	}
 }
 
 // ErrNoTargets is returned by Connect when no target registry is installed.
@@ -75,8 +106,9 @@ type Target struct {
 	closer    func(graceful bool) error
 	closeOnce sync.Once
 	closeErr  error
-	ready     bool // initialize succeeded
-	stderr    *syncBuffer
+	ready     bool        // initialize succeeded
+	stderr    *syncBuffer // the target's own output (stderr, container logs)
+	canary    string      // Endpoint.Canary
 	stdout    *stdoutWatch
 	proc      *process // exec: targets only
 	router    *router
@@ -145,14 +177,19 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 	if open == nil {
 		return nil, fmt.Errorf("target %q: %w", spec, ErrNoTargets)
 	}
-	ep, err := open(ctx, spec)
+	canary, err := newCanary()
+	if err != nil {
+		return nil, err
+	}
+	logs := &syncBuffer{}
+	ep, err := open(ctx, spec, OpenOptions{Canary: canary, Logs: logs})
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", spec, err)
 	}
-	t, err := dial(spec, ep)
+	t, err := dial(spec, ep, logs)
 	if err != nil {
 		if ep.Close != nil {
-			_ = ep.Close()
+			_ = ep.Close(false)
 		}
 		return nil, err
 	}
@@ -162,16 +199,15 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 	return t, nil
 }
 
-// dial opens the connection to an endpoint; Close of the returned target
-// also runs ep.Close.
-func dial(spec string, ep Endpoint) (*Target, error) {
-	t := &Target{Spec: spec, router: newRouter()}
+// dial opens the connection to an endpoint; logs holds the target's own
+// output. Close of the returned target also runs ep.Close.
+func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
+	t := &Target{Spec: spec, router: newRouter(), stderr: logs, canary: ep.Canary}
 	var r io.Reader
 	var w io.WriteCloser
 	var closer func(graceful bool) error
 	switch {
 	case strings.TrimSpace(ep.Command) != "":
-		t.stderr = &syncBuffer{}
 		p, err := spawn(strings.TrimSpace(ep.Command), t.stderr)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
@@ -218,8 +254,20 @@ func dial(spec string, ep Endpoint) (*Target, error) {
 	}
 	t.closer = closer
 	if ep.Close != nil {
+		var once sync.Once
+		var cerr error
+		stop := func(graceful bool) error {
+			once.Do(func() { cerr = ep.Close(graceful) })
+			return cerr
+		}
+		openMu.Lock()
+		endpoints[t] = stop
+		openMu.Unlock()
 		t.closer = func(graceful bool) error {
-			return errors.Join(closer(graceful), ep.Close())
+			openMu.Lock()
+			delete(endpoints, t)
+			openMu.Unlock()
+			return errors.Join(closer(graceful), stop(graceful))
 		}
 	}
 	t.stdout = &stdoutWatch{r: r}
@@ -388,12 +436,13 @@ func (t *Target) stop(graceful bool) error {
 }
 
 // Canary is the value of CanaryEnv in the environment of an exec: target
-// process, "" for other targets (the harness does not start them).
+// process or of a target its registry started with it (Endpoint.Canary),
+// "" for other targets (the harness does not start them).
 func (t *Target) Canary() string {
-	if t.proc == nil {
-		return ""
+	if t.proc != nil {
+		return t.proc.canary
 	}
-	return t.proc.canary
+	return t.canary
 }
 
 // Stats asks runtime.stats.
