@@ -187,6 +187,10 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		return nil, fmt.Errorf("target %q: %w", spec, err)
 	}
 	t, err := dial(spec, ep, logs)
+	if err == nil && stopping.Load() { // KillTargets ran while it opened
+		t.abandon()
+		return nil, ErrStopping
+	}
 	if err != nil {
 		if ep.Close != nil {
 			_ = ep.Close(false)
