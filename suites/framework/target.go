@@ -374,7 +374,7 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 		err = fmt.Errorf("%w (the harness is stopping)", err)
 	case t.floodWhy.Load() != nil:
 		err = fmt.Errorf("%s (%w)", *t.floodWhy.Load(), err)
-	case !t.Alive():
+	case !t.Alive() || closedPipe(err): // a write can fail before the reader sees the close
 		if t.proc != nil { // let the exit status arrive, so the message can name it
 			select {
 			case <-t.proc.exited:
