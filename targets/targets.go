@@ -130,6 +130,11 @@ func Check(spec string) error {
 	if serve, p := lookup(spec); serve != nil || p != nil {
 		return nil
 	}
+	if family, _, ok := strings.Cut(spec, ":"); ok {
+		if names := Names(family + ":"); len(names) > 0 {
+			return fmt.Errorf("%w %q: no such %s: target (known: %s)", ErrUnknown, spec, family, strings.Join(names, ", "))
+		}
+	}
 	return fmt.Errorf("%w %q: want %s", ErrUnknown, spec, strings.Join(Syntax(), ", "))
 }
 

@@ -53,6 +53,10 @@ func TestOpenParsesTheTargetSyntax(t *testing.T) {
 	if !errors.Is(err, targets.ErrUnknown) || !strings.Contains(err.Error(), "exec:<command line>, tcp:<host:port>") || !strings.Contains(err.Error(), "openclaw:<version>") {
 		t.Errorf("Check(nope) = %v; want ErrUnknown listing the syntax", err)
 	}
+	targets.Register("testfam:one", "", func(context.Context, io.Reader, io.WriteCloser) error { return nil })
+	if err := targets.Check("testfam:two"); !errors.Is(err, targets.ErrUnknown) || !strings.Contains(err.Error(), "known: one") {
+		t.Errorf("Check of an unknown member of a registered family = %v; want the known names", err)
+	}
 	if u := targets.Usage(); !strings.Contains(u, "testpfx:<n>") || !strings.Contains(u, "a test prefix") {
 		t.Errorf("Usage does not describe a registered prefix:\n%s", u)
 	}
