@@ -1,6 +1,7 @@
 # codemode-conformance: the two commands a new user needs are
 #   make conformance   run every suite against the embedded reference runtime
-#   make test          run all tests (unit, suites under go test, broken variants, CONFORMANCE.md freshness)
+#   make test          run all tests (unit, suites under go test, broken variants, the CLI, the embedding example in
+#                      examples/embed, repository hygiene, CONFORMANCE.md freshness)
 GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
@@ -40,7 +41,7 @@ openclaw-conformance: build openclaw-install
 	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)" --results-dir "$(RESULTS)-openclaw" \
 		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
 	cp "$(RESULTS)-openclaw/conformance-report.yaml" "$(RESULTS)-openclaw/summary.md" "$(OPENCLAW_REPORT)/" && \
-	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' \
+	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
 		"$(RESULTS)-openclaw/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
 
 ## fuzz: run each fuzz target for FUZZTIME (their seed corpora already run under make test)

@@ -1,9 +1,10 @@
 // Package spec holds the code mode contract's requirement catalogue as data.
 //
 // The catalogue is requirements.yaml, embedded into the binary: the living,
-// versioned contract. Version 1 was ../shared/contract/REQUIREMENTS.md
-// (relative to the module root), frozen since; every later change is recorded
-// in CHANGES.md. The file has three top-level keys:
+// versioned contract. Version 1 was the contract's first catalogue,
+// REQUIREMENTS.md (a verbatim copy is testdata/REQUIREMENTS.md), frozen
+// since; every later change is recorded in CHANGES.md. The file has three
+// top-level keys:
 //
 //	version: 2                  # catalogue version, named by every report
 //	areas:                      # area code -> title

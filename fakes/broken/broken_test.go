@@ -45,7 +45,7 @@ var _ = Describe("an expected-failures baseline", func() {
 	It("turns a listed failure into xfail: the run passes, at best partial", func() {
 		o := conformance(append([]string{"--target", "fake:no-output-limit", "--expected-failures", file("known.yaml", listed)}, run...)...)
 		Expect(o.Code).To(Equal(0), "%s", o.Stdout)
-		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XFail, "CM-LIM-01": report.Pass}, o.verdicts())).To(BeEmpty())
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XFail, "CM-LIM-01": report.Pass}, o.Verdicts())).To(BeEmpty())
 		Expect(o.Report.Overall).To(Equal(report.Partial))
 		Expect(o.Report.Totals).To(Equal(report.Totals{Pass: 1, XFail: 1}))
 		Expect(o.Report.Requirements[1].Expected).To(Equal("output limit not implemented yet"))
@@ -56,7 +56,7 @@ var _ = Describe("an expected-failures baseline", func() {
 	It("turns a listed requirement that passes into xpass: the stale entry fails the run", func() {
 		o := conformance(append([]string{"--target", "builtin", "--expected-failures", file("known.yaml", listed)}, run...)...)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
-		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XPass, "CM-LIM-01": report.Pass}, o.verdicts())).To(BeEmpty())
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XPass, "CM-LIM-01": report.Pass}, o.Verdicts())).To(BeEmpty())
 		Expect(o.Report.Overall).To(Equal(report.Failure))
 		Expect(o.Report.Reasons).To(ContainElement(ContainSubstring("stale expected failures (xpass: they pass now): CM-LIM-03")))
 	})
@@ -65,14 +65,14 @@ var _ = Describe("an expected-failures baseline", func() {
 		o := conformance("--target", "builtin", "--req", "CM-LIM-03", "--expected-failures",
 			file("known.yaml", "specs:\n  - \"CM-LIM-03 output beyond maxOutputBytes fails on completed cells, for the final value and before suspending\"\n"))
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
-		Expect(o.verdicts()).To(Equal(map[string]report.Verdict{"CM-LIM-03": report.XPass}))
+		Expect(o.Verdicts()).To(Equal(map[string]report.Verdict{"CM-LIM-03": report.XPass}))
 		Expect(o.Stdout).To(MatchRegexp(`XPASS CM-LIM-03 `))
 	})
 
 	It("leaves an unlisted failure a failure", func() {
 		o := conformance(append([]string{"--target", "fake:no-output-limit"}, run...)...)
 		Expect(o.Code).To(Equal(1))
-		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.Fail, "CM-LIM-01": report.Pass}, o.verdicts())).To(BeEmpty())
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.Fail, "CM-LIM-01": report.Pass}, o.Verdicts())).To(BeEmpty())
 		Expect(o.Report.Overall).To(Equal(report.Failure))
 		Expect(o.Report.ExpectedFailures).To(BeNil())
 	})
@@ -110,7 +110,7 @@ var _ = Describe("a target that crashes mid-run", func() {
 		first := lines[0][3]
 		want := map[string]report.Verdict{"CM-EXEC-01": report.Pass, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}
 		want[first] = report.Error
-		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "later specs run against the reconnected target and pass")
+		Expect(cmp.Diff(want, o.Verdicts())).To(BeEmpty(), "later specs run against the reconnected target and pass")
 		Expect(o.Report.Overall).To(Equal(report.Failure))
 		Expect(o.Report.Reasons).To(ContainElement("errors (harness fault or target crash): " + first))
 		Expect(o.Summary).To(MatchRegexp(`\| \*\*total\*\* \| \| 2 \| 0 \| 1 \|`), "summary.md counts the error apart from failures")
@@ -149,7 +149,7 @@ var _ = Describe("a target whose tools.call resolves an envelope", func() {
 		}
 		o := conformance(args...)
 		Expect(o.Code).To(Equal(1), "the envelope must fail the run through CM-GUEST-05:\n%s", o.Stdout)
-		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "one fault, one failing requirement (-want +got):\n%s", o.Stdout)
+		Expect(cmp.Diff(want, o.Verdicts())).To(BeEmpty(), "one fault, one failing requirement (-want +got):\n%s", o.Stdout)
 	})
 })
 

@@ -5,6 +5,7 @@ import (
 
 	_ "github.com/codemode-conformance/codemode/suites/e2e"
 	"github.com/codemode-conformance/codemode/suites/framework"
+	_ "github.com/codemode-conformance/codemode/targets/builtin" // builtin and fake:* (CODEMODE_TARGET)
 )
 
 func TestE2E(t *testing.T) { framework.RunSuite(t, "codemode e2e") }

@@ -36,7 +36,8 @@ var Timeouts = struct {
 
 // Config says which target the suites run against.
 type Config struct {
-	// Target is builtin, exec:<command>, tcp:<host:port> or a registered name.
+	// Target names the target in the syntax of package targets (builtin,
+	// exec:<command>, tcp:<host:port>, openclaw:<version>, …).
 	Target string
 	// Features, if non-nil, replace the target's declared features.
 	Features []string

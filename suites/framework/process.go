@@ -50,7 +50,8 @@ var (
 var ErrStopping = errors.New("the harness is stopping: no new target is started")
 
 // KillTargets kills the process group of every running exec: target with
-// SIGKILL and refuses to start new ones: a harness that got SIGTERM or
+// SIGKILL, abandons every target a registry started (Endpoint.Close(false):
+// a container is killed and removed) and refuses to start new ones: a harness that got SIGTERM or
 // SIGINT calls it first, so that nothing it started outlives it. Calls
 // still in flight fail at once. Safe to call more than once.
 func KillTargets() {
@@ -60,6 +61,7 @@ func KillTargets() {
 	for p := range procs {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
+	abandonEndpoints()
 }
 
 // spawn starts cmdline under /bin/sh with stdin/stdout as the protocol stream
@@ -74,11 +76,10 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var nonce [16]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
+	canary, err := newCanary()
+	if err != nil {
 		return nil, err
 	}
-	canary := "canary-" + hex.EncodeToString(nonce[:])
 	cmd.Env = append(os.Environ(), CanaryEnv+"="+canary)
 	cmd.Stderr = stderr
 	// Children that inherit stderr must not keep Wait from reporting the
@@ -113,6 +114,15 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 		p.stdout.Close()
 	}()
 	return p, nil
+}
+
+// newCanary returns a fresh random value for CanaryEnv.
+func newCanary() (string, error) {
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return "", err
+	}
+	return "canary-" + hex.EncodeToString(nonce[:]), nil
 }
 
 // exitStatus describes how the process ended, or "" while it runs.

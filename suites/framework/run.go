@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 )
@@ -52,7 +52,7 @@ type Run struct {
 	timeout  time.Duration
 
 	mu         sync.Mutex
-	transcript []string
+	transcript []evidence.Exchange
 	calls      atomic.Int64
 }
 
@@ -110,7 +110,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	// never knew it, and ending it must not reconnect.
 	ginkgo.DeferCleanup(func() {
 		if ginkgo.CurrentSpecReport().Failed() {
-			ginkgo.AddReportEntry("transcript "+id, r.Transcript(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+			ginkgo.AddReportEntry(evidence.TranscriptPrefix+id, r.Evidence(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		}
 		cctx, cancel := context.WithTimeout(context.Background(), Timeouts.Call)
 		defer cancel()
@@ -134,46 +134,32 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	return r
 }
 
-// maxTranscriptPart bounds each request and each response in a transcript
-// (report.html cuts at the same size).
-const maxTranscriptPart = 64 << 10
-
 func (r *Run) log(method string, req, resp any, err error) {
-	cut := func(b string) string {
-		if len(b) > maxTranscriptPart {
-			return b[:maxTranscriptPart] + "\n  …(truncated)"
-		}
-		return b
-	}
-	rq, _ := json.MarshalIndent(req, "  ", "  ")
-	var rs string
-	if err != nil {
-		rs = "error: " + err.Error()
-	} else {
-		b, _ := json.MarshalIndent(resp, "  ", "  ")
-		rs = string(b)
-	}
+	e := evidence.NewExchange(method, req, resp, err)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.transcript = append(r.transcript, fmt.Sprintf("→ %s\n  %s\n← %s", method, cut(string(rq)), cut(rs)))
+	r.transcript = append(r.transcript, e)
 }
 
-// Transcript is every request and response of this run, in order, plus the
-// nested tool invocations the harness answered.
-func (r *Run) Transcript() string {
+// Evidence is the typed transcript of this run: every request and response,
+// in order, the nested tool invocations the harness answered and the ones
+// it refused. A failing spec carries it as the report entry
+// "transcript <runId>" (evidence.TranscriptPrefix).
+func (r *Run) Evidence() evidence.Transcript {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	var b strings.Builder
-	b.WriteString(strings.Join(r.transcript, "\n"))
+	t := evidence.Transcript{Run: r.ID, Exchanges: append([]evidence.Exchange(nil), r.transcript...)}
+	r.mu.Unlock()
 	for _, c := range r.Tools.Calls() {
-		j, _ := json.Marshal(c)
-		b.WriteString("\n↺ tool.invoke " + string(j))
+		t.Invocations = append(t.Invocations, evidence.Invocation{Tool: c.Tool, ToolCallID: c.ToolCallID, ParentToolCallID: c.ParentToolCallID, Params: evidence.JSON(c)})
 	}
 	for _, x := range refusals.of(r.ID) {
-		b.WriteString("\n⊘ " + x.String())
+		t.Refused = append(t.Refused, x.String())
 	}
-	return b.String()
+	return t
 }
+
+// Transcript is Evidence as people read it.
+func (r *Run) Transcript() string { return r.Evidence().String() }
 
 // RefusedInvokes lists the tool.invoke calls naming this run that the
 // harness refused as forged (not nested in a live exec/wait or suspended
@@ -214,16 +200,20 @@ func (r Result) ValueAny() any {
 	return v
 }
 
-// String describes the result for failure messages.
+// String describes the result for failure messages: "result <raw JSON>"
+// (cut at 4000 bytes) and the guest code. A failing spec whose message
+// holds this text also gets the typed evidence.Failure (see failure.go).
 func (r Result) String() string {
 	s := string(r.Raw)
 	if len(s) > 4000 {
 		s = s[:4000] + "…"
 	}
+	out := "result " + s
 	if r.GuestCode != "" {
-		return fmt.Sprintf("result %s\nguest code:\n%s", s, r.GuestCode)
+		out = fmt.Sprintf("result %s\nguest code:\n%s", s, r.GuestCode)
 	}
-	return "result " + s
+	rendered.add(out, r)
+	return out
 }
 
 // Exec sends exec with {code}.

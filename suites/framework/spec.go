@@ -1,7 +1,6 @@
 package framework
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/onsi/ginkgo/v2"
 )
 
@@ -50,7 +50,7 @@ func Define() {
 	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) { connectTarget(ctx) }, ginkgo.NodeTimeout(Timeouts.Initialize+10e9))
 	ginkgo.AfterSuite(func() { disconnectTarget(); afterLastSpec() })
 	for _, r := range registry {
-		ginkgo.Describe(r.text, ginkgo.Label("suite:"+r.suite), r.body)
+		ginkgo.Describe(r.text, ginkgo.Label(evidence.LabelSuite+r.suite), r.body)
 	}
 }
 
@@ -64,7 +64,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	if !ok {
 		panic(fmt.Sprintf("framework.It: unknown requirement id %q", id))
 	}
-	labels := ginkgo.Label("req:"+id, "feature:"+req.Feature, "level:"+strings.ToLower(req.Level), "area:"+req.Area)
+	labels := ginkgo.Label(evidence.LabelRequirement+id, evidence.LabelFeature+req.Feature, evidence.LabelLevel+strings.ToLower(req.Level), evidence.LabelArea+req.Area)
 	hangFails := false
 	for i := 0; i < len(args); i++ {
 		if _, ok := args[i].(hangIsFailure); ok {
@@ -81,8 +81,10 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
 		beginSpec(hangFails)
-		// Registered first, so it runs last: after the runs' own cleanups
-		// (run.end), whose answers may still bring refused invokes.
+		// Registered first, so they run last: after the runs' own cleanups
+		// (run.end), whose answers may still bring refused invokes; the
+		// failure's evidence once the verdict is in.
+		ginkgo.DeferCleanup(attachFailure)
 		ginkgo.DeferCleanup(endSpec)
 		body(ctx)
 	}
@@ -131,6 +133,7 @@ var HangIsFailure = hangIsFailure{}
 type hangIsFailure struct{}
 
 func beginSpec(hangFails bool) {
+	rendered.take()
 	hangIsFail.Store(hangFails)
 	specSeq.Add(1)
 	deadline.Store(time.Now().Add(Timeouts.Spec).UnixNano())
@@ -173,167 +176,6 @@ func afterLastSpec() {
 		ginkgo.Fail(strings.Join(msgs, "\n"))
 	}
 }
-
-// checkAlive asks the target a cheap runtime.stats (bounded by
-// Timeouts.Alive) unless it is known dead, and returns why the spec must be
-// charged with the target's death, or "".
-func checkAlive() string {
-	tgtMu.Lock()
-	t := tgt
-	tgtMu.Unlock()
-	if t == nil || stopping.Load() {
-		return ""
-	}
-	if t.chargedIn.Load() == specSeq.Load() {
-		if why := t.chargedWhy.Load(); why != nil && hangIsFail.Load() {
-			return "the target stopped working during this spec, which this requirement forbids: " + *why
-		}
-		return "" // already charged to this spec (and marked as an error)
-	}
-	if t.Alive() {
-		ctx, cancel := context.WithTimeout(context.Background(), Timeouts.Alive)
-		defer cancel()
-		_, err := t.Stats(ctx)
-		if err == nil || t.Alive() {
-			return "" // answered (a protocol error is still an answer)
-		}
-		// Call charged it: lost or unresponsive.
-		return fmt.Sprintf("the target stopped working during this spec: %v", err)
-	}
-	if t.chargedIn.Load() != 0 {
-		return "" // charged to an earlier spec; the next T() reconnects
-	}
-	reason := "the target died during this spec (its connection closed)" + t.diagnostics() + t.stderrTail()
-	t.charge(reason)
-	return reason
-}
-
-// RequireFeature skips the current spec, with a reason naming the feature and
-// why, when the target does not declare f. For specs that need a test hook
-// beyond their requirement's own feature (fault-injection for CM-CFG-07): a
-// skipped core requirement still makes the run partial.
-func RequireFeature(f, why string) {
-	ginkgo.GinkgoHelper()
-	if !Features().Has(f) {
-		ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (%s)", f, why))
-	}
-}
-
-// FeatureSet is the effective feature set of the run.
-type FeatureSet map[string]bool
-
-// Has reports whether f is in the set; core is always in.
-func (s FeatureSet) Has(f string) bool { return f == "core" || s[f] }
-
-var (
-	tgtMu    sync.Mutex
-	tgt      *Target
-	features FeatureSet
-	// FeatureSource records where the feature set came from: "declared" or
-	// "command line".
-	FeatureSource = "declared"
-)
-
-// T returns the connected target, reconnecting first if the previous spec
-// left it dead (a crashed target makes that spec an error, never fails the
-// rest of the run). A failed reconnect is a harness error of the current spec.
-//
-// Within one spec the target is connected at most once more: when it died
-// or was killed during the running spec, that spec is charged with it (a
-// harness error, not a failure of its requirement) and T fails it at once;
-// the next spec reconnects.
-func T() *Target {
-	tgtMu.Lock()
-	defer tgtMu.Unlock()
-	if tgt == nil || !tgt.Alive() {
-		if tgt != nil && inSpec.Load() && !stopping.Load() {
-			if tgt.chargedIn.Load() != specSeq.Load() {
-				tgt.charge("the target died during this spec (its connection closed)" + tgt.diagnostics() + tgt.stderrTail())
-			}
-			if tgt.chargedIn.Load() == specSeq.Load() {
-				ginkgo.Fail("the target was lost earlier in this spec (see the harness error); the harness restarts it for the next spec")
-			}
-		}
-		if tgt != nil {
-			tgt.Close()
-		}
-		var err error
-		tgt, err = Connect(context.Background(), current.Target)
-		if err != nil {
-			markHarnessError(fmt.Sprintf("could not reconnect to the target: %v", err))
-			ginkgo.Fail(fmt.Sprintf("harness could not (re)connect to the target: %v", err))
-		}
-	}
-	return tgt
-}
-
-// RestartTarget closes the target (shutdown; an exec: target's process
-// exits) and connects a fresh one: the "runtime restart" of CM-RUN-06. For a
-// tcp: target the connection is what restarts.
-func RestartTarget() {
-	ginkgo.GinkgoHelper()
-	tgtMu.Lock()
-	old := tgt
-	tgt = nil
-	tgtMu.Unlock()
-	if old != nil {
-		_ = old.Close()
-	}
-	T()
-}
-
-// Features is the effective feature set (declared, or as overridden).
-func Features() FeatureSet {
-	tgtMu.Lock()
-	defer tgtMu.Unlock()
-	return features
-}
-
-func connectTarget(ctx context.Context) {
-	t, err := Connect(ctx, current.Target)
-	if err != nil {
-		ginkgo.Fail(err.Error())
-	}
-	tgtMu.Lock()
-	defer tgtMu.Unlock()
-	tgt = t
-	lastInit = t.Init
-	features = FeatureSet{}
-	list := t.Init.Features
-	if current.Features != nil {
-		list = current.Features
-		FeatureSource = "command line"
-	}
-	for _, f := range list {
-		features[f] = true
-	}
-	for _, f := range current.ExemptFeatures {
-		delete(features, f)
-		FeatureSource = "command line"
-	}
-	ginkgo.GinkgoWriter.Printf("target %s: %s %s, features %v (%s)\n", current.Target, t.Init.Implementation.Name, t.Init.Implementation.Version, list, FeatureSource)
-}
-
-func disconnectTarget() {
-	tgtMu.Lock()
-	defer tgtMu.Unlock()
-	if tgt != nil {
-		tgt.Close()
-		tgt = nil
-	}
-}
-
-// Implementation returns what the target said in initialize (zero before the
-// suite connected).
-func Implementation() (name, version string, declared []string) {
-	tgtMu.Lock()
-	defer tgtMu.Unlock()
-	return lastInit.Implementation.Name, lastInit.Implementation.Version, lastInit.Features
-}
-
-// lastInit outlives the connection so that reports written after the suite
-// can still name the implementation.
-var lastInit protocol.InitializeResult
 
 // SpecContext is Ginkgo's spec context, re-exported so spec files need only
 // this package and Gomega.

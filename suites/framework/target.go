@@ -18,35 +18,82 @@ import (
 	"time"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/channel"
 	"github.com/onsi/ginkgo/v2"
 )
 
-// Connector opens an in-process target: it serves the driver protocol on r/w
-// until r is closed. Registered by name with RegisterTarget (the reference is
-// "builtin"; broken variants register "fake:<name>").
+// Connector serves an in-process target: it speaks the driver protocol on
+// r/w until r is closed.
 type Connector func(ctx context.Context, r io.Reader, w io.WriteCloser) error
 
+// Endpoint is how the harness reaches one target connection, as a target
+// registry resolved a --target spec: exactly one of Command, Address and
+// Serve is set.
+type Endpoint struct {
+	// Command is a command line the harness spawns under /bin/sh, the
+	// protocol on its stdio (an exec: target).
+	Command string
+	// Address is host:port of a target serving the protocol over TCP.
+	Address string
+	// Serve is an in-process target, reached through pipes.
+	Serve Connector
+	// Canary is OpenOptions.Canary when the registry put it into the
+	// environment of a target it started (Target.Canary reports it).
+	Canary string
+	// Close, if set, runs once after the connection closed: graceful is
+	// false when the harness abandons the target (unresponsive, killed on
+	// SIGINT/SIGTERM), so whatever Open started is stopped at once (a
+	// container: target's container is killed and removed).
+	Close func(graceful bool) error
+}
+
+// OpenOptions is what the harness gives a registry for one connection.
+type OpenOptions struct {
+	// Canary is a fresh random value for CanaryEnv, for a registry that
+	// starts the target itself (exec: targets get theirs from the harness).
+	Canary string
+	// Logs receives the target's own output; failures quote its tail as
+	// "target stderr".
+	Logs io.Writer
+}
+
+// Opener resolves a --target spec into an Endpoint. The framework knows no
+// target names: package targets (github.com/codemode-conformance/codemode/targets)
+// owns the syntax and installs its Open with UseTargets when imported.
+type Opener func(ctx context.Context, spec string, o OpenOptions) (Endpoint, error)
+
 var (
-	connMu     sync.Mutex
-	connectors = map[string]Connector{}
+	openMu sync.Mutex
+	opener Opener
+	// endpoints are the live connections whose endpoint has a Close, so
+	// that KillTargets can abandon them all.
+	endpoints = map[*Target]func(bool) error{}
 )
 
-// RegisterTarget makes an in-process target available as --target name.
-func RegisterTarget(name string, c Connector) {
-	connMu.Lock()
-	defer connMu.Unlock()
-	connectors[name] = c
+// UseTargets sets the Opener through which Connect resolves target specs.
+func UseTargets(o Opener) {
+	openMu.Lock()
+	defer openMu.Unlock()
+	opener = o
 }
 
-// HasTarget reports whether name is a registered in-process target.
-func HasTarget(name string) bool {
-	connMu.Lock()
-	defer connMu.Unlock()
-	_, ok := connectors[name]
-	return ok
+// abandonEndpoints stops every target a registry started, at once.
+func abandonEndpoints() {
+	openMu.Lock()
+	list := make([]func(bool) error, 0, len(endpoints))
+	for _, c := range endpoints {
+		list = append(list, c)
+	}
+	openMu.Unlock()
+	for _, c := range list {
+		_ = c(false)
+	}
 }
+
+// ErrNoTargets is returned by Connect when no target registry is installed.
+var ErrNoTargets = errors.New(`no target registry: import _ "github.com/codemode-conformance/codemode/targets" (exec:, tcp:, openclaw:) or _ "github.com/codemode-conformance/codemode/targets/builtin" (also builtin and fake:*)`)
 
 // Target is a connected implementation.
 type Target struct {
@@ -59,8 +106,9 @@ type Target struct {
 	closer    func(graceful bool) error
 	closeOnce sync.Once
 	closeErr  error
-	ready     bool // initialize succeeded
-	stderr    *syncBuffer
+	ready     bool        // initialize succeeded
+	stderr    *syncBuffer // the target's own output (stderr, container logs)
+	canary    string      // Endpoint.Canary
 	stdout    *stdoutWatch
 	proc      *process // exec: targets only
 	router    *router
@@ -78,9 +126,9 @@ type Target struct {
 // HarnessErrorEntry names the Ginkgo report entry that marks a spec during
 // which the target connection was lost (the target process exited or closed
 // the connection) or could not be re-established. Reports count such a
-// failing spec as an error, not as a failure of its requirement
-// (tools/report reads the same name). The value is the reason.
-const HarnessErrorEntry = "harness-error"
+// failing spec as an error, not as a failure of its requirement. The value
+// is the reason.
+const HarnessErrorEntry = evidence.HarnessErrorEntry
 
 // ErrUnresponsive is wrapped by the error of a call the target did not
 // answer within its deadline: the harness then kills the target (the
@@ -117,60 +165,80 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// Connect opens a target: "builtin" or another registered in-process name,
-// "exec:<command line>" (spawned, protocol on its stdio), "tcp:<host:port>",
-// or a resolvable spec such as "openclaw:<version>" (RegisterResolver).
+// Connect opens a target named by spec (the --target syntax of package
+// targets, through the installed Opener) and sends initialize.
 func Connect(ctx context.Context, spec string) (*Target, error) {
 	if stopping.Load() {
 		return nil, ErrStopping
 	}
-	t := &Target{Spec: spec, router: newRouter()}
-	var r io.Reader
-	var w io.WriteCloser
-	resolved, err := ResolveTarget(ctx, spec)
+	openMu.Lock()
+	open := opener
+	openMu.Unlock()
+	if open == nil {
+		return nil, fmt.Errorf("target %q: %w", spec, ErrNoTargets)
+	}
+	canary, err := newCanary()
+	if err != nil {
+		return nil, err
+	}
+	logs := &syncBuffer{}
+	ep, err := open(ctx, spec, OpenOptions{Canary: canary, Logs: logs})
 	if err != nil {
 		return nil, fmt.Errorf("target %q: %w", spec, err)
 	}
-	switch {
-	case strings.HasPrefix(resolved, "exec:"):
-		cmdline := strings.TrimSpace(strings.TrimPrefix(resolved, "exec:"))
-		if cmdline == "" {
-			return nil, fmt.Errorf("target %q: empty command", spec)
+	t, err := dial(spec, ep, logs)
+	if err == nil && stopping.Load() { // KillTargets ran while it opened
+		t.abandon()
+		return nil, ErrStopping
+	}
+	if err != nil {
+		if ep.Close != nil {
+			_ = ep.Close(false)
 		}
-		t.stderr = &syncBuffer{}
-		p, err := spawn(cmdline, t.stderr)
+		return nil, err
+	}
+	if err := t.initialize(ctx); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// dial opens the connection to an endpoint; logs holds the target's own
+// output. Close of the returned target also runs ep.Close.
+func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
+	t := &Target{Spec: spec, router: newRouter(), stderr: logs, canary: ep.Canary}
+	var r io.Reader
+	var w io.WriteCloser
+	var closer func(graceful bool) error
+	switch {
+	case strings.TrimSpace(ep.Command) != "":
+		p, err := spawn(strings.TrimSpace(ep.Command), t.stderr)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
 		t.proc = p
 		r, w = p.stdout, p.stdin
-		t.closer = func(graceful bool) error {
+		closer = func(graceful bool) error {
 			if !graceful {
 				return p.close(0)
 			}
 			return p.close(5 * time.Second)
 		}
-	case strings.HasPrefix(spec, "tcp:"):
-		conn, err := net.DialTimeout("tcp", strings.TrimPrefix(spec, "tcp:"), 10*time.Second)
+	case ep.Address != "":
+		conn, err := net.DialTimeout("tcp", ep.Address, 10*time.Second)
 		if err != nil {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
 		r, w = conn, conn
-		t.closer = func(bool) error { return conn.Close() }
-	default:
-		connMu.Lock()
-		c, ok := connectors[spec]
-		connMu.Unlock()
-		if !ok {
-			return nil, fmt.Errorf("unknown target %q (want builtin, exec:<command>, tcp:<host:port> or a registered name)", spec)
-		}
+		closer = func(bool) error { return conn.Close() }
+	case ep.Serve != nil:
 		// Two pipes: harness → target and target → harness.
 		hr, tw := io.Pipe()
 		tr, hw := io.Pipe()
 		done := make(chan error, 1)
-		go func() { done <- c(context.Background(), tr, tw) }()
+		go func() { done <- ep.Serve(context.Background(), tr, tw) }()
 		r, w = hr, hw
-		t.closer = func(graceful bool) error {
+		closer = func(graceful bool) error {
 			hw.Close()
 			if !graceful {
 				// Abandon it: a hung in-process target may never close its
@@ -185,11 +253,38 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 				return fmt.Errorf("in-process target %q did not stop", spec)
 			}
 		}
+	default:
+		return nil, fmt.Errorf("target %q: the registry gave no command, address or in-process server", spec)
+	}
+	t.closer = closer
+	if ep.Close != nil {
+		var once sync.Once
+		var cerr error
+		stop := func(graceful bool) error {
+			once.Do(func() { cerr = ep.Close(graceful) })
+			return cerr
+		}
+		openMu.Lock()
+		endpoints[t] = stop
+		openMu.Unlock()
+		t.closer = func(graceful bool) error {
+			openMu.Lock()
+			delete(endpoints, t)
+			openMu.Unlock()
+			return errors.Join(closer(graceful), stop(graceful))
+		}
 	}
 	t.stdout = &stdoutWatch{r: r}
 	t.router.onRefuse = refusals.add
 	t.router.onFlood = t.flooded
 	t.client = protocol.NewClient(arrivals{protocol.NewChannel(t.stdout, w), t.router.arrive}, t.router.invoke, t.router.cancel, t.stdout.clientLog)
+	return t, nil
+}
+
+// initialize sends initialize and explains a target that does not answer
+// it; on error the target is closed.
+func (t *Target) initialize(ctx context.Context) error {
+	spec := t.Spec
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{
@@ -212,10 +307,10 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		}
 		diag := t.diagnostics() // before Close, which ends the process itself
 		t.Close()
-		return nil, fmt.Errorf("target %q: initialize: %s%s%s", spec, why, diag, t.stderrTail())
+		return fmt.Errorf("target %q: initialize: %s%s%s", spec, why, diag, t.stderrTail())
 	}
 	t.ready = true
-	return t, nil
+	return nil
 }
 
 // diagnostics explains a dead or misbehaving target: how its process exited
@@ -250,19 +345,6 @@ func (t *Target) stderrTail() string {
 // Alive reports whether the connection is still up.
 func (t *Target) Alive() bool { return !t.client.IsStopped() }
 
-// HasFeature reports whether the target declared f.
-func (t *Target) HasFeature(f string) bool {
-	if f == "core" {
-		return true
-	}
-	for _, x := range t.Init.Features {
-		if x == f {
-			return true
-		}
-	}
-	return false
-}
-
 // Call sends one request and decodes its result into out.
 //
 // When the connection closes under the call, the spec running at the time
@@ -292,7 +374,7 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 		err = fmt.Errorf("%w (the harness is stopping)", err)
 	case t.floodWhy.Load() != nil:
 		err = fmt.Errorf("%s (%w)", *t.floodWhy.Load(), err)
-	case !t.Alive():
+	case !t.Alive() || closedPipe(err): // a write can fail before the reader sees the close
 		if t.proc != nil { // let the exit status arrive, so the message can name it
 			select {
 			case <-t.proc.exited:
@@ -358,12 +440,13 @@ func (t *Target) stop(graceful bool) error {
 }
 
 // Canary is the value of CanaryEnv in the environment of an exec: target
-// process, "" for other targets (the harness does not start them).
+// process or of a target its registry started with it (Endpoint.Canary),
+// "" for other targets (the harness does not start them).
 func (t *Target) Canary() string {
-	if t.proc == nil {
-		return ""
+	if t.proc != nil {
+		return t.proc.canary
 	}
-	return t.proc.canary
+	return t.canary
 }
 
 // Stats asks runtime.stats.

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/codemode-conformance/codemode/reference/server"
-	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/targets"
+	"github.com/codemode-conformance/codemode/targets/builtin"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -24,8 +25,8 @@ func TestBench(t *testing.T) {
 const wrongValue = "bench-test:wrong-value"
 
 func init() {
-	framework.RegisterTarget(wrongValue, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
-		eng, err := framework.SharedEngine()
+	targets.Register(wrongValue, "the reference, evaluating 1+1 as 1+2", func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+		eng, err := builtin.SharedEngine()
 		if err != nil {
 			return err
 		}

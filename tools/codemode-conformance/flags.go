@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
-	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/conformance"
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/targets"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -31,12 +31,7 @@ conformance-report.yaml, summary.md, junit.xml, report.html and report.json
 to --results-dir.
 
 Targets:
-  builtin                 the reference runtime, in process (default)
-  exec:<command line>     spawn a process speaking the driver protocol on stdio
-  tcp:<host:port>         connect to a process speaking the driver protocol
-  openclaw:<version>      the real OpenClaw code mode (installed on first use with npm; e.g. openclaw:2026.7.35)
-  fake:<variant>          a deliberately broken reference variant: %s
-
+%s
 Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,
 or nothing tested: no spec ran or every selected spec was skipped), 2 usage
 error (including an unknown name in --features or --exempt-features) or
@@ -45,7 +40,7 @@ overall verdict judges the selected specs only (see selection: in
 conformance-report.yaml).
 
 Flags:
-`, strings.Join(variantNames(), ", "))
+`, targets.Usage())
 	fs := runFlags()
 	fs.SetOutput(w)
 	fs.PrintDefaults()
@@ -89,32 +84,17 @@ func split(s string) []string {
 	return out
 }
 
-// knownFeatures is every feature a requirement names, plus the
-// fault-injection test hook, sorted.
-func knownFeatures() []string {
-	set := map[string]bool{"fault-injection": true}
-	for _, r := range spec.Requirements() {
-		set[r.Feature] = true
-	}
-	out := make([]string, 0, len(set))
-	for f := range set {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // checkFeatures rejects names in --features or --exempt-features that are
 // not features (a typo would otherwise silently skip or run specs, and
 // protocol.md §9 has unknown names ignored, so they never become effective
 // features): the error lists the known features.
 func checkFeatures() error {
-	known := knownFeatures()
+	known := conformance.KnownFeatures()
 	var msgs []string
 	for _, f := range []struct{ flag, list string }{{"--features", features}, {"--exempt-features", exempt}} {
 		var unknown []string
 		for _, name := range split(f.list) {
-			if !isKnownFeature(known, name) {
+			if !conformance.IsKnownFeature(known, name) {
 				unknown = append(unknown, fmt.Sprintf("%q", name))
 			}
 		}
@@ -126,12 +106,6 @@ func checkFeatures() error {
 		return nil
 	}
 	return fmt.Errorf("%s; known features: %s", strings.Join(msgs, "; "), strings.Join(known, ", "))
-}
-
-// isKnownFeature reports whether name is in known (sorted).
-func isKnownFeature(known []string, name string) bool {
-	i := sort.SearchStrings(known, name)
-	return i < len(known) && known[i] == name
 }
 
 func plural(n int, one, many string) string {
@@ -171,27 +145,8 @@ func checkLabelFilter(f string) error {
 	return errors.New(out + "\n(see https://onsi.github.io/ginkgo/#spec-labels; labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:<name>)")
 }
 
-// selectionFilter is the label filter the run hands to Ginkgo: --label-filter
-// and the --req IDs.
-func selectionFilter() string {
-	f := labelFilter
-	if len(reqs) > 0 {
-		var parts []string
-		for _, id := range reqs {
-			parts = append(parts, "req:"+id)
-		}
-		f = strings.Join(parts, " || ")
-		if labelFilter != "" {
-			f = "(" + labelFilter + ") && (" + f + ")"
-		}
-	}
-	return f
-}
-
 // isTerminal reports whether f is a character device (a terminal).
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
-
-// outcome is what writeReports concluded, for the closing line.

@@ -45,17 +45,16 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/codemode-conformance/codemode/conformance"
 	"github.com/codemode-conformance/codemode/spec"
-	_ "github.com/codemode-conformance/codemode/suites/e2e"
 	"github.com/codemode-conformance/codemode/suites/framework"
-	_ "github.com/codemode-conformance/codemode/suites/limits"
-	_ "github.com/codemode-conformance/codemode/suites/security"
+	"github.com/codemode-conformance/codemode/targets"
+	_ "github.com/codemode-conformance/codemode/targets/builtin"
 	"github.com/codemode-conformance/codemode/tools/bench"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
-	"github.com/onsi/gomega"
 )
 
 type fakeT struct{ failed bool }
@@ -102,21 +101,14 @@ func cli(args []string) int {
 }
 
 func run() int {
-	cfg := framework.Config{Target: target, ExemptFeatures: split(exempt)}
+	cfg := conformance.Config{Target: target, ExemptFeatures: split(exempt), ResultsDir: resultsDir,
+		ExpectedFailures: expectedFailures, Requirements: reqs, LabelFilter: labelFilter}
 	if features != "" {
 		cfg.Features = append([]string{}, split(features)...)
 	}
-	if err := checkTarget(target); err != nil {
+	if err := targets.Check(target); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
-	}
-	if framework.HasResolver(target) {
-		// Install (openclaw:<version>) before the suites start, with progress,
-		// so a first install is not bounded by the initialize timeout.
-		if _, err := framework.ResolveTarget(context.Background(), target); err != nil {
-			fmt.Fprintf(os.Stderr, "target %q: %v\n", target, err)
-			return 1
-		}
 	}
 	for _, id := range reqs {
 		if _, ok := spec.Lookup(id); !ok {
@@ -128,19 +120,12 @@ func run() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	filter, err := types.ParseLabelFilter(selectionFilter())
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "internal error: the combined label filter %q: %v\n", selectionFilter(), err)
-		return 2
-	}
 	if err := checkFeatures(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	var baseline *report.Baseline
 	if expectedFailures != "" {
-		var err error
-		if baseline, err = report.LoadBaseline(expectedFailures); err != nil {
+		if _, err := report.LoadBaseline(expectedFailures); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
@@ -149,14 +134,14 @@ func run() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	framework.Configure(cfg)
-	gomega.RegisterFailHandler(ginkgo.Fail)
-	framework.Define()
-	// The build's specs, walked without running them (before our report
-	// nodes exist): the selection counts need every spec, and a failed
-	// BeforeSuite leaves the deselected and the unreached ones out of the
-	// run's report.
-	built := report.Inventory(ginkgo.PreviewSpecs("codemode conformance"), filter)
+	// Prepare installs openclaw:<version> before the suites start, with
+	// progress, so a first install is not bounded by the initialize timeout.
+	run, err := conformance.Prepare(cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	baseline := run.Baseline
 
 	// Ginkgo's reporter and our lines share stdout through con, which
 	// keeps it to a progress line per spec (see console).
@@ -174,11 +159,11 @@ func run() int {
 	})
 	var out outcome
 	ginkgo.ReportAfterSuite("conformance summary", func(r types.Report) {
-		out = writeReports(r, baseline, built, con)
+		out = writeReports(r, run, con)
 	})
 
 	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = selectionFilter()
+	sc.LabelFilter = cfg.Filter()
 	sc.FailFast = failFast
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target

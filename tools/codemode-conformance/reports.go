@@ -2,17 +2,16 @@ package main
 
 import (
 	"fmt"
+	"github.com/codemode-conformance/codemode/conformance"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
-	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
+// outcome is what writeReports concluded, for the closing line.
 type outcome struct {
 	overall   report.Overall
 	specs     map[report.Verdict]int // spec verdicts
@@ -57,87 +56,17 @@ func closingLine(o outcome, code int) string {
 
 // writeReports evaluates the run, prints the summary and writes
 // conformance-report.yaml, summary.md, junit.xml and report.html.
-func writeReports(r types.Report, baseline *report.Baseline, built []report.BuiltSpec, con *console) outcome {
-	ev := report.Evaluate(report.Specs(r), baseline)
-	suiteErrors := report.SuiteErrors(r)
-	c := report.NewConformance(ev, suiteErrors, baseline)
-	name, version, declared := framework.Implementation()
-	c.Implementation = report.Peer{Name: name, Version: version}
-	c.Harness = report.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion}
-	c.Target = target
-	c.Features = report.Features{
-		Effective: effectiveFeatures(),
-		Source:    framework.FeatureSource,
-		Declared:  declared,
-		Requested: split(features),
-		Exempt:    split(exempt),
-	}
-	c.Selection = report.NewSelection(built, ev, reqs, labelFilter)
-	runControl(&c)
-	if c.ExpectedFailures != nil {
-		c.ExpectedFailures.File = expectedFailures
-	}
-
-	md := report.Markdown(target, c.ImplementationLine(), report.Summarize(ev.Requirements))
-	md += "\n" + c.Selection.Describe() + "\n"
-	if line := c.Selection.NotRunLine(); line != "" {
-		md += "\n" + line + "\n"
-	}
-	if b := c.Catalogue.BasisLine(); b != "" {
-		md += "\nRequirements judged, by basis: " + b + "\n"
-	}
-	md += c.SelfReportedMarkdown()
-	md += fmt.Sprintf("\nOverall: **%s**\n", c.Overall)
-	for _, reason := range c.Reasons {
-		md += "- " + reason + "\n"
-	}
-	t := c.Totals
-	nd := ""
-	if t.NotDrivable > 0 {
-		nd = fmt.Sprintf(" (%d not drivable)", t.NotDrivable)
-	}
-	text := "\n" + md + fmt.Sprintf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d skip%s\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, nd)
-	if c.ExpectedFailures != nil && len(c.ExpectedFailures.Unused) > 0 {
-		text += fmt.Sprintf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
-	}
+func writeReports(r types.Report, run conformance.Run, con *console) outcome {
+	o := run.Evaluate(r)
+	runControl(&o.Conformance)
+	md, text := o.Summary("")
 	con.Summary(text)
-	write := func(file string, data []byte, err error) {
-		if err == nil {
-			err = os.WriteFile(filepath.Join(resultsDir, file), data, 0o644)
-		}
-		if err != nil {
-			fmt.Fprintf(os.Stderr, "writing %s: %v\n", file, err)
-			c.Overall = report.Failure
-		}
+	if err := o.Write(resultsDir, md); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 	}
-	write("summary.md", []byte(md), nil)
-	y, err := c.YAML()
-	write("conformance-report.yaml", y, err)
-	if err := report.WriteJUnit(r, ev, filepath.Join(resultsDir, "junit.xml")); err != nil {
-		write("junit.xml", nil, err)
+	out := outcome{overall: o.Conformance.Overall, specs: map[report.Verdict]int{}, selection: o.Conformance.Selection}
+	for _, s := range o.Evaluation.Specs {
+		out.specs[s.Verdict]++
 	}
-	if err := report.WriteHTML(r, ev, c, filepath.Join(resultsDir, "report.html")); err != nil {
-		write("report.html", nil, err)
-	}
-	o := outcome{overall: c.Overall, specs: map[report.Verdict]int{}, selection: c.Selection}
-	for _, s := range ev.Specs {
-		o.specs[s.Verdict]++
-	}
-	return o
-}
-
-// effectiveFeatures lists the run's feature set, core first, then sorted.
-// A name the target declares that is not a feature is ignored (protocol.md
-// §9); it stays in the declared list only.
-func effectiveFeatures() []string {
-	out := []string{"core"}
-	var rest []string
-	known := knownFeatures()
-	for f, on := range framework.Features() {
-		if on && f != "core" && isKnownFeature(known, f) {
-			rest = append(rest, f)
-		}
-	}
-	sort.Strings(rest)
-	return append(out, rest...)
+	return out
 }

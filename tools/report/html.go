@@ -12,21 +12,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
 // TranscriptEntry is the prefix of the report entries in which
-// suites/framework attaches a run's transcript to a failing spec
-// ("transcript <runId>"; the framework cannot import this package). The
-// entry holds every request and response of the run, each as
-//
-//	→ method
-//	  {request JSON}
-//	← {response JSON} | error: message
-//
-// followed by one "↺ tool.invoke {params JSON}" line per nested call the
-// harness answered.
-const TranscriptEntry = "transcript "
+// suites/framework attaches a run's evidence.Transcript to a failing spec
+// ("transcript <runId>").
+const TranscriptEntry = evidence.TranscriptPrefix
 
 // MaxHTMLEntry caps each piece of text report.html shows (one request, one
 // response, one nested call, a failure message, guest code): the rest is
@@ -51,8 +44,8 @@ func WriteHTML(r types.Report, ev Evaluation, c Conformance, path string) error 
 //     overall verdict and why, requirement totals, suite errors;
 //   - a section per spec that fails the run (fail, error, xpass): its
 //     requirement (ID, level, feature, text), spec text and location,
-//     verdict, failure message, the result and guest code the message
-//     carries, and the transcript of each run of the spec (requests and
+//     verdict, failure message, the result and guest code it names (the
+//     typed evidence.Failure entry), and the transcript of each run of the spec (requests and
 //     responses in collapsible blocks, the guest code of each exec shown
 //     decoded);
 //   - the xfail specs with their baseline reason (details collapsed);
@@ -186,8 +179,8 @@ type htmlTranscript struct {
 
 type htmlEntry struct{ Name, Value string }
 
-// htmlExchange is one request and its response, one nested call, or text
-// outside that pattern (Method empty).
+// htmlExchange is one request and its response (→), one nested call the
+// harness answered (↺) or one it refused (⊘).
 type htmlExchange struct {
 	Arrow, Method, Summary       string
 	GuestCode, Request, Response string
@@ -212,22 +205,40 @@ func newHTMLSpec(i int, v SpecVerdict, s types.SpecReport) htmlSpec {
 		h.Level, h.Feature, h.Source, h.ReqText = r.Level, r.Feature, r.Source, r.Text
 		h.Basis = strings.Join(r.Basis, " + ")
 	}
+	// The failure message, or its typed evidence (the message without the
+	// result and guest code it names, and those two apart).
+	message := v.Message
+	for _, e := range s.ReportEntries {
+		switch {
+		case strings.HasPrefix(e.Name, TranscriptEntry):
+			var t evidence.Transcript
+			if err := evidence.Decode(e.Value, &t); err != nil {
+				h.Entries = append(h.Entries, htmlEntry{Name: e.Name, Value: clip(fmt.Sprintf("(not a transcript: %v)\n%s", err, e.StringRepresentation()))})
+				continue
+			}
+			if t.Run == "" {
+				t.Run = strings.TrimPrefix(e.Name, TranscriptEntry)
+			}
+			h.Transcripts = append(h.Transcripts, newHTMLTranscript(t))
+		case e.Name == evidence.FailureEntry && v.Verdict != XPass:
+			var f evidence.Failure
+			if evidence.Decode(e.Value, &f) != nil {
+				continue // the message holds the same text
+			}
+			message = f.Message
+			h.Result, h.GuestCode = clip(evidence.Text(f.Result)), clip(f.GuestCode)
+		case e.Name == HarnessErrorEntry:
+		default:
+			h.Entries = append(h.Entries, htmlEntry{Name: e.Name, Value: clip(e.StringRepresentation())})
+		}
+	}
 	if v.Verdict != XPass {
-		h.Message, h.Result, h.GuestCode = splitFailure(v.Message)
+		h.Message = clip(strings.TrimRight(message, "\n"))
 		if s.Failure.ForwardedPanic != "" && !strings.Contains(h.Message, s.Failure.ForwardedPanic) {
 			h.Message = strings.TrimSpace(h.Message + "\n" + clip(s.Failure.ForwardedPanic))
 		}
 		if s.Failure.Location.FileName != "" {
 			h.FailureAt = location(s.Failure.Location)
-		}
-	}
-	for _, e := range s.ReportEntries {
-		switch {
-		case strings.HasPrefix(e.Name, TranscriptEntry):
-			h.Transcripts = append(h.Transcripts, htmlTranscript{Name: strings.TrimPrefix(e.Name, TranscriptEntry), Exchanges: parseTranscript(e.StringRepresentation())})
-		case e.Name == HarnessErrorEntry:
-		default:
-			h.Entries = append(h.Entries, htmlEntry{Name: e.Name, Value: clip(e.StringRepresentation())})
 		}
 	}
 	return h
@@ -240,162 +251,83 @@ func location(l types.CodeLocation) string {
 	return fmt.Sprintf("%s:%d", l.FileName, l.LineNumber)
 }
 
-// splitFailure takes apart a failure message as framework.Result.String
-// ends it ("…\nresult {raw JSON}\nguest code:\n<code>"): the message
-// before, the result (indented when it is whole JSON) and the guest code.
-// A message of another shape is returned whole.
-func splitFailure(msg string) (message, result, code string) {
-	message = msg
-	if i := strings.Index(message, "\nguest code:\n"); i >= 0 {
-		message, code = message[:i], message[i+len("\nguest code:\n"):]
-	}
-	lines := strings.Split(message, "\n")
-	if last := lines[len(lines)-1]; strings.HasPrefix(last, "result ") {
-		result = indentJSON(strings.TrimPrefix(last, "result "))
-		message = strings.Join(lines[:len(lines)-1], "\n")
-	}
-	return clip(strings.TrimRight(message, "\n")), clip(result), clip(code)
-}
-
-// indentJSON indents s when it is one JSON value, and returns it unchanged
-// otherwise (e.g. cut short).
-func indentJSON(s string) string {
-	t := strings.TrimSpace(s)
-	if !json.Valid([]byte(t)) {
-		return s
-	}
-	var b bytes.Buffer
-	if err := json.Indent(&b, []byte(t), "", "  "); err != nil {
-		return s
-	}
-	return b.String()
-}
-
-// dedent removes the two-space indentation the framework puts on every
-// line of a transcript block but the first.
-func dedent(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimPrefix(l, "  ")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// block renders one request or response: indented JSON, or the text as the
-// transcript has it.
-func block(s string) string {
-	s = strings.TrimRight(s, "\n")
-	if t := strings.TrimSpace(s); json.Valid([]byte(t)) {
-		return clip(indentJSON(t))
-	}
-	return clip(dedent(s))
-}
-
-// parseTranscript splits a transcript entry (see TranscriptEntry) into
-// exchanges.
-func parseTranscript(t string) []htmlExchange {
-	var out []htmlExchange
-	var cur *htmlExchange
-	var req, resp []string
-	inResp := false
-	flush := func() {
-		if cur == nil {
-			return
+// newHTMLTranscript lays out a run's transcript: each exchange with a
+// one-line summary of its answer and the guest code of an exec decoded,
+// then the nested calls the harness answered, then the refused ones.
+func newHTMLTranscript(t evidence.Transcript) htmlTranscript {
+	out := htmlTranscript{Name: t.Run}
+	for _, e := range t.Exchanges {
+		x := htmlExchange{Arrow: "→", Method: e.Method, Request: clip(evidence.Text(e.Request)), Response: clip(evidence.Text(e.Response))}
+		if e.Error != "" {
+			x.Response = clip("error: " + e.Error)
 		}
-		cur.Request = strings.Join(req, "\n")
-		cur.Response = strings.Join(resp, "\n")
-		out = append(out, finishExchange(*cur, inResp))
-		cur, req, resp, inResp = nil, nil, nil, false
-	}
-	for _, line := range strings.Split(t, "\n") {
-		switch {
-		case strings.HasPrefix(line, "→ "):
-			flush()
-			cur = &htmlExchange{Arrow: "→", Method: strings.TrimSpace(strings.TrimPrefix(line, "→ "))}
-		case strings.HasPrefix(line, "↺ "):
-			flush()
-			method, rest, _ := strings.Cut(strings.TrimPrefix(line, "↺ "), " ")
-			cur = &htmlExchange{Arrow: "↺", Method: method}
-			req = []string{rest}
-		case strings.HasPrefix(line, "← ") && cur != nil && cur.Arrow == "→" && !inResp:
-			inResp = true
-			resp = []string{strings.TrimPrefix(line, "← ")}
-		case cur == nil:
-			cur = &htmlExchange{}
-			req = []string{line}
-		case inResp:
-			resp = append(resp, line)
-		default:
-			req = append(req, line)
+		var in struct {
+			Input struct{ Code, Command string }
 		}
+		if json.Unmarshal([]byte(e.Request), &in) == nil {
+			x.GuestCode = in.Input.Code
+			if x.GuestCode == "" {
+				x.GuestCode = in.Input.Command
+			}
+			x.GuestCode = clip(x.GuestCode)
+		}
+		x.Summary = summarize(e)
+		out.Exchanges = append(out.Exchanges, x)
 	}
-	flush()
+	for _, c := range t.Invocations {
+		x := htmlExchange{Arrow: "↺", Method: "tool.invoke", Summary: c.Tool, Request: clip(evidence.Text(c.Params))}
+		if c.ParentToolCallID != "" {
+			x.Summary += " (from " + c.ParentToolCallID + ")"
+		}
+		out.Exchanges = append(out.Exchanges, x)
+	}
+	for _, r := range t.Refused {
+		out.Exchanges = append(out.Exchanges, htmlExchange{Arrow: "⊘", Method: "tool.invoke", Summary: "refused as forged", Request: clip(r)})
+	}
 	return out
 }
 
-// finishExchange formats the request and response of an exchange and sums
-// it up in one line.
-func finishExchange(e htmlExchange, answered bool) htmlExchange {
-	rawReq, rawResp := e.Request, e.Response
-	e.Request, e.Response = block(rawReq), block(rawResp)
-	switch {
-	case e.Arrow == "":
-		e.Summary = "transcript text"
-		return e
-	case e.Arrow == "↺":
-		var p struct {
-			Tool, ToolCallID, ParentToolCallID string
-		}
-		if json.Unmarshal([]byte(strings.TrimSpace(rawReq)), &p) == nil {
-			e.Summary = p.Tool
-			if p.ParentToolCallID != "" {
-				e.Summary += " (from " + p.ParentToolCallID + ")"
-			}
-		}
-		return e
+// summarize sums up the answer to one exchange in a line: the status of a
+// result, a protocol error, or what run.prepare activated.
+func summarize(e evidence.Exchange) string {
+	if e.Error != "" {
+		return "protocol error: " + cut(Short(e.Error), 120)
 	}
-	var in struct {
-		Input struct{ Code, Command string }
+	if len(e.Response) == 0 {
+		return "no response recorded"
 	}
-	if json.Unmarshal([]byte(strings.TrimSpace(rawReq)), &in) == nil {
-		e.GuestCode = in.Input.Code
-		if e.GuestCode == "" {
-			e.GuestCode = in.Input.Command
-		}
-		e.GuestCode = clip(e.GuestCode)
-	}
-	resp := strings.TrimSpace(rawResp)
 	var res struct {
 		Status, Code, Error, RunID string
 		CodeModeActive             *bool
 		Tools                      []struct{ Name string }
 	}
+	if json.Unmarshal([]byte(e.Response), &res) != nil {
+		if e.Cut {
+			return "answered (cut short in the transcript)"
+		}
+		return "answered"
+	}
 	switch {
-	case !answered:
-		e.Summary = "no response recorded"
-	case strings.HasPrefix(resp, "error: "):
-		e.Summary = "protocol error: " + cut(Short(strings.TrimPrefix(resp, "error: ")), 120)
-	case json.Unmarshal([]byte(resp), &res) == nil && res.Status != "":
-		e.Summary = res.Status
+	case res.Status != "":
+		s := res.Status
 		if res.Code != "" {
-			e.Summary += " " + res.Code
+			s += " " + res.Code
 		}
 		if res.Error != "" {
-			e.Summary += ": " + cut(Short(res.Error), 120)
+			s += ": " + cut(Short(res.Error), 120)
 		}
 		if res.RunID != "" {
-			e.Summary += " (runId " + res.RunID + ")"
+			s += " (runId " + res.RunID + ")"
 		}
-	case json.Unmarshal([]byte(resp), &res) == nil && res.CodeModeActive != nil:
+		return s
+	case res.CodeModeActive != nil:
 		var names []string
 		for _, t := range res.Tools {
 			names = append(names, t.Name)
 		}
-		e.Summary = fmt.Sprintf("codeModeActive %t, tools: %s", *res.CodeModeActive, cut(strings.Join(names, ", "), 120))
-	default:
-		e.Summary = "answered"
+		return fmt.Sprintf("codeModeActive %t, tools: %s", *res.CodeModeActive, cut(strings.Join(names, ", "), 120))
 	}
-	return e
+	return "answered"
 }
 
 // cut shortens s to n runes.
@@ -551,7 +483,7 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 <p class="label">guest code</p>
 <pre class="code">{{.GuestCode}}</pre>
 {{- end}}
-<p class="label">{{if eq .Arrow "↺"}}nested call the harness answered{{else if .Method}}request{{else}}text{{end}}</p>
+<p class="label">{{if eq .Arrow "↺"}}nested call the harness answered{{else if eq .Arrow "⊘"}}nested call the harness refused{{else}}request{{end}}</p>
 <pre>{{.Request}}</pre>
 {{- if .Response}}
 <p class="label">response</p>

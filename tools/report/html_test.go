@@ -11,18 +11,17 @@ import (
 	"strings"
 
 	specs "github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/tools/report"
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 )
 
-// exchange formats one request and response as suites/framework's Run.log
+// exchange records one request and response as suites/framework's Run.log
 // does.
-func exchange(method string, req, resp any) string {
-	rq, _ := json.MarshalIndent(req, "  ", "  ")
-	rs, _ := json.MarshalIndent(resp, "  ", "  ")
-	return fmt.Sprintf("→ %s\n  %s\n← %s", method, rq, rs)
+func exchange(method string, req, resp any) evidence.Exchange {
+	return evidence.NewExchange(method, req, resp, nil)
 }
 
 // tags lists the element names of every tag in page.
@@ -36,6 +35,9 @@ func init() {
 		markup[t] = true
 	}
 }
+
+// renderReport renders report.html for r with baseline b.
+var renderReport func(r types.Report, b *report.Baseline) string
 
 var _ = Describe("RenderHTML", func() {
 	const (
@@ -55,23 +57,29 @@ var _ = Describe("RenderHTML", func() {
 	e.SetEscapeHTML(false)
 	_ = e.Encode(res)
 	raw := strings.TrimSpace(enc.String())
-	transcript := strings.Join([]string{
+	transcript := evidence.Transcript{Run: "run-1", Exchanges: []evidence.Exchange{
 		exchange("run.prepare", map[string]any{"run": "run-1"}, map[string]any{"run": "run-1", "codeModeActive": true, "tools": []any{map[string]any{"name": "exec"}, map[string]any{"name": "wait"}}}),
-		exchange("tool.exec", map[string]any{"run": "run-1", "toolCallId": "run-1-call-1", "input": map[string]any{"code": hostileCode}}, res),
+		exchange("tool.exec", map[string]any{"run": "run-1", "toolCallId": "run-1-call-1", "input": map[string]any{"code": hostileCode}}, json.RawMessage(raw)),
 		exchange("tool.exec", map[string]any{"run": "run-1", "input": map[string]any{"code": "return 1"}},
 			map[string]any{"status": "failed", "code": "output_limit_exceeded", "error": "too big", "output": strings.Repeat("y", 100<<10)}),
-		`↺ tool.invoke {"run":"run-1","toolCallId":"n1","parentToolCallId":"run-1-call-1","tool":"echo","input":{"message":"` + hostileTool + `"}}`,
-	}, "\n")
+	}, Invocations: []evidence.Invocation{{ToolCallID: "n1", ParentToolCallID: "run-1-call-1", Tool: "echo",
+		Params: `{"run":"run-1","toolCallId":"n1","parentToolCallId":"run-1-call-1","tool":"echo","input":{"message":"` + hostileTool + `"}}`}}}
+	message := "expected status \"failed\" with code \"output_limit_exceeded\", got status \"completed\""
 	r := types.Report{SuiteDescription: "codemode conformance", SpecReports: types.SpecReports{
 		it("CM-LIM-03", "output beyond maxOutputBytes fails", types.SpecStateFailed,
-			"expected status \"failed\" with code \"output_limit_exceeded\", got status \"completed\"\nresult "+raw+"\nguest code:\n"+hostileCode,
-			types.ReportEntry{Name: report.TranscriptEntry + "run-1", Value: types.WrapEntryValue(transcript)}),
-		it("CM-LIM-01", "timeout", types.SpecStateFailed, "timed out", types.ReportEntry{Name: report.TranscriptEntry + "run-2", Value: types.WrapEntryValue(exchange("tool.exec", map[string]any{}, map[string]any{"status": "completed"}))}),
+			message+"\nresult "+raw+"\nguest code:\n"+hostileCode,
+			types.ReportEntry{Name: report.TranscriptEntry + "run-1", Value: types.WrapEntryValue(transcript)},
+			types.ReportEntry{Name: evidence.FailureEntry, Value: types.WrapEntryValue(evidence.Failure{Message: message, Result: raw, GuestCode: hostileCode})}),
+		it("CM-LIM-01", "timeout", types.SpecStateFailed, "timed out", types.ReportEntry{Name: report.TranscriptEntry + "run-2", Value: types.WrapEntryValue(evidence.Transcript{Run: "run-2", Exchanges: []evidence.Exchange{exchange("tool.exec", map[string]any{}, map[string]any{"status": "completed"})}})}),
 		it("CM-EXEC-01", "exec runs code", types.SpecStatePassed, ""),
 		it("CM-EXEC-02", "yield", types.SpecStateSkipped, `feature "yield" is not declared by the target`),
 	}}
 
 	render := func(b *report.Baseline) string {
+		GinkgoHelper()
+		return renderReport(r, b)
+	}
+	renderReport = func(r types.Report, b *report.Baseline) string {
 		GinkgoHelper()
 		ev := report.Evaluate(report.Specs(r), b)
 		c := report.NewConformance(ev, nil, b)
@@ -115,7 +123,7 @@ var _ = Describe("RenderHTML", func() {
 		Expect(page).To(ContainSubstring("↺ <code>tool.invoke</code> <span class=\"muted\">echo (from run-1-call-1)</span>"))
 		Expect(page).To(ContainSubstring(`<a href="#spec-2">CM-LIM-01 timeout</a>`))
 
-		Expect(page).To(ContainSubstring("\n… (cut: 65536 of "), "a response over 64 KiB is cut with a note")
+		Expect(page).To(ContainSubstring("…(cut: 4096 of 102400 bytes)"), "a response over 64 KiB keeps its shape, its long strings cut with a note")
 		Expect(len(page)).To(BeNumerically("<", 200<<10))
 
 		Expect(page).To(MatchRegexp(`<tr><td>CM-EXEC-01</td><td>CM-EXEC-01 exec runs code</td><td><span class="v v-pass">pass</span></td></tr>`))
@@ -131,6 +139,15 @@ var _ = Describe("RenderHTML", func() {
 		Expect(page).To(ContainSubstring(`<h3>CM-EXEC-01 <span class="v v-xpass">xpass</span></h3>`))
 		Expect(page).To(ContainSubstring("Passed, but listed in the expected-failures baseline (listed): the entry is stale"))
 		Expect(page).To(ContainSubstring("<h2>Specs that fail the run (2)</h2>"), "the fail and the xpass")
+	})
+
+	It("reads the typed evidence back from report.json (entry.Value.AsJSON) as from the live report", func() {
+		js, err := json.Marshal(r)
+		Expect(err).NotTo(HaveOccurred())
+		var back types.Report
+		Expect(json.Unmarshal(js, &back)).To(Succeed())
+		Expect(back.SpecReports[0].ReportEntries[0].Value.AsJSON).To(ContainSubstring(`"exchanges"`), "the transcript travels as JSON")
+		Expect(renderReport(back, nil)).To(Equal(render(nil)), "the page from report.json is the page from the run")
 	})
 
 	It("writes the file", func() {

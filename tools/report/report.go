@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -27,17 +28,16 @@ const (
 
 // HarnessErrorEntry is the report entry with which suites/framework marks a
 // spec during which the target connection was lost or could not be
-// re-established (framework.HarnessErrorEntry; the framework cannot import
-// this package).
-const HarnessErrorEntry = "harness-error"
+// re-established.
+const HarnessErrorEntry = evidence.HarnessErrorEntry
 
 // SelfReportedEntry is the report entry with which a spec says that part of
 // its verdict trusts what the target reports about itself (runtime.stats),
 // because no behaviour seen from outside can show it; the entry's value says
 // what was trusted. A passing requirement with such a spec is shown as
 // "pass (self-reported)" in summary.md and carries selfReported in
-// conformance-report.yaml. Specs add it with ginkgo.AddReportEntry.
-const SelfReportedEntry = "self-reported"
+// conformance-report.yaml. Specs add it with framework.SelfReported.
+const SelfReportedEntry = evidence.SelfReportedEntry
 
 // SpecResult is one spec's outcome, tagged with its requirement.
 type SpecResult struct {
@@ -58,8 +58,8 @@ type SpecResult struct {
 // RequirementOf returns the requirement ID of a spec from its req: label.
 func RequirementOf(labels []string) string {
 	for _, l := range labels {
-		if strings.HasPrefix(l, "req:") {
-			return strings.TrimPrefix(l, "req:")
+		if strings.HasPrefix(l, evidence.LabelRequirement) {
+			return strings.TrimPrefix(l, evidence.LabelRequirement)
 		}
 	}
 	return ""

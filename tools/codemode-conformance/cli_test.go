@@ -1,4 +1,4 @@
-package broken_test
+package main_test
 
 import (
 	"encoding/xml"
@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/codemode-conformance/codemode/internal/clitest"
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/google/go-cmp/cmp"
@@ -231,7 +232,7 @@ var _ = Describe("junit.xml and the closing line with a baseline", func() {
 	It("shows an xpass of a listed requirement as a failure: stale expected failure", func() {
 		o := conformance("--target", "builtin", "--req", "CM-LIM-03", "--expected-failures", file("known.yaml", listed))
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
-		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XPass}, o.verdicts())).To(BeEmpty())
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XPass}, o.Verdicts())).To(BeEmpty())
 		Expect(o.Report.Requirements[0].Specs[0].Verdict).To(Equal(report.XPass), "the passing spec of a stale requirement entry is an xpass too")
 		doc := junit(o.Dir)
 		Expect([]int{doc.Tests, doc.Failures}).To(Equal([]int{1, 1}), "junit.xml must not be green for a failing run")
@@ -309,7 +310,7 @@ while :; do sleep 1; done
 			dir := GinkgoT().TempDir()
 			pidFile := filepath.Join(dir, "pid")
 			target := "exec:sh " + file("hang.sh", script) + " " + pidFile
-			cmd := exec.Command(cli, "run", "--results-dir", filepath.Join(dir, "results"), "--target", target, "--req", "CM-EXEC-01")
+			cmd := exec.Command(clitest.CLI, "run", "--results-dir", filepath.Join(dir, "results"), "--target", target, "--req", "CM-EXEC-01")
 			cmd.Env = append(os.Environ(), "NO_COLOR=1")
 			s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 			Expect(err).NotTo(HaveOccurred())
@@ -346,7 +347,7 @@ var _ = Describe("a target that hangs", func() {
 		Expect(o.Stdout).To(ContainSubstring("target unresponsive: no answer to tool.exec within"))
 		want := map[string]report.Verdict{"CM-EXEC-01": report.Pass, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}
 		want[lines[0][3]] = report.Error
-		Expect(cmp.Diff(want, o.verdicts())).To(BeEmpty(), "later specs do not inherit the hang")
+		Expect(cmp.Diff(want, o.Verdicts())).To(BeEmpty(), "later specs do not inherit the hang")
 	})
 
 	It("that hangs on every cell still gives a run in bounded time, each spec an error of its own", func() {
@@ -354,9 +355,9 @@ var _ = Describe("a target that hangs", func() {
 		o := conformance("--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01")
 		took := time.Since(start)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
-		Expect(o.verdicts()).To(HaveKeyWithValue("CM-EXEC-01", report.Error), "%s", o.Stdout)
-		Expect(o.verdicts()).To(HaveKeyWithValue("CM-LIM-01", report.Fail), "CM-LIM-01 forbids blocking the runtime, so its hang is a failure of the requirement (HangIsFailure), not an error:\n%s", o.Stdout)
-		Expect(o.verdicts()).To(HaveKeyWithValue("CM-ACT-01", report.Pass), "a spec without exec passes against the fresh target:\n%s", o.Stdout)
+		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-EXEC-01", report.Error), "%s", o.Stdout)
+		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-LIM-01", report.Fail), "CM-LIM-01 forbids blocking the runtime, so its hang is a failure of the requirement (HangIsFailure), not an error:\n%s", o.Stdout)
+		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-ACT-01", report.Pass), "a spec without exec passes against the fresh target:\n%s", o.Stdout)
 		Expect(strings.Count(o.Stdout, "error, not a failure of")).To(Equal(1), "only CM-EXEC-01's hang is an error, not a failure of its requirement:\n%s", o.Stdout)
 		// Each hung spec ends at its first exec's deadline (timeoutMs +
 		// 15 s of slack), far within the per-spec deadline.
@@ -378,7 +379,7 @@ var _ = Describe("--fail-fast", func() {
 			want[l[3]] = report.Pass
 		}
 		Expect(lines[len(lines)-1][2:]).To(Equal([]string{"FAIL", "CM-LIM-03"}), "the last spec that ran is the failing one:\n%s", o.Stdout)
-		Expect(o.verdicts()).To(Equal(want), "nothing runs after the failure")
+		Expect(o.Verdicts()).To(Equal(want), "nothing runs after the failure")
 		Expect(o.Report.Selection.Specs.Selected).To(Equal(3))
 		notRun := 3 - len(lines)
 		Expect(o.Report.Reasons).To(ContainElement(fmt.Sprintf("stopped after the first failing spec (--fail-fast): %d selected %s did not run", notRun, map[bool]string{true: "spec", false: "specs"}[notRun == 1])))
@@ -393,7 +394,7 @@ var _ = Describe("a target that dies between two calls", func() {
 		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
 		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
 		Expect(lines[0][2:]).To(Equal([]string{"ERROR", "CM-EXEC-01"}), "the first exec's spec is charged with the crash:\n%s", o.Stdout)
-		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Error, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}, o.verdicts())).To(BeEmpty(),
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Error, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}, o.Verdicts())).To(BeEmpty(),
 			"later specs run against a fresh target:\n%s", o.Stdout)
 	})
 })
@@ -402,7 +403,7 @@ var _ = Describe("a target that forges nested calls", func() {
 	It("fails the spec during which the forged tool.invoke arrived, naming the requirements and the request", func() {
 		o := conformance("--target", "fake:forged-invoke", "--req", "CM-EXEC-01", "--req", "CM-CFG-01")
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
-		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Fail, "CM-CFG-01": report.Pass}, o.verdicts())).To(BeEmpty(),
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Fail, "CM-CFG-01": report.Pass}, o.Verdicts())).To(BeEmpty(),
 			"a forged invoke is a failure of the target, not an error; a spec without exec sends none:\n%s", o.Stdout)
 		Expect(o.Stdout).To(ContainSubstring(`[CM-ACT-05] tool.invoke of tool "secret_of_another_run"`), "the console's reason line names the requirement and the tool")
 		junit, err := os.ReadFile(filepath.Join(o.Dir, "junit.xml"))
@@ -416,7 +417,7 @@ var _ = Describe("a target that forges a nested call after the last spec", func(
 	It("fails the run with a suite error naming the refused tool.invoke, though every spec passed", func() {
 		o := conformance("--target", "fake:forged-invoke-at-shutdown", "--req", "CM-CFG-01")
 		Expect(o.Code).To(Equal(1), "a refusal during shutdown must fail the run:\n%s", o.Stdout)
-		Expect(o.verdicts()).To(Equal(map[string]report.Verdict{"CM-CFG-01": report.Pass}), "no spec is charged with it:\n%s", o.Stdout)
+		Expect(o.Verdicts()).To(Equal(map[string]report.Verdict{"CM-CFG-01": report.Pass}), "no spec is charged with it:\n%s", o.Stdout)
 		Expect(o.Report.Overall).To(Equal(report.Failure))
 		Expect(o.Report.SuiteErrors).To(ContainElement(SatisfyAll(HavePrefix("[AfterSuite]"), ContainSubstring(`[CM-ACT-05, CM-SEC-05] tool.invoke of tool "wipe_disk"`),
 			ContainSubstring(`no run "no-such-run" was prepared`))), "the suite error names the requirements, the tool and why it was refused")

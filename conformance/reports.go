@@ -1,0 +1,154 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/tools/report"
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// Run is what a finished run is judged with: its config, the parsed
+// baseline, the build's specs (report.Inventory) and the selection flags.
+type Run struct {
+	Config   Config
+	Baseline *report.Baseline
+	Built    []report.BuiltSpec
+}
+
+// Outcome is an evaluated run: Ginkgo's report, the verdict of every spec
+// and the conformance report (conformance-report.yaml).
+type Outcome struct {
+	Report      types.Report
+	Evaluation  report.Evaluation
+	Conformance report.Conformance
+}
+
+// Evaluate judges a finished run (the report Ginkgo hands ReportAfterSuite).
+func (run Run) Evaluate(r types.Report) Outcome {
+	c := run.Config
+	ev := report.Evaluate(report.Specs(r), run.Baseline)
+	conf := report.NewConformance(ev, report.SuiteErrors(r), run.Baseline)
+	name, version, declared := framework.Implementation()
+	conf.Implementation = report.Peer{Name: name, Version: version}
+	conf.Harness = report.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion}
+	conf.Target = c.Target
+	conf.Features = report.Features{
+		Effective: EffectiveFeatures(),
+		Source:    framework.FeatureSource,
+		Declared:  declared,
+		Requested: c.Features,
+		Exempt:    c.ExemptFeatures,
+	}
+	conf.Selection = report.NewSelection(run.Built, ev, c.Requirements, c.LabelFilter)
+	if conf.ExpectedFailures != nil {
+		conf.ExpectedFailures.File = c.ExpectedFailures
+	}
+	return Outcome{Report: r, Evaluation: ev, Conformance: conf}
+}
+
+// Passed reports whether the overall verdict is success or partial.
+func (o Outcome) Passed() bool {
+	return o.Conformance.Overall == report.Success || o.Conformance.Overall == report.Partial
+}
+
+// Summary returns summary.md and the text printed at the end of a run
+// (summary.md plus the requirement totals).
+func (o Outcome) Summary(profile string) (md, text string) {
+	c := o.Conformance
+	md = report.Markdown(c.Target, c.ImplementationLine(), report.Summarize(o.Evaluation.Requirements))
+	if profile != "" {
+		md += "\nProfile claimed: " + profile + " (recorded only: profiles do not select specs yet)\n"
+	}
+	md += "\n" + c.Selection.Describe() + "\n"
+	if line := c.Selection.NotRunLine(); line != "" {
+		md += "\n" + line + "\n"
+	}
+	if b := c.Catalogue.BasisLine(); b != "" {
+		md += "\nRequirements judged, by basis: " + b + "\n"
+	}
+	md += c.SelfReportedMarkdown()
+	md += fmt.Sprintf("\nOverall: **%s**\n", c.Overall)
+	for _, reason := range c.Reasons {
+		md += "- " + reason + "\n"
+	}
+	t := c.Totals
+	nd := ""
+	if t.NotDrivable > 0 {
+		nd = fmt.Sprintf(" (%d not drivable)", t.NotDrivable)
+	}
+	text = "\n" + md + fmt.Sprintf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d skip%s\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, nd)
+	if c.ExpectedFailures != nil && len(c.ExpectedFailures.Unused) > 0 {
+		text += fmt.Sprintf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
+	}
+	return md, text
+}
+
+// Write writes summary.md (md), conformance-report.yaml, junit.xml and
+// report.html into dir. A file it cannot write makes the overall verdict a
+// failure; the error names every such file.
+func (o *Outcome) Write(dir, md string) error {
+	var errs []error
+	write := func(file string, data []byte, err error) {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, file), data, 0o644)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("writing %s: %w", file, err))
+			o.Conformance.Overall = report.Failure
+		}
+	}
+	write("summary.md", []byte(md), nil)
+	y, err := o.Conformance.YAML()
+	write("conformance-report.yaml", y, err)
+	if err := report.WriteJUnit(o.Report, o.Evaluation, filepath.Join(dir, "junit.xml")); err != nil {
+		write("junit.xml", nil, err)
+	}
+	if err := report.WriteHTML(o.Report, o.Evaluation, o.Conformance, filepath.Join(dir, "report.html")); err != nil {
+		write("report.html", nil, err)
+	}
+	return errors.Join(errs...)
+}
+
+// KnownFeatures is every feature a requirement names, plus the
+// fault-injection test hook, sorted.
+func KnownFeatures() []string {
+	set := map[string]bool{"fault-injection": true}
+	for _, r := range spec.Requirements() {
+		set[r.Feature] = true
+	}
+	out := make([]string, 0, len(set))
+	for f := range set {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// IsKnownFeature reports whether name is in known (sorted, as KnownFeatures).
+func IsKnownFeature(known []string, name string) bool {
+	i := sort.SearchStrings(known, name)
+	return i < len(known) && known[i] == name
+}
+
+// EffectiveFeatures lists the run's feature set, core first, then sorted.
+// A name the target declares that is not a feature is ignored (protocol.md
+// §9); it stays in the declared list only.
+func EffectiveFeatures() []string {
+	out := []string{"core"}
+	var rest []string
+	known := KnownFeatures()
+	for f, on := range framework.Features() {
+		if on && f != "core" && IsKnownFeature(known, f) {
+			rest = append(rest, f)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}

@@ -1,0 +1,38 @@
+package embed_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/codemode-conformance/codemode/conformance"
+)
+
+// TestConformance runs every conformance suite against the reference
+// runtime as a separate process speaking the driver protocol on stdio: the
+// exec: target an implementer points at their own binary or adapter.
+func TestConformance(t *testing.T) {
+	// The implementation under test: here the reference, built for the test.
+	bin := filepath.Join(t.TempDir(), "codemode-reference")
+	build := exec.Command("go", "build", "-o", bin, "github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("building the reference runtime: %v", err)
+	}
+
+	results := t.TempDir()
+	conformance.Test(t, conformance.Config{
+		Target:     "exec:" + bin + " serve --stdio",
+		Profile:    "v1",
+		ResultsDir: results, // conformance-report.yaml, summary.md, junit.xml, report.html, report.json
+		// ExpectedFailures: "known-failures.yaml", // listed failures are xfail
+	})
+
+	// The reports are there for CI to keep.
+	for _, f := range []string{"conformance-report.yaml", "summary.md", "junit.xml", "report.html", "report.json"} {
+		if _, err := os.Stat(filepath.Join(results, f)); err != nil {
+			t.Errorf("the run wrote no %s: %v", f, err)
+		}
+	}
+}

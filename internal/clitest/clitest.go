@@ -1,0 +1,94 @@
+// Package clitest runs the codemode-conformance command in Ginkgo specs and
+// reads what it wrote: the exit code, stdout, stderr, summary.md and
+// conformance-report.yaml. The CLI's own tests (tools/codemode-conformance)
+// and the broken-variant tests (fakes/broken) share it.
+package clitest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/codemode-conformance/codemode/tools/report"
+	"github.com/goccy/go-yaml"
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
+)
+
+// CLI is the path of the command built by Build.
+var CLI string
+
+// Build builds the command (call it from BeforeSuite); the binary is
+// removed when the suite ends.
+func Build() {
+	ginkgo.GinkgoHelper()
+	var err error
+	CLI, err = gexec.Build("github.com/codemode-conformance/codemode/tools/codemode-conformance")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "building codemode-conformance")
+	ginkgo.DeferCleanup(gexec.CleanupBuildArtifacts)
+}
+
+// Outcome is what one CLI run left: its exit code, output and reports.
+type Outcome struct {
+	Code           int
+	Stdout, Stderr string
+	Dir            string // the results directory
+	Summary        string // summary.md
+	Report         report.Conformance
+}
+
+// Conformance runs `codemode-conformance run` with args (NO_COLOR set) into
+// a fresh results directory and returns its exit code and the reports it
+// wrote (none when it exits 2).
+func Conformance(args ...string) Outcome {
+	ginkgo.GinkgoHelper()
+	return ConformanceEnv(append(os.Environ(), "NO_COLOR=1"), args...)
+}
+
+// ConformanceEnv is Conformance with the CLI's environment given.
+func ConformanceEnv(env []string, args ...string) Outcome {
+	ginkgo.GinkgoHelper()
+	dir := ginkgo.GinkgoT().TempDir()
+	o := Invoke(env, append([]string{"run", "--results-dir", dir}, args...)...)
+	o.Dir = dir
+	if o.Code == 2 {
+		return o
+	}
+	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the CLI wrote no summary.md")
+	o.Summary = string(summary)
+	y, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the CLI wrote no conformance-report.yaml")
+	gomega.Expect(yaml.Unmarshal(y, &o.Report)).To(gomega.Succeed(), "conformance-report.yaml:\n%s", y)
+	return o
+}
+
+// Invoke runs the CLI with exactly args and returns its exit code and
+// output (it waits up to 5 minutes).
+func Invoke(env []string, args ...string) Outcome {
+	ginkgo.GinkgoHelper()
+	cmd := exec.Command(CLI, args...)
+	cmd.Env = env
+	s, err := gexec.Start(cmd, ginkgo.GinkgoWriter, ginkgo.GinkgoWriter)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting %s", CLI)
+	gomega.Eventually(s).WithTimeout(5*60e9).Should(gexec.Exit(), "the CLI must exit within 5 minutes")
+	return Outcome{Code: s.ExitCode(), Stdout: string(s.Out.Contents()), Stderr: string(s.Err.Contents())}
+}
+
+// Verdicts maps requirement IDs to their verdicts in the report.
+func (o Outcome) Verdicts() map[string]report.Verdict {
+	out := map[string]report.Verdict{}
+	for _, r := range o.Report.Requirements {
+		out[r.ID] = r.Verdict
+	}
+	return out
+}
+
+// File writes content to a temporary file and returns its path.
+func File(name, content string) string {
+	ginkgo.GinkgoHelper()
+	p := filepath.Join(ginkgo.GinkgoT().TempDir(), name)
+	gomega.Expect(os.WriteFile(p, []byte(content), 0o644)).To(gomega.Succeed(), "writing %s", p)
+	return p
+}

@@ -1,0 +1,58 @@
+// Package builtin registers the in-process targets, which link the
+// reference implementation: "builtin" (the reference runtime) and
+// "fake:<variant>" (each deliberately broken variant of fakes/broken).
+// Import it for its side effect, next to the suites:
+//
+//	import _ "github.com/codemode-conformance/codemode/targets/builtin"
+//
+// The suites themselves never import it, so an implementer's test binary
+// does not carry wazero, QuickJS or esbuild unless it asks for builtin.
+package builtin
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/codemode-conformance/codemode/fakes/broken"
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/server"
+	"github.com/codemode-conformance/codemode/targets"
+)
+
+var (
+	engOnce sync.Once
+	eng     *engine.Engine
+	engErr  error
+)
+
+// SharedEngine is the process-wide QuickJS engine of the in-process targets
+// (compiled once: compilation is the expensive part).
+func SharedEngine() (*engine.Engine, error) {
+	engOnce.Do(func() { eng, engErr = engine.New(context.Background()) })
+	return eng, engErr
+}
+
+// Serve serves the reference runtime on r/w with the shared engine, or, if
+// the engine cannot be built, a runtime that answers every cell
+// runtime_unavailable (fail closed, CM-CFG-07).
+func Serve(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+	e, err := SharedEngine()
+	if err != nil {
+		return server.Serve(ctx, r, w, server.Options{Unavailable: true})
+	}
+	return server.Serve(ctx, r, w, server.Options{Engine: e})
+}
+
+func init() {
+	targets.Register("builtin", "the reference runtime, in process (default)", Serve)
+	for _, v := range broken.Variants {
+		targets.Register("fake:"+v.Name, v.Defect, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+			e, err := SharedEngine()
+			if err != nil {
+				return server.Serve(ctx, r, w, server.Options{Unavailable: true})
+			}
+			return v.Serve(ctx, e, r, w)
+		})
+	}
+}
