@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/codemode-conformance/codemode/targets/container"
 )
 
 // process is a spawned exec: target. It runs in its own process group so that
@@ -50,13 +52,15 @@ var (
 var ErrStopping = errors.New("the harness is stopping: no new target is started")
 
 // KillTargets kills the process group of every running exec: target with
-// SIGKILL and refuses to start new ones: a harness that got SIGTERM or
-// SIGINT calls it first, so that nothing it started outlives it. Calls
-// still in flight fail at once. Safe to call more than once.
+// SIGKILL, kills and removes every container: target, and refuses to start
+// new ones: a harness that got SIGTERM or SIGINT calls it first, so that
+// nothing it started outlives it. Calls still in flight fail at once. Safe
+// to call more than once.
 func KillTargets() {
 	procsMu.Lock()
 	defer procsMu.Unlock()
 	stopping.Store(true)
+	defer container.StopAll() // container: targets are killed and removed too
 	for p := range procs {
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}

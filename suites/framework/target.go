@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/targets/container"
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/channel"
 	"github.com/onsi/ginkgo/v2"
@@ -119,7 +120,9 @@ func (s *syncBuffer) String() string {
 
 // Connect opens a target: "builtin" or another registered in-process name,
 // "exec:<command line>" (spawned, protocol on its stdio), "tcp:<host:port>",
-// or a resolvable spec such as "openclaw:<version>" (RegisterResolver).
+// "container:<image>" (run through testcontainers-go, protocol over TCP to
+// its published port; stopped and removed on Close), or a resolvable spec
+// such as "openclaw:<version>" (RegisterResolver).
 func Connect(ctx context.Context, spec string) (*Target, error) {
 	if stopping.Load() {
 		return nil, ErrStopping
@@ -157,12 +160,16 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 		}
 		r, w = conn, conn
 		t.closer = func(bool) error { return conn.Close() }
+	case strings.HasPrefix(spec, container.Prefix):
+		if r, w, err = connectContainer(ctx, t, spec); err != nil {
+			return nil, fmt.Errorf("target %q: %w", spec, err)
+		}
 	default:
 		connMu.Lock()
 		c, ok := connectors[spec]
 		connMu.Unlock()
 		if !ok {
-			return nil, fmt.Errorf("unknown target %q (want builtin, exec:<command>, tcp:<host:port> or a registered name)", spec)
+			return nil, fmt.Errorf("unknown target %q (want builtin, exec:<command>, tcp:<host:port>, container:<image> or a registered name)", spec)
 		}
 		// Two pipes: harness → target and target → harness.
 		hr, tw := io.Pipe()

@@ -9,6 +9,7 @@ import (
 	"github.com/codemode-conformance/codemode/fakes/broken"
 	"github.com/codemode-conformance/codemode/reference/server"
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/targets/container"
 )
 
 // The broken reference variants are targets too (fake:<name>), so that anyone
@@ -40,8 +41,9 @@ func checkTarget(t string) error {
 	switch {
 	case strings.HasPrefix(t, "exec:") && strings.TrimSpace(t[5:]) != "",
 		strings.HasPrefix(t, "tcp:") && strings.Contains(t[4:], ":"),
+		strings.HasPrefix(t, container.Prefix) && strings.TrimSpace(t[len(container.Prefix):]) != "",
 		framework.HasTarget(t), framework.HasResolver(t):
 		return nil
 	}
-	return fmt.Errorf("unknown target %q: want builtin, exec:<command line>, tcp:<host:port>, openclaw:<version> or fake:<variant> (%s)", t, strings.Join(variantNames(), ", "))
+	return fmt.Errorf("unknown target %q: want builtin, exec:<command line>, tcp:<host:port>, container:<image>, openclaw:<version> or fake:<variant> (%s)", t, strings.Join(variantNames(), ", "))
 }

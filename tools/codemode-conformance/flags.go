@@ -34,6 +34,8 @@ Targets:
   builtin                 the reference runtime, in process (default)
   exec:<command line>     spawn a process speaking the driver protocol on stdio
   tcp:<host:port>         connect to a process speaking the driver protocol
+  container:<image>       run a local image (testcontainers-go; its one EXPOSEd port speaks the
+                          driver protocol), restarted with the target, removed at the end
   openclaw:<version>      the real OpenClaw code mode (installed on first use with npm; e.g. openclaw:2026.7.35)
   fake:<variant>          a deliberately broken reference variant: %s
 

@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/spec"
@@ -50,6 +51,7 @@ import (
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"
 	_ "github.com/codemode-conformance/codemode/suites/security"
+	"github.com/codemode-conformance/codemode/targets/container"
 	"github.com/codemode-conformance/codemode/tools/bench"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2"
@@ -114,6 +116,13 @@ func run() int {
 		// Install (openclaw:<version>) before the suites start, with progress,
 		// so a first install is not bounded by the initialize timeout.
 		if _, err := framework.ResolveTarget(context.Background(), target); err != nil {
+			fmt.Fprintf(os.Stderr, "target %q: %v\n", target, err)
+			return 1
+		}
+	}
+	if strings.HasPrefix(target, container.Prefix) {
+		// Say so before the suites start when no Docker daemon answers.
+		if err := container.Available(context.Background()); err != nil {
 			fmt.Fprintf(os.Stderr, "target %q: %v\n", target, err)
 			return 1
 		}
