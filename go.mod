@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/aperturerobotics/go-quickjs-wasi-reactor v0.15.1
+	github.com/containerd/errdefs v1.0.0
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/evanw/esbuild v0.28.2
 	github.com/goccy/go-yaml v1.19.2
@@ -22,7 +23,6 @@ require (
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/containerd/errdefs v1.0.0 // indirect
 	github.com/containerd/errdefs/pkg v0.3.0 // indirect
 	github.com/containerd/log v0.1.0 // indirect
 	github.com/containerd/platforms v0.2.1 // indirect

@@ -34,6 +34,7 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tclog "github.com/testcontainers/testcontainers-go/log"
@@ -59,6 +60,10 @@ const DefaultStartupTimeout = 60 * time.Second
 // no Docker daemon answers (none installed, not started, or no permission on
 // its socket).
 var ErrNoDocker = errors.New("no Docker daemon reachable")
+
+// ErrNoImage is wrapped by the error of Start when the image is not present
+// on the Docker host (build or pull it first).
+var ErrNoImage = errors.New("image not present on the Docker host")
 
 // ErrNoPort is wrapped by the error of Start when the image does not declare
 // exactly one TCP port and Options.Port does not name one.
@@ -179,6 +184,9 @@ func Start(ctx context.Context, o Options) (*Container, error) {
 		timeout = DefaultStartupTimeout
 	}
 	sameHost(ctx)
+	if err := present(ctx, o.Image); err != nil {
+		return nil, fmt.Errorf("container target %s: %w", o.Image, err)
+	}
 	ready := &protocolPort{port: o.Port, timeout: timeout}
 	opts := []testcontainers.ContainerCustomizer{
 		testcontainers.WithLabels(map[string]string{LabelTarget: Prefix + o.Image, LabelRun: runID}),
@@ -211,6 +219,23 @@ func Start(ctx context.Context, o Options) (*Container, error) {
 	live[c] = true
 	liveMu.Unlock()
 	return c, nil
+}
+
+// present checks that image is on the Docker host, so that Start never
+// pulls.
+func present(ctx context.Context, image string) error {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoDocker, err)
+	}
+	defer cli.Close()
+	if _, err := cli.ImageInspect(ctx, image); err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return fmt.Errorf("%w (build it, for the reference: make container-image; or docker pull it)", ErrNoImage)
+		}
+		return err
+	}
+	return nil
 }
 
 // Addr is the host:port the protocol port is published on.
