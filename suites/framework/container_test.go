@@ -1,0 +1,52 @@
+package framework
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/targets/container"
+	"github.com/codemode-conformance/codemode/targets/container/containertest"
+	"github.com/onsi/gomega"
+)
+
+// A container:<image> target is started, spoken to over TCP through the
+// same client as every target, and removed when closed: gracefully, or
+// abandoned as an unresponsive target is. Skipped where Docker is absent.
+func TestContainerTarget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := container.Available(ctx); err != nil {
+		t.Skipf("SKIP container target check: Docker is absent here (%v); install and start Docker (.ci/run does when it can) to run it", err)
+	}
+	imgs, err := containertest.Build(ctx)
+	if err != nil {
+		t.Fatalf("building the test images: %v", err)
+	}
+	g := gomega.NewWithT(t)
+	left := func(when string) {
+		l, err := container.Leftovers(ctx)
+		g.Expect(err).NotTo(gomega.HaveOccurred(), "listing this run's containers")
+		g.Expect(l).To(gomega.BeEmpty(), "no container of the run may be left %s", when)
+	}
+	spec := container.Prefix + imgs.Serve
+
+	tgt, err := Connect(ctx, spec)
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "Connect(%s)", spec)
+	g.Expect(tgt.Init.ProtocolVersion).To(gomega.Equal(protocol.Version), "initialize over TCP must answer with the protocol version")
+	var stats protocol.Stats
+	g.Expect(tgt.Call(ctx, protocol.MethodRuntimeStats, nil, &stats)).To(gomega.Succeed(), "runtime.stats over TCP")
+	g.Expect(tgt.Close()).To(gomega.Succeed(), "closing %s: shutdown, then stop and remove the container", spec)
+	left("after Close")
+
+	tgt, err = Connect(ctx, spec)
+	g.Expect(err).NotTo(gomega.HaveOccurred(), "Connect(%s) again", spec)
+	tgt.abandon() // what the harness does to an unresponsive target
+	g.Expect(tgt.Alive()).To(gomega.BeFalse(), "an abandoned target is not alive")
+	left("after the harness abandoned the target")
+
+	_, err = Connect(ctx, container.Prefix+imgs.Dies)
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("exit code 2")), "a container that exits before its port is ready: Connect says how it ended")
+	left("after a container that died on start")
+}
