@@ -19,10 +19,19 @@ const containerGrace = 5 * time.Second
 // connectContainer starts a container:<image> target (targets/container)
 // and connects to its protocol port over TCP, as for a tcp: target. Closing
 // the target closes the connection, then stops and removes the container;
-// the container's output is the target's stderr.
+// the container's output is the target's stderr, and its environment holds
+// CanaryEnv as an exec: target's does.
 func connectContainer(ctx context.Context, t *Target, spec string) (io.Reader, io.WriteCloser, error) {
 	t.stderr = &syncBuffer{}
-	c, err := container.Start(ctx, container.Options{Image: strings.TrimPrefix(spec, container.Prefix), Logs: t.stderr})
+	canary, err := newCanary()
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := container.Start(ctx, container.Options{
+		Image: strings.TrimPrefix(spec, container.Prefix),
+		Env:   map[string]string{CanaryEnv: canary},
+		Logs:  t.stderr,
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -33,8 +42,12 @@ func connectContainer(ctx context.Context, t *Target, spec string) (io.Reader, i
 	if err != nil {
 		return nil, nil, errors.Join(fmt.Errorf("protocol port %s: %w", c.Addr(), err), c.Stop(0))
 	}
+	t.canary = canary
 	t.closer = func(graceful bool) error {
 		cerr := conn.Close()
+		if errors.Is(cerr, net.ErrClosed) { // the client closed it after shutdown
+			cerr = nil
+		}
 		grace := time.Duration(0)
 		if graceful {
 			grace = containerGrace

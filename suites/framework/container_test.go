@@ -8,7 +8,9 @@ import (
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/targets/container"
 	"github.com/codemode-conformance/codemode/targets/container/containertest"
+	"github.com/moby/moby/client"
 	"github.com/onsi/gomega"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 // A container:<image> target is started, spoken to over TCP through the
@@ -35,6 +37,7 @@ func TestContainerTarget(t *testing.T) {
 	tgt, err := Connect(ctx, spec)
 	g.Expect(err).NotTo(gomega.HaveOccurred(), "Connect(%s)", spec)
 	g.Expect(tgt.Init.ProtocolVersion).To(gomega.Equal(protocol.Version), "initialize over TCP must answer with the protocol version")
+	g.Expect(containerEnv(ctx, t)).To(gomega.ContainElement(CanaryEnv+"="+tgt.Canary()), "the container's environment must hold the canary Target.Canary reports")
 	var stats protocol.Stats
 	g.Expect(tgt.Call(ctx, protocol.MethodRuntimeStats, nil, &stats)).To(gomega.Succeed(), "runtime.stats over TCP")
 	g.Expect(tgt.Close()).To(gomega.Succeed(), "closing %s: shutdown, then stop and remove the container", spec)
@@ -49,4 +52,23 @@ func TestContainerTarget(t *testing.T) {
 	_, err = Connect(ctx, container.Prefix+imgs.Dies)
 	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("exit code 2")), "a container that exits before its port is ready: Connect says how it ended")
 	left("after a container that died on start")
+}
+
+// containerEnv is the environment of the one running container of this run.
+func containerEnv(ctx context.Context, t *testing.T) []string {
+	t.Helper()
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{Filters: make(client.Filters).Add("label", container.LabelRun+"="+container.RunID())})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("want the one running container of this run, got %v (%v)", list.Items, err)
+	}
+	info, err := cli.ContainerInspect(ctx, list.Items[0].ID, client.ContainerInspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Container.Config.Env
 }

@@ -31,7 +31,8 @@ type process struct {
 }
 
 // CanaryEnv names the environment variable the harness sets, to a fresh
-// random value, for every exec: target process it spawns: a value no target
+// random value, for every exec: target process it spawns and every
+// container: target it starts: a value no target
 // has a reason to report, so finding it in telemetry or results proves the
 // target leaks its environment (CM-TEL-02).
 const CanaryEnv = "CODEMODE_CONFORMANCE_CANARY"
@@ -66,6 +67,15 @@ func KillTargets() {
 	}
 }
 
+// newCanary returns a fresh value for CanaryEnv.
+func newCanary() (string, error) {
+	var nonce [16]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		return "", err
+	}
+	return "canary-" + hex.EncodeToString(nonce[:]), nil
+}
+
 // spawn starts cmdline under /bin/sh with stdin/stdout as the protocol stream
 // and stderr captured. The target runs in its own process group (pgid = its
 // pid), and its first process gets SIGKILL should the harness die without
@@ -78,11 +88,10 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 	}
 	cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var nonce [16]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
+	canary, err := newCanary()
+	if err != nil {
 		return nil, err
 	}
-	canary := "canary-" + hex.EncodeToString(nonce[:])
 	cmd.Env = append(os.Environ(), CanaryEnv+"="+canary)
 	cmd.Stderr = stderr
 	// Children that inherit stderr must not keep Wait from reporting the

@@ -64,6 +64,7 @@ type Target struct {
 	stderr    *syncBuffer
 	stdout    *stdoutWatch
 	proc      *process // exec: targets only
+	canary    string   // container: targets only (exec: targets: proc.canary)
 	router    *router
 	// lost fires once, on the first of: the connection was lost, the target
 	// was found unresponsive, the harness closed it. chargedIn is the spec
@@ -365,10 +366,11 @@ func (t *Target) stop(graceful bool) error {
 }
 
 // Canary is the value of CanaryEnv in the environment of an exec: target
-// process, "" for other targets (the harness does not start them).
+// process or a container: target, "" for other targets (the harness does
+// not start them).
 func (t *Target) Canary() string {
 	if t.proc == nil {
-		return ""
+		return t.canary
 	}
 	return t.proc.canary
 }
