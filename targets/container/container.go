@@ -12,9 +12,11 @@
 //
 // Testcontainers' reaper (Ryuk) is off unless TESTCONTAINERS_RYUK_DISABLED
 // says otherwise: its image cannot be pulled where no registry is reachable.
-// Cleanup is explicit instead: every container carries the labels LabelTarget
-// and LabelRun (RunID, one value per harness process), Stop removes it, StopAll
-// removes every one still running, and Leftovers lists any that survived.
+// Cleanup is explicit instead: every container carries the labels LabelTarget,
+// LabelRun (RunID, one value per harness process) and LabelOwner; Stop
+// removes it, StopAll removes every one still running, Leftovers lists any
+// that survived, and the first Start of a process removes those whose owner
+// on this host is gone (a harness killed with SIGKILL).
 //
 // This package imports nothing of the harness or of the reference, so that a
 // binary using it does not link the runtime it tests.
@@ -187,9 +189,10 @@ func Start(ctx context.Context, o Options) (*Container, error) {
 	if err := present(ctx, o.Image); err != nil {
 		return nil, fmt.Errorf("container target %s: %w", o.Image, err)
 	}
+	reapOnce.Do(func() { _, _ = ReapOrphans(ctx) }) // best effort: a failure here is no reason not to start
 	ready := &protocolPort{port: o.Port, timeout: timeout}
 	opts := []testcontainers.ContainerCustomizer{
-		testcontainers.WithLabels(map[string]string{LabelTarget: Prefix + o.Image, LabelRun: runID}),
+		testcontainers.WithLabels(map[string]string{LabelTarget: Prefix + o.Image, LabelRun: runID, LabelOwner: owner()}),
 		testcontainers.WithEnv(o.Env),
 		testcontainers.WithWaitStrategyAndDeadline(timeout, ready),
 	}

@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/codemode-conformance/codemode/targets/container"
 	"github.com/codemode-conformance/codemode/targets/container/containertest"
 	"github.com/onsi/gomega"
+	"github.com/testcontainers/testcontainers-go"
 )
 
 // needImages skips where no Docker daemon answers (the container target
@@ -135,5 +139,36 @@ func TestStartMissingImage(t *testing.T) {
 	_, err := container.Start(ctx, container.Options{Image: "codemode-reference:no-such-tag"})
 	g.Expect(errors.Is(err, container.ErrNoImage)).To(gomega.BeTrue(), "want ErrNoImage for an image that is not there (never a pull), got %v", err)
 	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("codemode-reference:no-such-tag")), "the error must name the image")
+	noLeftovers(t, g)
+}
+
+// ReapOrphans removes what a harness killed with SIGKILL left behind (its
+// owner process is gone), and nothing of a live harness.
+func TestReapOrphans(t *testing.T) {
+	imgs := needImages(t)
+	g := gomega.NewWithT(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dead := exec.Command("true")
+	g.Expect(dead.Run()).To(gomega.Succeed())
+	host, _ := os.Hostname()
+	run := func(ownerPID int) *testcontainers.DockerContainer {
+		c, err := testcontainers.Run(ctx, imgs.Serve, testcontainers.WithLabels(map[string]string{
+			container.LabelRun: container.RunID(), container.LabelOwner: fmt.Sprintf("%s/%d", host, ownerPID),
+		}))
+		g.Expect(err).NotTo(gomega.HaveOccurred(), "starting a container owned by pid %d", ownerPID)
+		return c
+	}
+	orphan := run(dead.Process.Pid)
+	alive := run(os.Getppid()) // a live process that is not this one
+	defer alive.Terminate(context.Background(), testcontainers.StopTimeout(0))
+
+	removed, err := container.ReapOrphans(ctx)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(removed).To(gomega.ConsistOf(orphan.GetContainerID()[:12]), "only the container whose owner is gone is removed")
+	left, err := container.Leftovers(ctx)
+	g.Expect(err).NotTo(gomega.HaveOccurred())
+	g.Expect(left).To(gomega.ConsistOf(gomega.HavePrefix(alive.GetContainerID()[:12])), "the container of a live owner stays")
+	g.Expect(alive.Terminate(ctx, testcontainers.StopTimeout(0))).To(gomega.Succeed())
 	noLeftovers(t, g)
 }
