@@ -6,7 +6,7 @@ GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
 
-.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench clean openclaw-install openclaw-conformance
+.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench clean openclaw-install openclaw-conformance container-image conformance-container
 
 all: build
 
@@ -21,6 +21,22 @@ conformance: build
 ## conformance-exec: the same, with the reference as a separate process over stdio
 conformance-exec: build
 	./bin/codemode-conformance run --target "exec:$(CURDIR)/bin/codemode-reference serve --stdio" --results-dir "$(RESULTS)-exec"
+
+## container-image: the reference as a FROM scratch image, CONTAINER_IMAGE (a static codemode-reference
+## serving the driver protocol on its one EXPOSEd port; built locally, no registry needed; needs Docker)
+CONTAINER_IMAGE ?= codemode-reference:local
+container-image: build
+	mkdir -p bin/container
+	CGO_ENABLED=0 $(GO) build -trimpath -o bin/container/codemode-reference ./reference/cmd/codemode-reference
+	docker build -q -f targets/container/image/Dockerfile -t "$(CONTAINER_IMAGE)" bin/container
+
+## conformance-container: the whole suite against that image as target container:$(CONTAINER_IMAGE)
+## (testcontainers-go starts it, the protocol goes over TCP), reports in RESULTS-container/; then fails if
+## any container of the image's target is left behind (every one is labelled org.codemode-conformance.target)
+conformance-container: container-image
+	./bin/codemode-conformance run --target "container:$(CONTAINER_IMAGE)" --results-dir "$(RESULTS)-container"; rc=$$?; \
+	left=$$(docker ps -aq --filter "label=org.codemode-conformance.target=container:$(CONTAINER_IMAGE)"); \
+	if [ -n "$$left" ]; then echo "containers left behind by the run: $$left"; exit 1; fi; exit $$rc
 
 ## conformance-md: regenerate CONFORMANCE.md from a run against the reference
 conformance-md: build
@@ -83,4 +99,4 @@ test: vet
 	$(GO) test -count=1 -timeout 20m ./...
 
 clean:
-	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw
+	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container

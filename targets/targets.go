@@ -25,6 +25,7 @@ import (
 	"sync"
 
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/targets/container"
 	"github.com/codemode-conformance/codemode/targets/openclaw"
 )
 
@@ -79,6 +80,15 @@ func init() {
 			cmd, err := openclaw.Resolve(ctx, spec, os.Stderr)
 			return framework.Endpoint{Command: cmd}, err
 		},
+	})
+	RegisterPrefix(Prefix{
+		Prefix: container.Prefix,
+		Syntax: "container:<image>",
+		Help:   "run a local image through testcontainers-go (its one EXPOSEd port speaks the driver protocol); a fresh container per connection, removed at the end",
+		Prepare: func(ctx context.Context, _ string, _ io.Writer) error {
+			return container.Available(ctx) // say so before the suites start when no Docker daemon answers
+		},
+		Open: openContainer,
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/targets/container"
 	"github.com/codemode-conformance/codemode/tools/report"
 )
 
@@ -51,6 +52,7 @@ func watchSignals() (stop func()) {
 		case s := <-ch:
 			gotSignal.Store(s)
 			framework.KillTargets()
+			container.StopAll() // containers still starting, which no endpoint holds yet
 			fmt.Fprintf(os.Stderr, "codemode-conformance: %s: killed the target processes; stopping the run (a second signal exits at once)\n", sigName(s))
 			select {
 			case <-ch:
