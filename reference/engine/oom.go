@@ -3,41 +3,52 @@ package engine
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// oomFunction is where QuickJS reports running out of memory: its
-// out-of-memory path (JS_ThrowOutOfMemory, inlined into its callers by the
-// build) calls JS_ThrowInternalError with the format "out of memory". Every
-// allocation failure inside a context gets here, including the ones where the
-// error object itself cannot be allocated (QuickJS then throws null) and the
-// ones raised while a stack-trace hook runs. Guest code can catch the
-// exception, but not this call (CM-LIM-02). Guest code cannot reach the
-// function with that format: `new InternalError(...)` does not call it.
-const oomFunction = "JS_ThrowInternalError"
+// QuickJS reports running out of memory through JS_ThrowOutOfMemory, which
+// throws an InternalError "out of memory" through JS_ThrowInternalError. Every
+// allocation failure inside a context gets to one of them, including the ones
+// where the error object itself cannot be allocated. Guest code may catch the
+// exception, but not this call (CM-LIM-02); `new InternalError(...)` reaches
+// neither.
+const (
+	oomFunction      = "JS_ThrowOutOfMemory"
+	internalFunction = "JS_ThrowInternalError"
+)
 
 var oomFormat = []byte("out of memory\x00")
 
-type vmKey struct{}
-
-// oomListeners attaches a listener to oomFunction only, so no other function
-// pays for instrumentation.
+// oomListeners attaches a listener to those two functions only, so no other
+// function pays for instrumentation.
 type oomListeners struct{}
 
 func (oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
-	if def.Name() == oomFunction {
+	names := def.ExportNames()
+	switch {
+	case slices.Contains(names, oomFunction) || def.Name() == oomFunction:
+		return oomListener{always: true}
+	case slices.Contains(names, internalFunction) || def.Name() == internalFunction:
 		return oomListener{}
 	}
 	return nil
 }
 
-type oomListener struct{}
+type oomListener struct{ always bool }
 
-func (oomListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, params []uint64, _ experimental.StackIterator) {
-	vm, ok := ctx.Value(vmKey{}).(*VM)
-	if !ok || len(params) < 2 {
+func (l oomListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, params []uint64, _ experimental.StackIterator) {
+	vm := vmOf(ctx)
+	if vm == nil {
+		return
+	}
+	if l.always {
+		vm.oom.Store(true)
+		return
+	}
+	if len(params) < 2 {
 		return
 	}
 	if b, ok := mod.Memory().Read(uint32(params[1]), uint32(len(oomFormat))); ok && bytes.Equal(b, oomFormat) {
@@ -53,8 +64,3 @@ func (oomListener) Abort(context.Context, api.Module, api.FunctionDefinition, er
 func withOOMListener(ctx context.Context) context.Context {
 	return experimental.WithFunctionListenerFactory(ctx, oomListeners{})
 }
-
-// OutOfMemory reports whether QuickJS ran out of memory in this VM at any
-// point, whatever the guest did with the exception. Snapshots do not carry
-// it: a restored VM starts clear.
-func (vm *VM) OutOfMemory() bool { return vm.oom.Load() }
