@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Limits bounds one VM.
@@ -109,7 +110,7 @@ func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) 
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader)
-	mod, err := rt.r.InstantiateModule(ctx, rt.cm, cfg)
+	mod, err := rt.r.InstantiateModule(experimental.WithMemoryAllocator(ctx, memoryAllocator), rt.cm, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: instantiate: %v", ErrUnavailable, err)
 	}
@@ -142,6 +143,9 @@ func (vm *VM) invoke(ctx context.Context, f api.Function, args ...uint64) ([]uin
 	}
 	res, err := f.Call(context.WithValue(ctx, vmKey{}, vm), args...)
 	if err != nil {
+		if err := vm.stopped(); err != nil {
+			return nil, err
+		}
 		return nil, vm.kill(vm.trapCause(err))
 	}
 	return res, nil
