@@ -46,6 +46,14 @@ func (l oomListener) Before(ctx context.Context, mod api.Module, _ api.FunctionD
 	if vm == nil {
 		return
 	}
+	if vm.stop.Load() != stopNone {
+		// The interrupt handler's own error goes through
+		// JS_ThrowInternalError("interrupted"): unwind here, before QuickJS
+		// runs any JavaScript for it (an Error.prepareStackTrace hook that
+		// runs then loses the error's uncatchable mark, and a guest catch in
+		// a loop would swallow every later interrupt).
+		panic(errStopped{})
+	}
 	if l.always {
 		vm.oom.Store(true)
 		return
@@ -70,7 +78,10 @@ func (oomListener) Abort(context.Context, api.Module, api.FunctionDefinition, er
 // object creation do not call them (JS_FreeAtom, also per element there, is
 // also called once per object created and cost push-1e6 about 1.4×). A
 // stopped VM's call into one of them unwinds its whole wasm call.
-var pollFunctions = []string{"JS_GetPropertyInt64", "JS_HasProperty"}
+//
+// JS_Throw (every guest throw) is one too: a loop that throws and catches
+// must not outlive its deadline whatever runs while an error is built.
+var pollFunctions = []string{"JS_GetPropertyInt64", "JS_HasProperty", "JS_Throw"}
 
 // errStopped is the panic value that unwinds a stopped VM's wasm call.
 type errStopped struct{}
