@@ -17,6 +17,9 @@ type templates struct {
 	by map[int64]*templateSlot
 }
 
+// maxTemplates bounds the booted templates one Runtime keeps.
+const maxTemplates = 8
+
 type templateSlot struct {
 	once sync.Once
 	t    *engine.Template
@@ -33,6 +36,15 @@ func (rt *Runtime) template(ctx context.Context, memoryBytes int64) (*engine.Tem
 	}
 	slot, ok := rt.tpl.by[memoryBytes]
 	if !ok {
+		// Runs choose memoryLimitBytes: bound the templates kept (about
+		// 1.3 MiB each). A dropped template stays alive while snapshots of
+		// its cells refer to its memory.
+		for k := range rt.tpl.by {
+			if len(rt.tpl.by) < maxTemplates {
+				break
+			}
+			delete(rt.tpl.by, k)
+		}
 		slot = &templateSlot{}
 		rt.tpl.by[memoryBytes] = slot
 	}
