@@ -6,11 +6,21 @@ GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
 
-.PHONY: all build conformance conformance-exec conformance-md test vet fmt fuzz bench clean openclaw-install openclaw-conformance container-image conformance-container
+.PHONY: all engine build conformance conformance-exec conformance-md test vet fmt fuzz bench clean openclaw-install openclaw-conformance container-image conformance-container
 
 all: build
 
-build:
+## engine: the reference's JavaScript engine, quickjs.wasm from the npm package quickjs-wasi (QuickJS-NG),
+## installed from reference/engine/quickjs/package-lock.json (pinned by integrity) and copied into
+## reference/engine/wasm/ (gitignored), which the Go build embeds. Needs npm and the registry once.
+ENGINE_WASM = reference/engine/wasm/quickjs.wasm
+ENGINE_PKG  = reference/engine/quickjs
+engine: $(ENGINE_WASM)
+$(ENGINE_WASM): $(ENGINE_PKG)/package-lock.json
+	cd $(ENGINE_PKG) && npm ci --ignore-scripts --no-audit --no-fund
+	cp $(ENGINE_PKG)/node_modules/quickjs-wasi/quickjs.wasm $@
+
+build: engine
 	$(GO) build -o bin/codemode-conformance ./tools/codemode-conformance
 	$(GO) build -o bin/codemode-reference ./reference/cmd/codemode-reference
 
@@ -68,7 +78,7 @@ fuzz:
 	$(GO) test ./reference/moduleaccess -run=^$$ -fuzz=FuzzCheck -fuzztime=$(FUZZTIME)
 
 ## bench: engine and runtime benchmarks (compare runs with benchstat)
-bench:
+bench: engine
 	$(GO) test ./reference/... -run=^$$ -bench=. -benchmem -count=6 | tee bench.txt
 
 ## bench-peer: the standard bench cells side by side over the driver protocol: builtin, the reference
@@ -91,12 +101,12 @@ bench-peer: build $(if $(filter openclaw:%,$(BENCH_PEER)),openclaw-install)
 	  ./bin/codemode-conformance bench $(BENCH_ARGS) --cells push-1e6 --rounds 1 --warmup 0 \
 		--out $(BENCH_DIR)/bench-default-memory.json || true; } | tee -a $(BENCH_DIR)/bench.txt
 
-vet:
+vet: engine
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-test: vet
+test: engine vet
 	$(GO) test -count=1 -timeout 20m ./...
 
 clean:
-	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container
+	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules

@@ -3,7 +3,6 @@ module github.com/codemode-conformance/codemode
 go 1.26.8
 
 require (
-	github.com/aperturerobotics/go-quickjs-wasi-reactor v0.15.1
 	github.com/containerd/errdefs v1.0.0
 	github.com/creachadair/jrpc2 v1.3.6
 	github.com/evanw/esbuild v0.28.2

@@ -45,7 +45,8 @@ func execOK(b *testing.B, rt *Runtime, run, code string, want result.Status) res
 	return res
 }
 
-// BenchmarkExec: one cell end to end (fresh VM, prelude, boot, run, result).
+// BenchmarkExec: one trivial cell end to end (the booted template restored
+// into a fresh VM, boot with the run's catalog, run, result).
 func BenchmarkExec(b *testing.B) {
 	rt, run := benchRun(b)
 	for b.Loop() {
@@ -68,6 +69,7 @@ func BenchmarkSuspendWait(b *testing.B) {
 	rt, run := benchRun(b)
 	for i := 0; b.Loop(); i++ {
 		w := execOK(b, rt, run, `await yield_control("bench"); return 2;`, result.StatusWaiting)
+		b.ReportMetric(float64(rt.Stats().SnapshotBytes), "idle-snapshot-bytes")
 		in, _ := json.Marshal(map[string]string{"runId": w.RunID})
 		res, err := rt.Wait(context.Background(), run, fmt.Sprint("wait-", i), in)
 		if err != nil || res.Status != result.StatusCompleted {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/moduleaccess"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -110,14 +109,15 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	}
 	vctx, cancel := context.WithDeadline(ctx, s.deadline)
 	defer cancel()
-	vm, err := rt.eng.NewVM(vctx, engine.Limits{MemoryBytes: r.cfg.MemoryLimitBytes})
+	tpl, err := rt.template(vctx, r.cfg.MemoryLimitBytes)
+	if err != nil {
+		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
+	}
+	vm, err := tpl.NewVM(vctx)
 	if err != nil {
 		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
 	}
 	s.vm = vm
-	if _, err := vm.Eval(vctx, prelude.Source, prelude.Filename); err != nil {
-		return s.fail(s.trapResult(err)), nil
-	}
 	boot, err := prelude.BootScript(prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit})
 	if err != nil {

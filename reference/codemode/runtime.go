@@ -53,6 +53,7 @@ type Runtime struct {
 	eng  *engine.Engine // nil: runtime unavailable (CM-CFG-07)
 	inv  Invoker
 	opts Options
+	tpl  templates
 
 	mu    sync.Mutex
 	runs  map[string]*agentRun

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/codemode-conformance/codemode/reference/engine"
 )
@@ -33,8 +34,29 @@ func BenchmarkNewVM(b *testing.B) {
 	}
 }
 
-// BenchmarkEvalLoop: a 100k-iteration guest loop, the cost that
-// WithCloseOnContextDone adds to guest speed.
+// BenchmarkTemplateVM: a fresh VM restored from a booted template (what
+// every cell starts with), then close.
+func BenchmarkTemplateVM(b *testing.B) {
+	e := benchEngine(b)
+	ctx := context.Background()
+	t, err := e.NewTemplate(ctx, engine.Limits{MemoryBytes: 64 << 20}, func(ctx context.Context, vm *engine.VM) error {
+		_, err := vm.Eval(ctx, `globalThis.booted = Array.from({length: 100}, (_, i) => ({i}))`, "boot.js")
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		vm, err := t.NewVM(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		vm.Close(ctx)
+	}
+}
+
+// BenchmarkEvalLoop: a 100k-iteration guest loop under a deadline (the
+// interrupt handler's cost; WithCloseOnContextDone cost 8x here).
 func BenchmarkEvalLoop(b *testing.B) {
 	e := benchEngine(b)
 	ctx := context.Background()
@@ -43,8 +65,10 @@ func BenchmarkEvalLoop(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer vm.Close(ctx)
+	dctx, cancel := context.WithTimeout(ctx, time.Hour)
+	defer cancel()
 	for b.Loop() {
-		if _, err := vm.Eval(ctx, `(() => { let s = 0; for (let i = 0; i < 100000; i++) s += i; return s; })()`, "loop.js"); err != nil {
+		if _, err := vm.Eval(dctx, `(() => { let s = 0; for (let i = 0; i < 100000; i++) s += i; return s; })()`, "loop.js"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -74,4 +98,38 @@ func BenchmarkSnapshotRestore(b *testing.B) {
 		b.ReportMetric(float64(snap.Bytes()), "snapshot-bytes")
 	}
 	vm.Close(ctx)
+}
+
+// BenchmarkCells: the bench command's compute cells at engine level, in a
+// fresh VM under a deadline (so the interrupt handler and the native-loop
+// poll are live), at the default 64 MiB memory limit except push-1e6: 1e6
+// {i} need 77 MiB of QuickJS-NG heap (ENGINE.md), so it gets 128 MiB, as in
+// make bench-peer.
+func BenchmarkCells(b *testing.B) {
+	cells := []struct {
+		name, src, want string
+		mem             int64
+	}{
+		{"loop-1e7", `(() => { let s = 0; for (let i = 0; i < 1e7; i++) s += i % 7; return s })()`, "29999994", 64 << 20},
+		{"push-1e6", `(() => { const a = []; for (let i = 0; i < 1e6; i++) a.push({i}); return a.length + a[999999].i })()`, "1999999", 128 << 20},
+		{"json-1e5", `(() => { const a = []; for (let i = 0; i < 1e5; i++) a.push({i, s: 'abc'}); return JSON.stringify(a).length })()`, "2188891", 64 << 20},
+	}
+	e := benchEngine(b)
+	for _, c := range cells {
+		b.Run(c.name, func(b *testing.B) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+			defer cancel()
+			for b.Loop() {
+				vm, err := e.NewVM(ctx, engine.Limits{MemoryBytes: c.mem})
+				if err != nil {
+					b.Fatal(err)
+				}
+				got, err := vm.Eval(ctx, c.src, c.name)
+				vm.Close(ctx)
+				if err != nil || got != c.want {
+					b.Fatalf("%s: got %q, %v; want %s", c.name, got, err, c.want)
+				}
+			}
+		})
+	}
 }

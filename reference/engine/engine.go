@@ -1,24 +1,27 @@
-// Package engine runs QuickJS-NG, compiled to a WASI reactor, on wazero.
+// Package engine runs QuickJS-NG, compiled to a WASI reactor (quickjs-wasi),
+// on wazero.
 //
-// One Engine per process compiles the module once per memory cap and hands
-// out VMs: one fresh instance per cell (CM-EXEC-12). A VM is driven only
-// through JS_Eval and JS_ExecutePendingJob: the reactor has no host-function
-// imports, so the bridge is a guest-side queue drained by the host (see
-// ../../../shared/DESIGN.md "Engine facts").
+// One Engine per process compiles the module once per memory cap (with a
+// file-backed compilation cache, so later processes start fast) and hands out
+// VMs, each its own wasm instance. A Template is a booted VM kept as memory:
+// every cell restores it into a fresh instance (CM-EXEC-12). A VM is driven
+// through qjs_eval and qjs_execute_pending_job; the bridge is a guest-side
+// queue drained by the host (see ENGINE.md).
 //
-// Every call into a VM takes a context; with WithCloseOnContextDone the
-// instance is closed when that context ends, which is what bounds wall-clock
-// time independently of guest cooperation (CM-LIM-01).
+// Wall-clock time is bounded by QuickJS's interrupt handler (the env
+// host_interrupt import polls a per-VM stop flag set at the context's
+// deadline or cancellation) and, for native operations that never poll, by a
+// watchdog that abandons the VM Grace after the deadline (CM-LIM-01).
 package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
-	quickjswasi "github.com/aperturerobotics/go-quickjs-wasi-reactor"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
@@ -28,6 +31,7 @@ const PageSize = 65536
 
 // Engine owns the compiled QuickJS module. It is safe for concurrent use.
 type Engine struct {
+	wasm  []byte
 	cache wazero.CompilationCache
 
 	mu       sync.Mutex
@@ -37,7 +41,8 @@ type Engine struct {
 	live atomic.Int64
 }
 
-// LiveVMs is the number of VM instances currently open on this engine.
+// LiveVMs is the number of VM instances currently open on this engine
+// (abandoned ones are counted until their wasm call returns).
 func (e *Engine) LiveVMs() int { return int(e.live.Load()) }
 
 type runtime struct {
@@ -45,23 +50,44 @@ type runtime struct {
 	cm wazero.CompiledModule
 }
 
-// ErrUnavailable wraps any failure to load the QuickJS module (CM-CFG-07).
-var ErrUnavailable = errors.New("quickjs-wasi runtime unavailable")
-
-// New returns an Engine. It compiles the module once to prove it loads; the
-// error wraps ErrUnavailable.
+// New returns an Engine. It loads the embedded wasm (checking its sha256)
+// and compiles it once to prove it loads; the error wraps ErrUnavailable.
 func New(ctx context.Context) (*Engine, error) {
-	e := &Engine{cache: wazero.NewCompilationCache(), runtimes: map[uint32]*runtime{}}
+	b, err := wasmBytes()
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{wasm: b, cache: compilationCache(), runtimes: map[uint32]*runtime{}}
 	if _, err := e.runtime(ctx, PagesFor(64<<20)); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
+// compilationCache is a file-backed wazero cache under the user cache dir
+// ($XDG_CACHE_HOME or ~/.cache)/codemode-conformance/wazero: compiling the
+// module takes 0.3–2 s, loading it from the cache a few ms. It falls back to
+// an in-memory cache when that directory cannot be written.
+func compilationCache() wazero.CompilationCache {
+	if dir, err := os.UserCacheDir(); err == nil {
+		dir = filepath.Join(dir, "codemode-conformance", "wazero")
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			if probe, err := os.CreateTemp(dir, ".probe-*"); err == nil {
+				probe.Close()
+				os.Remove(probe.Name())
+				if c, err := wazero.NewCompilationCacheWithDir(dir); err == nil {
+					return c
+				}
+			}
+		}
+	}
+	return wazero.NewCompilationCache()
+}
+
 // PagesFor returns the wasm page cap for a QuickJS heap limit of memoryBytes:
 // the heap limit plus a quarter for allocator overhead plus 8 MiB for the
 // module's own data and stack. The cap is the hard backstop behind
-// JS_SetMemoryLimit (DESIGN.md: some allocation patterns overshoot it).
+// JS_SetMemoryLimit.
 func PagesFor(memoryBytes int64) uint32 {
 	b := memoryBytes + memoryBytes/4 + 8<<20
 	p := (b + PageSize - 1) / PageSize
@@ -82,8 +108,9 @@ func (e *Engine) runtime(ctx context.Context, pages uint32) (*runtime, error) {
 	if rt, ok := e.runtimes[pages]; ok {
 		return rt, nil
 	}
+	// No WithCloseOnContextDone: it puts a call into Go at every wasm loop
+	// header (8× on a JS loop); the interrupt handler bounds time instead.
 	cfg := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true).
 		WithMemoryLimitPages(pages).
 		WithCompilationCache(e.cache)
 	r := wazero.NewRuntimeWithConfig(ctx, cfg)
@@ -91,7 +118,11 @@ func (e *Engine) runtime(ctx context.Context, pages uint32) (*runtime, error) {
 		r.Close(ctx)
 		return nil, fmt.Errorf("%w: wasi: %v", ErrUnavailable, err)
 	}
-	cm, err := r.CompileModule(withOOMListener(ctx), quickjswasi.QuickJSWASM)
+	if err := instantiateHost(ctx, r); err != nil {
+		r.Close(ctx)
+		return nil, fmt.Errorf("%w: host imports: %v", ErrUnavailable, err)
+	}
+	cm, err := r.CompileModule(withOOMListener(ctx), e.wasm)
 	if err != nil {
 		r.Close(ctx)
 		return nil, fmt.Errorf("%w: compile: %v", ErrUnavailable, err)
@@ -112,6 +143,3 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.runtimes = nil
 	return nil
 }
-
-// Version is the embedded QuickJS-NG version.
-const Version = quickjswasi.Version

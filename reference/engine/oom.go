@@ -3,41 +3,62 @@ package engine
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
-// oomFunction is where QuickJS reports running out of memory: its
-// out-of-memory path (JS_ThrowOutOfMemory, inlined into its callers by the
-// build) calls JS_ThrowInternalError with the format "out of memory". Every
-// allocation failure inside a context gets here, including the ones where the
-// error object itself cannot be allocated (QuickJS then throws null) and the
-// ones raised while a stack-trace hook runs. Guest code can catch the
-// exception, but not this call (CM-LIM-02). Guest code cannot reach the
-// function with that format: `new InternalError(...)` does not call it.
-const oomFunction = "JS_ThrowInternalError"
+// QuickJS reports running out of memory through JS_ThrowOutOfMemory, which
+// throws an InternalError "out of memory" through JS_ThrowInternalError. Every
+// allocation failure inside a context gets to one of them, including the ones
+// where the error object itself cannot be allocated. Guest code may catch the
+// exception, but not this call (CM-LIM-02); `new InternalError(...)` reaches
+// neither.
+const (
+	oomFunction      = "JS_ThrowOutOfMemory"
+	internalFunction = "JS_ThrowInternalError"
+)
 
 var oomFormat = []byte("out of memory\x00")
 
-type vmKey struct{}
-
-// oomListeners attaches a listener to oomFunction only, so no other function
-// pays for instrumentation.
+// oomListeners attaches a listener to those two functions and to
+// pollFunctions only, so no other function pays for instrumentation.
 type oomListeners struct{}
 
 func (oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
-	if def.Name() == oomFunction {
+	names := def.ExportNames()
+	switch {
+	case slices.ContainsFunc(names, func(n string) bool { return slices.Contains(pollFunctions, n) }):
+		return stopListener{}
+	case slices.Contains(names, oomFunction) || def.Name() == oomFunction:
+		return oomListener{always: true}
+	case slices.Contains(names, internalFunction) || def.Name() == internalFunction:
 		return oomListener{}
 	}
 	return nil
 }
 
-type oomListener struct{}
+type oomListener struct{ always bool }
 
-func (oomListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, params []uint64, _ experimental.StackIterator) {
-	vm, ok := ctx.Value(vmKey{}).(*VM)
-	if !ok || len(params) < 2 {
+func (l oomListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, params []uint64, _ experimental.StackIterator) {
+	vm := vmOf(ctx)
+	if vm == nil {
+		return
+	}
+	if vm.stop.Load() != stopNone {
+		// The interrupt handler's own error goes through
+		// JS_ThrowInternalError("interrupted"): unwind here, before QuickJS
+		// runs any JavaScript for it (an Error.prepareStackTrace hook that
+		// runs then loses the error's uncatchable mark, and a guest catch in
+		// a loop would swallow every later interrupt).
+		panic(errStopped{})
+	}
+	if l.always {
+		vm.oom.Store(true)
+		return
+	}
+	if len(params) < 2 {
 		return
 	}
 	if b, ok := mod.Memory().Read(uint32(params[1]), uint32(len(oomFormat))); ok && bytes.Equal(b, oomFormat) {
@@ -49,12 +70,36 @@ func (oomListener) After(context.Context, api.Module, api.FunctionDefinition, []
 
 func (oomListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
 
+// pollFunctions are called once per element by QuickJS's generic native
+// loops over a sparse array or an array-like object, which never poll the
+// interrupt handler: JS_GetPropertyInt64 by join, includes, indexOf and
+// Array.from, JS_HasProperty by sort and lastIndexOf (counted with a listener
+// on every export: 1e5 calls for 1e5 elements). Bytecode on dense arrays and
+// object creation do not call them (JS_FreeAtom, also per element there, is
+// also called once per object created and cost push-1e6 about 1.4×). A
+// stopped VM's call into one of them unwinds its whole wasm call.
+//
+// JS_Throw (every guest throw) is one too: a loop that throws and catches
+// must not outlive its deadline whatever runs while an error is built.
+var pollFunctions = []string{"JS_GetPropertyInt64", "JS_HasProperty", "JS_Throw"}
+
+// errStopped is the panic value that unwinds a stopped VM's wasm call.
+type errStopped struct{}
+
+// stopListener unwinds the wasm call of a VM whose stop flag is set.
+type stopListener struct{}
+
+func (stopListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if vm := vmOf(ctx); vm != nil && vm.stop.Load() != stopNone {
+		panic(errStopped{})
+	}
+}
+
+func (stopListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+
+func (stopListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+
 // withOOMListener is the context CompileModule needs for the listener.
 func withOOMListener(ctx context.Context) context.Context {
 	return experimental.WithFunctionListenerFactory(ctx, oomListeners{})
 }
-
-// OutOfMemory reports whether QuickJS ran out of memory in this VM at any
-// point, whatever the guest did with the exception. Snapshots do not carry
-// it: a restored VM starts clear.
-func (vm *VM) OutOfMemory() bool { return vm.oom.Load() }

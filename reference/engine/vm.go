@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -11,63 +10,48 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/sys"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Limits bounds one VM.
 type Limits struct {
-	// MemoryBytes is the QuickJS heap limit (JS_SetMemoryLimit), in bytes.
+	// MemoryBytes is the QuickJS heap limit (JS_SetMemoryLimit), in bytes;
+	// the wasm memory cap is PagesFor(MemoryBytes).
 	MemoryBytes int64
-	// StackBytes is QuickJS's own stack limit (JS_SetMaxStackSize), in bytes;
-	// 0 means 256 KiB. Deeper recursion throws a catchable RangeError.
-	StackBytes int64
 }
 
 // VM is one QuickJS runtime+context in its own wasm instance. A VM is not safe
 // for concurrent use.
 type VM struct {
-	mod   api.Module
-	mem   api.Memory
-	fn    funcs
-	rt    uint32 // JSRuntime*
-	jsctx uint32 // JSContext*
-	pctx  uint32 // scratch JSContext** for JS_ExecutePendingJob
-	plen  uint32 // scratch size_t* for JS_ToCStringLen2
-	pages uint32 // the memory cap this VM's runtime was compiled for
-	dead  error
-	eng   *Engine
-	oom   atomic.Bool // set by the JS_ThrowOutOfMemory listener (oom.go)
+	mod     api.Module
+	mem     api.Memory
+	fn      funcs
+	jsctx   uint32 // JSContext*
+	scratch uint32 // 8 bytes of wasm memory for out-parameters
+	pages   uint32 // the memory cap this VM's runtime was compiled for
+	limits  Limits
+	base    *baseMemory // the template memory this VM was restored from, if any
+	eng     *Engine
+
+	dead      error
+	stop      atomic.Int32 // stopNone, stopDeadline, stopCanceled: read by host_interrupt
+	abandoned atomic.Bool  // a wasm call is still running in the background
+	oom       atomic.Bool  // set by the out-of-memory listener (oom.go)
 }
+
+const (
+	stopNone int32 = iota
+	stopDeadline
+	stopCanceled
+)
 
 type funcs struct {
-	malloc, free, eval, getException, toCString, freeCString, freeValue, executePendingJob api.Function
+	malloc, free, eval, isException, getException, isUncatchable, toCString, freeCString,
+	freeValue, executePendingJob api.Function
 }
 
-// Tags of QuickJS-NG NaN-boxed JSValues on wasm32 (quickjs.h).
-const tagException = 6
-
-// Exception is a JavaScript exception that escaped a host-level evaluation.
-type Exception struct{ Message string }
-
-func (e *Exception) Error() string { return e.Message }
-
-// Trap is any failure of the wasm instance itself (out-of-bounds access from
-// deep recursion, an exhausted memory cap, a closed instance). After a Trap
-// the VM is unusable and must be closed.
-type Trap struct{ Err error }
-
-func (t *Trap) Error() string { return "engine trap: " + t.Err.Error() }
-func (t *Trap) Unwrap() error { return t.Err }
-
-// ErrDeadline is wrapped by a Trap when the call's context deadline closed the
-// instance (the wall-clock limit).
-var ErrDeadline = errors.New("deadline exceeded")
-
-// ErrCanceled is wrapped by a Trap when the call's context was canceled.
-var ErrCanceled = errors.New("canceled")
-
 // NewVM instantiates a fresh module and creates a QuickJS runtime and context
-// bound by lim.
+// bound by lim, with the interrupt handler installed.
 func (e *Engine) NewVM(ctx context.Context, lim Limits) (*VM, error) {
 	pages := PagesFor(lim.MemoryBytes)
 	rt, err := e.runtime(ctx, pages)
@@ -78,33 +62,43 @@ func (e *Engine) NewVM(ctx context.Context, lim Limits) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
-	vm.pages = pages
-	if vm.rt, err = vm.call1(ctx, "JS_NewRuntime"); err != nil || vm.rt == 0 {
+	vm.pages, vm.limits = pages, lim
+	if r, err := vm.call(ctx, "qjs_init"); err != nil || int32(r[0]) != 0 {
 		vm.Close(ctx)
-		return nil, fmt.Errorf("JS_NewRuntime failed: %v", err)
+		return nil, fmt.Errorf("%w: qjs_init failed: %v", ErrUnavailable, err)
 	}
-	if _, err = vm.call(ctx, "JS_SetMemoryLimit", uint64(vm.rt), uint64(uint32(lim.MemoryBytes))); err != nil {
-		vm.Close(ctx)
-		return nil, err
-	}
-	stack := lim.StackBytes
-	if stack <= 0 {
-		stack = 256 << 10
-	}
-	if _, err = vm.call(ctx, "JS_SetMaxStackSize", uint64(vm.rt), uint64(stack)); err != nil {
+	if err := vm.setup(ctx); err != nil {
 		vm.Close(ctx)
 		return nil, err
 	}
-	if vm.jsctx, err = vm.call1(ctx, "JS_NewContext", uint64(vm.rt)); err != nil || vm.jsctx == 0 {
-		vm.Close(ctx)
-		return nil, fmt.Errorf("JS_NewContext failed: %v", err)
-	}
-	if vm.pctx, err = vm.malloc(ctx, 8); err != nil {
-		vm.Close(ctx)
-		return nil, err
-	}
-	vm.plen = vm.pctx + 4
 	return vm, nil
+}
+
+// setup applies the limits and the interrupt handler and allocates the
+// scratch words. On a restored VM the runtime already has them in memory;
+// applying them again is cheap and keeps one path.
+func (vm *VM) setup(ctx context.Context) error {
+	limit := vm.limits.MemoryBytes
+	if limit <= 0 || limit > 1<<31 {
+		limit = 1 << 31
+	}
+	if _, err := vm.call(ctx, "qjs_set_memory_limit", uint64(limit)); err != nil {
+		return err
+	}
+	if _, err := vm.call(ctx, "qjs_set_interrupt_handler", 1); err != nil {
+		return err
+	}
+	r, err := vm.call(ctx, "qjs_get_context_ptr")
+	if err != nil {
+		return err
+	}
+	vm.jsctx = uint32(r[0])
+	if vm.scratch == 0 {
+		if vm.scratch, err = vm.malloc(ctx, 8); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) (*VM, error) {
@@ -116,7 +110,7 @@ func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) 
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader)
-	mod, err := rt.r.InstantiateModule(ctx, rt.cm, cfg)
+	mod, err := rt.r.InstantiateModule(experimental.WithMemoryAllocator(ctx, memoryAllocator), rt.cm, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%w: instantiate: %v", ErrUnavailable, err)
 	}
@@ -124,28 +118,22 @@ func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) 
 	vm := &VM{mod: mod, mem: mod.Memory(), eng: e}
 	get := func(name string) api.Function { return mod.ExportedFunction(name) }
 	vm.fn = funcs{
-		malloc: get("malloc"), free: get("free"), eval: get("JS_Eval"),
-		getException: get("JS_GetException"), toCString: get("JS_ToCStringLen2"),
-		freeCString: get("JS_FreeCString"), freeValue: get("JS_FreeValue"),
-		executePendingJob: get("JS_ExecutePendingJob"),
+		malloc: get("wasm_malloc"), free: get("wasm_free"), eval: get("qjs_eval"),
+		isException: get("qjs_is_exception"), getException: get("qjs_get_exception"),
+		isUncatchable: get("qjs_is_uncatchable_error"),
+		toCString:     get("JS_ToCStringLen2"), freeCString: get("JS_FreeCString"),
+		freeValue: get("qjs_free_value"), executePendingJob: get("qjs_execute_pending_job"),
 	}
 	return vm, nil
 }
 
+// call runs an export that never runs guest code.
 func (vm *VM) call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
 	f := vm.mod.ExportedFunction(name)
 	if f == nil {
 		return nil, fmt.Errorf("%w: missing export %s", ErrUnavailable, name)
 	}
 	return vm.invoke(ctx, f, args...)
-}
-
-func (vm *VM) call1(ctx context.Context, name string, args ...uint64) (uint32, error) {
-	r, err := vm.call(ctx, name, args...)
-	if err != nil {
-		return 0, err
-	}
-	return uint32(r[0]), nil
 }
 
 // invoke calls f and turns every wasm-level failure into a Trap.
@@ -155,17 +143,28 @@ func (vm *VM) invoke(ctx context.Context, f api.Function, args ...uint64) ([]uin
 	}
 	res, err := f.Call(context.WithValue(ctx, vmKey{}, vm), args...)
 	if err != nil {
-		var exit *sys.ExitError
-		switch {
-		case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeDeadlineExceeded:
-			err = ErrDeadline
-		case errors.As(err, &exit) && exit.ExitCode() == sys.ExitCodeContextCanceled:
-			err = ErrCanceled
+		if err := vm.stopped(); err != nil {
+			return nil, err
 		}
-		vm.dead = &Trap{Err: err}
-		return nil, vm.dead
+		return nil, vm.kill(vm.trapCause(err))
 	}
 	return res, nil
+}
+
+// trapCause classifies a wasm error: the memory cap is out of memory.
+func (vm *VM) trapCause(err error) error {
+	if vm.oom.Load() || vm.mem.Size() >= (vm.pages-16)*PageSize {
+		return fmt.Errorf("%w: %v", ErrOutOfMemory, err)
+	}
+	return err
+}
+
+// kill marks the VM unusable with a Trap of cause.
+func (vm *VM) kill(cause error) error {
+	if vm.dead == nil {
+		vm.dead = &Trap{Err: cause}
+	}
+	return vm.dead
 }
 
 func (vm *VM) malloc(ctx context.Context, n uint32) (uint32, error) {
@@ -174,89 +173,140 @@ func (vm *VM) malloc(ctx context.Context, n uint32) (uint32, error) {
 		return 0, err
 	}
 	if uint32(r[0]) == 0 {
-		return 0, &Trap{Err: errors.New("malloc failed: out of memory")}
+		return 0, vm.kill(fmt.Errorf("%w: malloc(%d) failed", ErrOutOfMemory, n))
 	}
 	return uint32(r[0]), nil
 }
 
 // Eval evaluates src as a global script and returns its completion value
-// converted to a string. A JavaScript exception is returned as *Exception; a
-// wasm failure as *Trap.
+// converted to a string. A JavaScript exception is returned as *Exception; an
+// interrupt, an uncatchable error or a wasm failure as *Trap.
 func (vm *VM) Eval(ctx context.Context, src, filename string) (string, error) {
 	n := uint32(len(src))
 	buf, err := vm.malloc(ctx, n+1+uint32(len(filename))+1)
 	if err != nil {
 		return "", err
 	}
-	defer vm.invoke(ctx, vm.fn.free, uint64(buf))
 	fname := buf + n + 1
 	if !vm.mem.Write(buf, append([]byte(src), 0)) || !vm.mem.Write(fname, append([]byte(filename), 0)) {
-		return "", &Trap{Err: errors.New("memory write out of range")}
+		return "", vm.kill(errors.New("memory write out of range"))
 	}
-	r, err := vm.invoke(ctx, vm.fn.eval, uint64(vm.jsctx), uint64(buf), uint64(n), uint64(fname), 0)
+	r, err := vm.guest(ctx, vm.fn.eval, uint64(buf), uint64(n), uint64(fname), 0)
 	if err != nil {
 		return "", err
 	}
-	val := r[0]
-	if int32(val>>32) == tagException {
-		ex, err := vm.invoke(ctx, vm.fn.getException, uint64(vm.jsctx))
-		if err != nil {
-			return "", err
-		}
-		msg, err := vm.toString(ctx, ex[0])
-		if err != nil {
-			return "", err
-		}
-		return "", &Exception{Message: msg}
+	if _, err := vm.invoke(ctx, vm.fn.free, uint64(buf)); err != nil {
+		return "", err
 	}
-	return vm.toString(ctx, val)
+	h := r[0]
+	if ex, err := vm.invoke(ctx, vm.fn.isException, h); err != nil {
+		return "", err
+	} else if ex[0] != 0 {
+		vm.invoke(ctx, vm.fn.freeValue, h)
+		return "", vm.pendingException(ctx)
+	}
+	return vm.toString(ctx, h)
 }
 
-// toString converts and frees a JSValue.
-func (vm *VM) toString(ctx context.Context, val uint64) (string, error) {
-	defer vm.invoke(ctx, vm.fn.freeValue, uint64(vm.jsctx), val)
-	r, err := vm.invoke(ctx, vm.fn.toCString, uint64(vm.jsctx), uint64(vm.plen), val, 0)
+// pendingException takes the context's pending exception: a Trap when it is
+// an interrupt or uncatchable, else an *Exception with its string form.
+func (vm *VM) pendingException(ctx context.Context) error {
+	if err := vm.stopped(); err != nil {
+		return err
+	}
+	r, err := vm.invoke(ctx, vm.fn.getException)
+	if err != nil {
+		return err
+	}
+	h := r[0]
+	unc, err := vm.invoke(ctx, vm.fn.isUncatchable, h)
+	if err != nil {
+		return err
+	}
+	msg, err := vm.toString(ctx, h)
+	if err != nil {
+		return err
+	}
+	if unc[0] != 0 || vm.oom.Load() {
+		if vm.oom.Load() {
+			return vm.kill(fmt.Errorf("%w: %s", ErrOutOfMemory, msg))
+		}
+		return vm.kill(fmt.Errorf("uncatchable error: %s", msg))
+	}
+	return &Exception{Message: msg}
+}
+
+// stopped is the Trap of an interrupted VM, or nil.
+func (vm *VM) stopped() error {
+	switch vm.stop.Load() {
+	case stopDeadline:
+		return vm.kill(ErrDeadline)
+	case stopCanceled:
+		return vm.kill(ErrCanceled)
+	}
+	return nil
+}
+
+// toString converts and frees a value handle (the JSValue* quickjs-wasi's
+// qjs_* functions return).
+func (vm *VM) toString(ctx context.Context, h uint64) (string, error) {
+	defer vm.invoke(ctx, vm.fn.freeValue, h)
+	val, ok := vm.mem.ReadUint64Le(uint32(h))
+	if !ok {
+		return "", vm.kill(errors.New("memory read out of range"))
+	}
+	r, err := vm.invoke(ctx, vm.fn.toCString, uint64(vm.jsctx), uint64(vm.scratch), val, 0)
 	if err != nil {
 		return "", err
 	}
 	p := uint32(r[0])
 	if p == 0 {
+		// The conversion threw (a guest toString, or out of memory).
+		if err := vm.stopped(); err != nil {
+			return "", err
+		}
+		if ex, err := vm.invoke(ctx, vm.fn.getException); err == nil {
+			vm.invoke(ctx, vm.fn.freeValue, ex[0])
+		}
+		if vm.oom.Load() {
+			return "", vm.kill(fmt.Errorf("%w: converting a value to a string", ErrOutOfMemory))
+		}
 		return "", &Exception{Message: "value is not convertible to a string"}
 	}
 	defer vm.invoke(ctx, vm.fn.freeCString, uint64(vm.jsctx), uint64(p))
-	lb, ok := vm.mem.Read(vm.plen, 4)
+	l, ok := vm.mem.ReadUint32Le(vm.scratch)
 	if !ok {
-		return "", &Trap{Err: errors.New("memory read out of range")}
+		return "", vm.kill(errors.New("memory read out of range"))
 	}
-	l := binary.LittleEndian.Uint32(lb)
 	b, ok := vm.mem.Read(p, l)
 	if !ok {
-		return "", &Trap{Err: errors.New("memory read out of range")}
+		return "", vm.kill(errors.New("memory read out of range"))
 	}
 	return string(b), nil
 }
 
 // RunJobs executes pending promise jobs until none is left. It returns the
-// number of jobs run.
+// number of jobs run. A job that throws a catchable exception is counted and
+// its exception dropped (guest-visible rejections are tracked by the prelude);
+// an interrupt or uncatchable error is a Trap.
 func (vm *VM) RunJobs(ctx context.Context) (int, error) {
 	n := 0
 	for {
-		r, err := vm.invoke(ctx, vm.fn.executePendingJob, uint64(vm.rt), uint64(vm.pctx))
+		r, err := vm.guest(ctx, vm.fn.executePendingJob)
 		if err != nil {
 			return n, err
 		}
-		switch int32(r[0]) {
-		case 0:
+		switch v := int32(r[0]); {
+		case v == 0:
 			return n, nil
-		case 1:
+		case v > 0:
 			n++
 		default:
-			// A job threw and the exception is pending on the context: clear it.
-			// Guest-visible rejections are tracked by the prelude itself.
-			if ex, err := vm.invoke(ctx, vm.fn.getException, uint64(vm.jsctx)); err == nil {
-				vm.invoke(ctx, vm.fn.freeValue, uint64(vm.jsctx), ex[0])
-			}
 			n++
+			var ex *Exception
+			if err := vm.pendingException(ctx); !errors.As(err, &ex) {
+				return n, err
+			}
 		}
 	}
 }
@@ -264,14 +314,18 @@ func (vm *VM) RunJobs(ctx context.Context) (int, error) {
 // MemoryBytes is the current size of the VM's linear memory in bytes.
 func (vm *VM) MemoryBytes() int64 { return int64(vm.mem.Size()) }
 
-// Close discards the instance. It is safe to call more than once.
+// OutOfMemory reports whether QuickJS ran out of memory in this VM at any
+// point, whatever the guest did with the exception. Snapshots do not carry
+// it: a restored VM starts clear.
+func (vm *VM) OutOfMemory() bool { return vm.oom.Load() }
+
+// Close discards the instance. It is safe to call more than once. An
+// abandoned VM's instance is closed when its background call returns.
 func (vm *VM) Close(ctx context.Context) {
-	if vm.mod != nil {
+	if vm.mod != nil && !vm.abandoned.Load() {
 		vm.mod.Close(context.WithoutCancel(ctx))
-		vm.mod = nil
 		vm.eng.live.Add(-1)
 	}
-	if vm.dead == nil {
-		vm.dead = &Trap{Err: errors.New("vm closed")}
-	}
+	vm.mod = nil
+	vm.kill(ErrClosed)
 }

@@ -1,0 +1,138 @@
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/prelude"
+	"github.com/codemode-conformance/codemode/spec/result"
+)
+
+// step is the state of one exec or wait call on a cell.
+type step struct {
+	rt       *Runtime
+	c        *cell
+	vm       *engine.VM
+	parent   string // the exec/wait tool call id
+	start    time.Time
+	deadline time.Time
+	output   []result.Output
+	outBytes int64
+	limitErr []result.ErrorCode
+}
+
+// drive runs the VM until the cell completes, fails or suspends.
+func (s *step) drive(ctx context.Context) result.Result {
+	cfg := s.c.run.cfg
+	vctx, cancel := context.WithDeadline(ctx, s.deadline)
+	defer cancel()
+	// Abort and run end cancel the cell's context: that must also stop the VM
+	// mid-computation and any wait for nested calls (CM-NEST-08).
+	stop := context.AfterFunc(s.c.callCtx, cancel)
+	defer stop()
+	window := time.Duration(float64(cfg.TimeoutMs)*s.rt.opts.DrainFraction) * time.Millisecond
+	for {
+		p, r, end := s.poll(vctx)
+		if end {
+			return r
+		}
+		if p.State == "error" {
+			// The outcome is determined: calls still queued in the guest
+			// are never dispatched (CM-NEST-23).
+			return s.fail(s.guestFailure(p))
+		}
+		immediate, yield, r, bad := s.dispatch(p.Requests)
+		if bad {
+			return s.fail(r)
+		}
+		if len(immediate) > 0 {
+			if err := s.deliver(vctx, immediate); err != nil {
+				return s.fail(s.trapResult(err))
+			}
+			continue
+		}
+		inflight := s.inflightCount()
+		switch p.State {
+		case "error":
+			return s.fail(s.guestFailure(p))
+		case "done":
+			if inflight == 0 {
+				return s.complete(p.Value)
+			}
+		}
+		if yield {
+			return s.suspend(result.ReasonYield)
+		}
+		if inflight == 0 && p.State == "running" {
+			return s.fail(result.Result{Status: result.StatusFailed,
+				Error: "the cell is still pending but no host work is pending: a promise never settles"})
+		}
+		// Idle guest, host work pending: drain what settles within the window.
+		wait := window
+		if left := time.Until(s.deadline) - 20*time.Millisecond; left < wait {
+			wait = left
+		}
+		ds, ok := s.collect(vctx, wait)
+		if !ok {
+			if s.c.callCtx.Err() != nil || errors.Is(ctx.Err(), context.Canceled) {
+				return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
+			}
+			return s.suspend(result.ReasonPendingTools)
+		}
+		if err := s.deliver(vctx, ds); err != nil {
+			return s.fail(s.trapResult(err))
+		}
+	}
+}
+
+// poll runs the guest's pending jobs and takes what it reports: output,
+// counts and a fatal error. end is true when the cell has failed (r).
+func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end bool) {
+	cfg := s.c.run.cfg
+	if _, err := s.vm.RunJobs(vctx); err != nil {
+		return p, s.fail(s.trapResult(err)), true
+	}
+	raw, err := s.vm.Eval(vctx, prelude.PollScript, "poll")
+	if err != nil {
+		return p, s.fail(s.trapResult(err)), true
+	}
+	if s.vm.OutOfMemory() {
+		// The engine saw an allocation failure: the VM is terminated even
+		// if the guest caught the error (CM-LIM-02).
+		return p, s.fail(s.limit(result.CodeMemoryLimitExceeded,
+			fmt.Sprintf("the guest exceeded memoryLimitBytes (%d bytes, out of memory); the VM was terminated", cfg.MemoryLimitBytes))), true
+	}
+	if err := json.Unmarshal([]byte(raw), &p); err != nil {
+		return p, s.fail(result.Failed(result.CodeInternalError, "guest bridge state is corrupt: "+err.Error())), true
+	}
+	if r, bad := s.takeOutput(p.Output); bad {
+		return p, s.fail(r), true
+	}
+	s.c.mu.Lock()
+	for k, v := range p.Counts {
+		s.c.counts[k] = v
+	}
+	s.c.mu.Unlock()
+	if p.Fatal != nil {
+		code := result.ErrorCode(p.Fatal.Code)
+		if !code.Valid() {
+			code = result.CodeInternalError
+		}
+		if code == result.CodeMemoryLimitExceeded || code == result.CodeOutputLimitExceeded {
+			return p, s.fail(s.limit(code, p.Fatal.Message)), true
+		}
+		return p, s.fail(result.Failed(code, p.Fatal.Message)), true
+	}
+	return p, r, false
+}
+
+func (s *step) closeVM() {
+	if s.vm != nil {
+		s.vm.Close(context.Background())
+		s.vm = nil
+	}
+}
