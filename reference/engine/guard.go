@@ -11,9 +11,10 @@ import (
 
 // Grace is how long after its deadline (or cancellation) a VM gets to reach
 // an interrupt check before the watchdog abandons it. The interrupt handler
-// stops bytecode within a millisecond; only a native operation that never
-// polls (a huge join or sort, string building at the memory limit) needs
-// the watchdog.
+// stops bytecode within a millisecond, the listeners in oom.go the native
+// loops; only a native operation that reaches neither (ENGINE.md lists
+// them) needs the watchdog, and while it runs it holds up every GC of the
+// process.
 var Grace = time.Second
 
 // guest calls f, an export that may run guest code, under ctx: at ctx's

@@ -29,6 +29,8 @@ type oomListeners struct{}
 func (oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
 	names := def.ExportNames()
 	switch {
+	case isBulkPoll(def):
+		return stopListener{}
 	case slices.ContainsFunc(names, func(n string) bool { return slices.Contains(pollFunctions, n) }):
 		return stopListener{}
 	case slices.Contains(names, oomFunction) || def.Name() == oomFunction:
@@ -82,6 +84,35 @@ func (oomListener) Abort(context.Context, api.Module, api.FunctionDefinition, er
 // JS_Throw (every guest throw) is one too: a loop that throws and catches
 // must not outlive its deadline whatever runs while an error is built.
 var pollFunctions = []string{"JS_GetPropertyInt64", "JS_HasProperty", "JS_Throw"}
+
+// bulkPolls are internal (unexported, unnamed: the module has no name
+// section) functions of the wasm pinned by WasmSHA256, by function index,
+// that QuickJS's native bulk loops call once per piece and that never poll
+// the interrupt handler: without them such a loop outlived its deadline by
+// seconds, and while it ran as native code every Go stop-the-world (each
+// GC) waited for it, freezing the whole process (ENGINE.md, "Native bulk
+// loops"). Found by counting calls per function during each loop; the
+// index and signature were read from the disassembly. A listener on a
+// function only costs when it is called, and only unwinds a stopped VM, so
+// a wrong index costs speed, never a result.
+var bulkPolls = map[uint32]struct {
+	what   string
+	params int // the function's parameter count, checked before attaching
+}{
+	267:  {"string_buffer_concat: String.prototype.repeat, padStart/padEnd and join, once per piece (8-bit and wide)", 4},
+	1221: {"string_buffer_fill: once per single-character repeat or pad (a bytecode loop of large fills polls the handler only every 10000 iterations)", 3},
+	455:  {"exchange_int128s: rqsort's block swap, once per partition (Array.prototype.sort, TypedArray sorts)", 3},
+	457:  {"exchange_int64s: as above, 8-byte elements", 3},
+	459:  {"exchange_int32s: as above, 4-byte elements", 3},
+	461:  {"exchange_int16s: as above, 2-byte elements", 3},
+	463:  {"exchange_bytes: as above, 1-byte elements", 3},
+}
+
+// isBulkPoll reports whether def is one of bulkPolls.
+func isBulkPoll(def api.FunctionDefinition) bool {
+	p, ok := bulkPolls[def.Index()]
+	return ok && def.GoFunction() == nil && len(def.ParamTypes()) == p.params
+}
 
 // errStopped is the panic value that unwinds a stopped VM's wasm call.
 type errStopped struct{}
