@@ -230,7 +230,13 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 			return nil, fmt.Errorf("target %q: %w", spec, err)
 		}
 		r, w = conn, conn
-		closer = func(bool) error { return conn.Close() }
+		closer = func(bool) error {
+			// The protocol client may already have closed it after shutdown.
+			if err := conn.Close(); !errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			return nil
+		}
 	case ep.Serve != nil:
 		// Two pipes: harness → target and target → harness.
 		hr, tw := io.Pipe()
