@@ -109,6 +109,10 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	}
 	vctx, cancel := context.WithDeadline(ctx, s.deadline)
 	defer cancel()
+	// run.abort and run.end cancel the cell: that must stop the boot and the
+	// synchronous top level of the cell too, not only what drive runs later.
+	stop := context.AfterFunc(c.callCtx, cancel)
+	defer stop()
 	tpl, err := rt.template(vctx, r.cfg.MemoryLimitBytes)
 	if err != nil {
 		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
