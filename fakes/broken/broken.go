@@ -431,7 +431,9 @@ type parkedVM struct{ vm *engine.VM }
 func (p parkedVM) Bytes() int64 { return p.vm.MemoryBytes() }
 func (p parkedVM) Release()     { p.vm.Close(context.Background()) }
 
-func (liveSuspender) Suspend(vm *engine.VM) (codemode.Parked, error) { return parkedVM{vm}, nil }
+func (liveSuspender) Suspend(vm *engine.VM, _ int64) (codemode.Parked, error) {
+	return parkedVM{vm}, nil
+}
 func (liveSuspender) Resume(ctx context.Context, eng *engine.Engine, p codemode.Parked) (*engine.VM, error) {
 	return p.(parkedVM).vm, nil
 }

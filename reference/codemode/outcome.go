@@ -2,11 +2,13 @@ package codemode
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
 
@@ -77,8 +79,12 @@ func (s *step) suspend(reason result.Reason) result.Result {
 	if s.c.callCtx.Err() != nil {
 		return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
 	}
-	snap, err := s.rt.opts.Suspender.Suspend(s.vm)
+	snap, err := s.rt.opts.Suspender.Suspend(s.vm, cfg.MaxSnapshotBytes)
 	s.vm = nil // owned by the suspender now
+	if errors.Is(err, engine.ErrSnapshotTooLarge) {
+		return s.fail(s.limit(result.CodeSnapshotLimitExceeded,
+			fmt.Sprintf("the VM snapshot exceeds maxSnapshotBytes (%d bytes)", cfg.MaxSnapshotBytes)))
+	}
 	if err != nil {
 		return s.fail(result.Failed(result.CodeInternalError, "snapshot failed: "+err.Error()))
 	}

@@ -16,9 +16,10 @@ type Parked interface {
 }
 
 // Suspender parks a VM when a cell suspends and brings it back on wait.
-// Suspend takes ownership of vm.
+// Suspend takes ownership of vm; it may refuse, with an error wrapping
+// engine.ErrSnapshotTooLarge, a VM that would take more than maxBytes.
 type Suspender interface {
-	Suspend(vm *engine.VM) (Parked, error)
+	Suspend(vm *engine.VM, maxBytes int64) (Parked, error)
 	Resume(ctx context.Context, eng *engine.Engine, p Parked) (*engine.VM, error)
 }
 
@@ -32,9 +33,9 @@ type parkedSnapshot struct{ *engine.Snapshot }
 func (p parkedSnapshot) Release() {}
 
 // Suspend snapshots vm and closes it.
-func (SnapshotSuspender) Suspend(vm *engine.VM) (Parked, error) {
+func (SnapshotSuspender) Suspend(vm *engine.VM, maxBytes int64) (Parked, error) {
 	defer vm.Close(context.Background())
-	s, err := vm.Snapshot()
+	s, err := vm.SnapshotWithin(maxBytes)
 	if err != nil {
 		return nil, err
 	}

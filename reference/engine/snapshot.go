@@ -46,7 +46,17 @@ var zeroChunk = make([]byte, ChunkSize)
 // Snapshot copies the chunks of the VM's memory that differ from its base.
 // It must be called while no wasm call is on the stack (always true between
 // host calls, since a VM is single-threaded).
-func (vm *VM) Snapshot() (*Snapshot, error) {
+func (vm *VM) Snapshot() (*Snapshot, error) { return vm.SnapshotWithin(0) }
+
+// ErrSnapshotTooLarge is returned by SnapshotWithin when the snapshot would
+// take more than its bound (CM-RUN-04).
+var ErrSnapshotTooLarge = errors.New("snapshot exceeds its size bound")
+
+// SnapshotWithin is Snapshot, but it stops, with an error wrapping
+// ErrSnapshotTooLarge, as soon as the stored bytes pass maxBytes (0: no
+// bound), so a cell holding a huge heap costs neither the time nor the host
+// memory of a copy that would be refused anyway.
+func (vm *VM) SnapshotWithin(maxBytes int64) (*Snapshot, error) {
 	if vm.dead != nil {
 		return nil, vm.dead
 	}
@@ -69,6 +79,9 @@ func (vm *VM) Snapshot() (*Snapshot, error) {
 		if !bytes.Equal(c, ref) {
 			s.chunks = append(s.chunks, off/ChunkSize)
 			s.data = append(s.data, c...)
+			if maxBytes > 0 && s.Bytes() > maxBytes {
+				return nil, fmt.Errorf("%w: more than %d bytes", ErrSnapshotTooLarge, maxBytes)
+			}
 		}
 	}
 	if g := vm.mod.ExportedGlobal("__stack_pointer"); g != nil {
