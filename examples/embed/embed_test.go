@@ -21,7 +21,12 @@ func TestConformance(t *testing.T) {
 		t.Fatalf("building the reference runtime: %v", err)
 	}
 
-	results := t.TempDir()
+	// CODEMODE_RESULTS keeps the reports (e.g. for CI to archive); by default
+	// they go to a temporary directory that the test removes.
+	results := os.Getenv("CODEMODE_RESULTS")
+	if results == "" {
+		results = t.TempDir()
+	}
 	conformance.Test(t, conformance.Config{
 		Target:     "exec:" + bin + " serve --stdio",
 		Profile:    "v1",
@@ -29,7 +34,7 @@ func TestConformance(t *testing.T) {
 		// ExpectedFailures: "known-failures.yaml", // listed failures are xfail
 	})
 
-	// The reports are there for CI to keep.
+	// Every report was written.
 	for _, f := range []string{"conformance-report.yaml", "summary.md", "junit.xml", "report.html", "report.json"} {
 		if _, err := os.Stat(filepath.Join(results, f)); err != nil {
 			t.Errorf("the run wrote no %s: %v", f, err)

@@ -46,6 +46,10 @@ type Options struct {
 	MaxSuspendedRuns int
 	// Now is the clock (default time.Now); tests move it to expire snapshots.
 	Now func() time.Time
+	// UnavailableCause, with a nil engine, is why the engine could not be
+	// loaded (e.g. the wasm is not installed): the runtime_unavailable
+	// failure of run.prepare says it (CM-CFG-07).
+	UnavailableCause error
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.
@@ -123,7 +127,11 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 			res.Tools = append(res.Tools, protocol.ModelTool{Name: t.Name, Description: t.Description, InputSchema: schema})
 		}
 	case rt.eng == nil || (p.Faults != nil && p.Faults.RuntimeUnavailable):
-		res.Failure = &protocol.Failure{Code: "runtime_unavailable", Error: "code mode is enabled but the quickjs-wasi runtime cannot be loaded; no tools are exposed"}
+		msg := "code mode is enabled but the quickjs-wasi runtime cannot be loaded; no tools are exposed"
+		if rt.eng == nil && rt.opts.UnavailableCause != nil {
+			msg += " (" + rt.opts.UnavailableCause.Error() + ")"
+		}
+		res.Failure = &protocol.Failure{Code: "runtime_unavailable", Error: msg}
 	default:
 		run.active = true
 		run.catalog = catalog.Build(effective)

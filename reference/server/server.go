@@ -49,6 +49,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 		if eng, err = engine.New(ctx); err != nil {
 			// Fail closed per run rather than refusing the session.
 			eng = nil
+			opts.Runtime.UnavailableCause = err
 		} else {
 			defer eng.Close(context.Background())
 		}

@@ -11,10 +11,13 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/codemode-conformance/codemode/fakes/broken"
+	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
 	"github.com/codemode-conformance/codemode/targets"
@@ -29,7 +32,13 @@ var (
 // SharedEngine is the process-wide QuickJS engine of the in-process targets
 // (compiled once: compilation is the expensive part).
 func SharedEngine() (*engine.Engine, error) {
-	engOnce.Do(func() { eng, engErr = engine.New(context.Background()) })
+	engOnce.Do(func() {
+		eng, engErr = engine.New(context.Background())
+		if engErr != nil {
+			// Every cell will fail runtime_unavailable: say why at once.
+			fmt.Fprintf(os.Stderr, "codemode-conformance: the embedded reference cannot run, its cells fail closed: %v\n", engErr)
+		}
+	})
 	return eng, engErr
 }
 
@@ -39,7 +48,7 @@ func SharedEngine() (*engine.Engine, error) {
 func Serve(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 	e, err := SharedEngine()
 	if err != nil {
-		return server.Serve(ctx, r, w, server.Options{Unavailable: true})
+		return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err}})
 	}
 	return server.Serve(ctx, r, w, server.Options{Engine: e})
 }
@@ -50,7 +59,7 @@ func init() {
 		targets.Register("fake:"+v.Name, v.Defect, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 			e, err := SharedEngine()
 			if err != nil {
-				return server.Serve(ctx, r, w, server.Options{Unavailable: true})
+				return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err}})
 			}
 			return v.Serve(ctx, e, r, w)
 		})
