@@ -25,7 +25,7 @@ func (s *step) guestFailure(p prelude.Poll) result.Result {
 	switch {
 	case strings.Contains(f.Message, "could not load module"):
 		return result.Failed(result.CodeModuleAccessDenied, "module access is denied in code mode: "+msg)
-	case f.Code == string(result.CodeNestedToolFailed) && f.Name == "ToolError":
+	case f.Code == string(result.CodeNestedToolFailed) && f.Name == "ToolError" && s.deliveredToolFailure(f.Message):
 		return result.Failed(result.CodeNestedToolFailed, msg)
 	}
 	return result.Result{Status: result.StatusFailed, Error: msg}
