@@ -46,6 +46,7 @@ import (
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"
+	_ "github.com/codemode-conformance/codemode/suites/namespaces"
 	_ "github.com/codemode-conformance/codemode/suites/security"
 	"github.com/codemode-conformance/codemode/targets"
 	"github.com/codemode-conformance/codemode/tools/report"

@@ -31,16 +31,15 @@ func NewRegistry() *Registry {
 
 // Register adds reg (registerCodeModeNamespaceForPlugin), replacing a
 // registration with the same id. It refuses, with ErrInvalidRegistration,
-// a registration without plugin id, id, globalName or scope; the rules of
-// CM-NS-07 are checked per run, before any guest code runs (NewRun).
+// a registration without plugin id, id or scope; the rules of CM-NS-07
+// (globalName included) are checked per run, before any guest code runs
+// (NewRun), as spec/protocol.md §5.5 asks.
 func (r *Registry) Register(reg protocol.NamespaceRegistration) error {
 	switch {
 	case reg.PluginID == "":
 		return fmt.Errorf("%w: pluginId is empty", ErrInvalidRegistration)
 	case reg.ID == "":
 		return fmt.Errorf("%w: id is empty (plugin %q)", ErrInvalidRegistration, reg.PluginID)
-	case reg.GlobalName == "":
-		return fmt.Errorf("%w: namespace %q has no globalName", ErrInvalidRegistration, reg.ID)
 	case len(reg.Scope) == 0:
 		return fmt.Errorf("%w: namespace %q has no scope", ErrInvalidRegistration, reg.ID)
 	}

@@ -52,6 +52,7 @@
         const args = [];
         for (let i = 0; i < arguments.length; i++) args[i] = arguments[i];
         fields.args = kit.toJSONValue(args, 0, new MapCtor());
+        kit.counts.call++; // a namespace call is a catalog call (CM-NS-05)
         return kit.track(kit.request("namespace", fields), label);
       },
     }[name];

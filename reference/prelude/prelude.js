@@ -605,7 +605,7 @@
       installHelpers();
       defineGlobal("tools", freeze(tools));
       defineGlobal("MCP", freeze(create(null)));
-      defineGlobal("namespaces", buildNamespaces(config.namespaces, { request: request, track: track, toJSONValue: toJSONValue, defineGlobal: defineGlobal }));
+      defineGlobal("namespaces", buildNamespaces(config.namespaces, { request: request, track: track, toJSONValue: toJSONValue, defineGlobal: defineGlobal, counts: counts }));
       defineGlobal("API", API);
       defineGlobal("text", text);
       defineGlobal("json", json);
