@@ -16,7 +16,7 @@
 //		})
 //	}
 //
-// Test runs every suite (e2e, limits, security) once per test binary
+// Test runs every suite (e2e, limits, namespaces, security) once per test binary
 // (Ginkgo runs one suite tree per process) and fails t when the overall
 // verdict is a failure: a fail, an error (the target crashed or hung), an
 // xpass (a stale baseline entry) or nothing tested. Expected failures do

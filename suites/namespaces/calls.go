@@ -165,3 +165,15 @@ func compact(raw json.RawMessage) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+var _ = Describe("namespaces", "namespace bridge draining", func() {
+	It("CM-EXEC-15", "namespace calls that are ready are drained inside the same exec call: a compact cell needs no wait", func(ctx SpecContext) {
+		RequireFeature("namespaces", "CM-EXEC-15 is observable only through a bridge: namespace (here) or MCP calls")
+		r := NamespaceRun(ctx, RunOptions{CodeMode: true, Tools: githubTools(plugin), Namespaces: register(issues())})
+		res := r.Exec(ctx, `const open = await Issues.list({state: "open"}); const closed = await namespaces.Issues.list({state: "closed"});
+const u = await Issues.update(open[0].number, {state: closed[0].state}); return u.updated;`)
+		Expect(res).To(CompleteWith(map[string]any{"number": 1, "patch": map[string]any{"state": "closed"}}),
+			"three quick namespace calls in a row must all settle inside the one exec call (no waiting result, no model round trip)")
+		Expect(r.Tools.Calls()).To(HaveLen(3), "the cell makes three namespace calls")
+	})
+})
