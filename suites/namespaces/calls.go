@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -55,6 +56,7 @@ var _ = Describe("namespaces", "namespace calls", func() {
 		r := NamespaceRun(ctx, RunOptions{CodeMode: true, Tools: ts, Namespaces: register(issues(), admin)})
 		res, _ := r.RunToCompletion(ctx, forgeCell)
 		Expect(res).To(BeCompleted(), "the forging cell catches everything and must complete")
+		Expect(res.ValueAny()).To(BeNumerically(">=", 5), "the forging cell must have tried at least its five direct attempts: %s", res.Value)
 		Expect(r.Tools.CallsOf("admin_wipe")).To(BeEmpty(), "a forged call of hidden namespace admin-ns must never run its tool admin_wipe")
 		Expect(r.Tools.CallsOf("github_delete_repo")).To(BeEmpty(), "a forged path of Issues must never run a tool outside its requiredToolNames")
 		Expect(r.RefusedInvokes()).To(BeEmpty(), "no forged tool.invoke may reach the harness")
@@ -100,6 +102,20 @@ return {u, plain: JSON.stringify(u) === JSON.stringify(JSON.parse(JSON.stringify
 		res, _ = denied.RunToCompletion(ctx, `try { await globalThis.Issues.update(1, {}); return "called"; } catch (e) { return "refused"; }`)
 		Expect(res).To(CompleteWith("refused"), "with %s denied the namespace call must not run", updateTool)
 		Expect(denied.Tools.CallsOf(updateTool)).To(BeEmpty(), "a denied tool must not run through a namespace")
+
+		// Abort: run.abort cancels an in-flight namespace call as it cancels
+		// tools.call's (tool.cancel), and the cell cannot go on.
+		hold := tools.Plugin(plugin, listTool, "List issues, slowly.", nil, func(c context.Context, in json.RawMessage) (any, error) {
+			<-c.Done()
+			return nil, c.Err()
+		})
+		ab := NamespaceRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 500}), Tools: []tools.Tool{hold, updateIssue(plugin)}, Namespaces: register(issues())})
+		w := ab.Exec(ctx, `await Issues.list({}); return "listed";`)
+		Expect(w).To(BeWaiting(), "a namespace call that never returns leaves the cell waiting")
+		Eventually(ab.Tools.Active).WithTimeout(5*time.Second).Should(Equal(1), "the namespace call reached the harness")
+		ab.Abort(ctx)
+		Eventually(ab.Tools.Canceled).WithTimeout(5*time.Second).Should(Equal(1), "run.abort must cancel the in-flight namespace call (tool.cancel), as for tools.call")
+		Expect(ab.Wait(ctx, w.RunID)).To(BeFailed(), "an aborted run's namespace call cannot be resumed")
 	})
 
 	It("CM-NS-06", "the input mapper turns guest arguments into the tool input; without one the first argument or {} is used", func(ctx SpecContext) {
