@@ -43,7 +43,9 @@ var _ = Describe("namespaces", "namespace scopes", func() {
 		c2, _ := got2["ctx"].(map[string]any)
 		Expect(c2["instance"]).To(Equal(c["instance"]), "a second cell of the same run must see the same scope: createScope is called once per run, not per cell")
 
-		other := NamespaceRun(ctx, RunOptions{CodeMode: true, Tools: githubTools(plugin), Namespaces: register(reg, hidden)})
+		// No new registration: the registry still holds the same one, so a
+		// scope cached per registration instead of created per run shows.
+		other := NewRun(ctx, RunOptions{CodeMode: true, Tools: githubTools(plugin)})
 		third, _ := other.RunToCompletion(ctx, read)
 		got3, _ := third.ValueAny().(map[string]any)
 		c3, _ := got3["ctx"].(map[string]any)
