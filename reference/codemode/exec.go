@@ -107,6 +107,9 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	if rt.eng == nil {
 		return s.fail(result.Failed(result.CodeRuntimeUnavailable, "the quickjs-wasi runtime is unavailable")), nil
 	}
+	if err := r.namespaceFailure(); err != nil { // CM-NS-07: before any guest code runs
+		return s.fail(result.Failed(result.CodeInternalError, err.Error())), nil
+	}
 	vctx, cancel := context.WithDeadline(ctx, s.deadline)
 	defer cancel()
 	// run.abort and run.end cancel the cell: that must stop the boot and the
@@ -123,7 +126,7 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	}
 	s.vm = vm
 	boot, err := prelude.BootScript(prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
-		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit})
+		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors()})
 	if err != nil {
 		return s.fail(result.Failed(result.CodeInternalError, err.Error())), nil
 	}

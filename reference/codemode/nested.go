@@ -26,6 +26,14 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 		}
 		s.c.seen[q.ID] = true
 		switch q.Op {
+		case "namespace": // CM-NS-03/05: resolved and checked, then exactly a tools.call
+			nq, d, ok := s.resolveNamespaceCall(q)
+			if !ok {
+				immediate = append(immediate, d)
+				continue
+			}
+			q = nq
+			fallthrough
 		case "call":
 			t, ok := s.c.run.catalog.Lookup(q.Tool)
 			if !ok || t.Spec.Source == protocol.SourceMCP {

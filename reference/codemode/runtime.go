@@ -14,6 +14,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/namespaces"
 	"github.com/codemode-conformance/codemode/spec/config"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -58,6 +59,7 @@ type Runtime struct {
 	inv  Invoker
 	opts Options
 	tpl  templates
+	ns   *namespaces.Registry // process-local namespace registry (namespaces.go)
 
 	mu    sync.Mutex
 	runs  map[string]*agentRun
@@ -76,6 +78,7 @@ type agentRun struct {
 	active  bool
 	catalog *catalog.Catalog
 	visible []string
+	spaces  *namespaces.Run // the run's visible namespaces (namespaces.go)
 
 	mu        sync.Mutex
 	execCount int
@@ -99,7 +102,7 @@ func New(eng *engine.Engine, inv Invoker, opts Options) *Runtime {
 	if opts.Suspender == nil {
 		opts.Suspender = SnapshotSuspender{}
 	}
-	return &Runtime{eng: eng, inv: inv, opts: opts, runs: map[string]*agentRun{}, cells: map[string]*cell{}, ended: map[string]string{}}
+	return &Runtime{eng: eng, inv: inv, opts: opts, ns: namespaces.NewRegistry(), runs: map[string]*agentRun{}, cells: map[string]*cell{}, ended: map[string]string{}}
 }
 
 // Prepare resolves configuration and policy for a run and returns the
@@ -137,6 +140,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		run.catalog = catalog.Build(effective)
 		res.CodeModeActive = true
 		res.Tools = modelTools(cfg)
+		rt.prepareNamespaces(run, res.Tools)
 		for _, t := range res.Tools {
 			run.visible = append(run.visible, t.Name)
 		}

@@ -33,6 +33,9 @@ type Boot struct {
 	MaxOutputBytes     int64   `json:"maxOutputBytes"`
 	SearchDefaultLimit int64   `json:"searchDefaultLimit"`
 	MaxSearchLimit     int64   `json:"maxSearchLimit"`
+	// Namespaces are the run's visible namespace descriptors
+	// (reference/namespaces.Descriptor, namespaces.js).
+	Namespaces any `json:"namespaces,omitempty"`
 }
 
 // BootScript returns the script that boots the prelude with b.
@@ -81,6 +84,10 @@ type Request struct {
 	Tool   string          `json:"tool"`
 	Input  json.RawMessage `json:"input"`
 	Reason string          `json:"reason"`
+	// Namespace, Path and Args are a namespace call's (op "namespace").
+	Namespace string          `json:"namespace,omitempty"`
+	Path      string          `json:"path,omitempty"`
+	Args      json.RawMessage `json:"args,omitempty"`
 }
 
 // Delivery settles one request.

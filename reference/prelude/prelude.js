@@ -48,6 +48,9 @@
   const toWellFormed = String.prototype.toWellFormed;
   const strIndexOf = String.prototype.indexOf;
   const speciesSymbol = Symbol.species;
+  // namespaces.js, evaluated just before this file, left its builder here.
+  const buildNamespaces = global.__codemodeNamespaceKit;
+  delete global.__codemodeNamespaceKit;
 
   // Bridge containers have no prototype: a guest that installs
   // Array.prototype.toJSON or Object.prototype getters cannot change what
@@ -602,7 +605,7 @@
       installHelpers();
       defineGlobal("tools", freeze(tools));
       defineGlobal("MCP", freeze(create(null)));
-      defineGlobal("namespaces", freeze(create(null)));
+      defineGlobal("namespaces", buildNamespaces(config.namespaces, { request: request, track: track, toJSONValue: toJSONValue, defineGlobal: defineGlobal, counts: counts }));
       defineGlobal("API", API);
       defineGlobal("text", text);
       defineGlobal("json", json);

@@ -27,7 +27,7 @@ const Version = "0.1.0"
 // Features are the features the reference declares (spec/protocol.md §9).
 // snapshot-executor and isolation: it is a generation-1 QuickJS-WASI runtime
 // (snapshots into a fresh VM, engine heap limit, no ambient host access).
-var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection"}
+var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "namespaces"}
 
 // Options configure a server.
 type Options struct {
@@ -144,6 +144,9 @@ func methods(rt *codemode.Runtime, shutdown func()) handler.Map {
 			}
 			if rt.HasRun(p.Run) {
 				return protocol.PrepareResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "run.prepare: run %q is already prepared in this session (run.end it first)", p.Run)
+			}
+			if err := rt.ApplyNamespaces(p.Namespaces); err != nil {
+				return protocol.PrepareResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "run.prepare: namespaces: %v", err)
 			}
 			return rt.Prepare(p), nil
 		}),

@@ -132,6 +132,9 @@ type PrepareParams struct {
 	DisableTools bool            `json:"disableTools,omitempty"`
 	// Raw marks a raw model call: no tools at all (CM-ACT-03).
 	Raw bool `json:"raw,omitempty"`
+	// Namespaces changes the target's namespace registry before this run
+	// (feature namespaces, namespaces.go).
+	Namespaces *NamespaceChanges `json:"namespaces,omitempty"`
 	// Faults asks a target that declares feature fault-injection to simulate
 	// failures for this run only (CM-CFG-07). Other targets ignore it.
 	Faults *Faults `json:"faults,omitempty"`

@@ -29,7 +29,7 @@ var (
 )
 
 // Describe registers a container of specs for suite ("e2e", "limits",
-// "security"). Use it from a package-level var: `var _ = framework.Describe(...)`.
+// "security", "namespaces"). Use it from a package-level var: `var _ = framework.Describe(...)`.
 func Describe(suite, text string, body func()) bool {
 	regMu.Lock()
 	defer regMu.Unlock()
