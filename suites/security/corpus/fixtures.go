@@ -15,9 +15,10 @@ import (
 // reach it by any id (CM-GUEST-05).
 const DeniedTool = "wipe_disk"
 
-// MaxDeep bounds the depth the deep fixture returns: Go's JSON encoder,
-// and so the harness, refuses values nested 10000 deep or more.
-const MaxDeep = 9999
+// MaxDeep bounds the depth the deep fixture returns: the harness sends the
+// result inside a JSON-RPC response, and Go's JSON encoder refuses values
+// nested 10000 deep or more (the call would never be answered).
+const MaxDeep = 9000
 
 // fixtures are the tools a case may name in tools:, by name. echo, add,
 // slow, fail and big are fakes/tools' (tools.Standard); deep and denied
