@@ -54,7 +54,7 @@ func runCase(ctx SpecContext, c corpus.Case) {
 	base, statsErr := T().Stats(ctx)
 	r := NewRun(ctx, RunOptions{CodeMode: c.CodeMode(), Tools: c.Fixtures(), Policy: c.Policy()})
 	res, steps := r.RunToCompletion(ctx, Guest(c.Code))
-	Expect(c.Expect.Check(res.Result)).To(BeEmpty(), "case %s: %s\nrequirements %v, class %s\nexpected: %s\nactual %s\n%s",
+	Expect(c.Expect.CheckRaw(res.Raw)).To(BeEmpty(), "case %s: %s\nrequirements %v, class %s\nexpected: %s\nactual %s\n%s",
 		c.File, c.Description, c.Requirements, c.Class, c.Expect, res, caseRequest(r, c, steps))
 	if c.WatchesLateCalls() {
 		Consistently(r.InvokesAfterEnd).WithTimeout(corpus.QuietFor).Should(BeEmpty(),

@@ -47,7 +47,7 @@ type Report struct {
 	Final result.Result
 	Raw   json.RawMessage
 	Steps []json.RawMessage
-	// Mismatch is Expect.Check's reason, "" when the outcome is met.
+	// Mismatch is Expect.CheckRaw's reason, "" when the outcome is met.
 	Mismatch string
 	// After is why the target was not back to normal after the case
 	// (trivial cell, runtime.stats), "" when it was.
@@ -97,7 +97,7 @@ func Drive(ctx context.Context, t *framework.Target, c Case) (rep Report, err er
 	}
 	rep.Final, rep.Steps = res, steps
 	rep.Raw = steps[len(steps)-1]
-	rep.Mismatch = c.Expect.Check(res)
+	rep.Mismatch = c.Expect.CheckRaw(rep.Raw)
 
 	trivial := Case{File: c.File + " (trivial cell after)", Tools: []string{"echo"}}
 	tres, _, err := runCell(ctx, t, trivial, TrivialCell)
