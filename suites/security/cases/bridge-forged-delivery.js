@@ -11,7 +11,7 @@ const candidates = [];
 const visit = (o, path, depth) => {
   if (o === null || (typeof o !== "object" && typeof o !== "function") || depth > 2) return;
   for (const k of Reflect.ownKeys(o)) {
-    if (typeof k !== "string" || !/^_|deliver|poll|settle|resolve|queue|pending|bridge|host/i.test(k)) continue;
+    if (typeof k !== "string" || k === "queueMicrotask" || !/^_|deliver|poll|settle|resolve|queue|pending|bridge|host/i.test(k)) continue;
     let v; try { v = o[k]; } catch (e) { continue; }
     if (typeof v === "function") candidates.push([path + "." + k, v, o]);
     else visit(v, path + "." + k, depth + 1);
