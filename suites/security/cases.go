@@ -4,6 +4,8 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/suites/security/corpus"
 	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 	. "github.com/onsi/gomega"
 )
 
@@ -20,6 +23,14 @@ import (
 //
 //go:embed cases/*.js
 var caseFiles embed.FS
+
+// casesDir is where the case files were at build time: each spec's code
+// location is its case file (reports and CONFORMANCE.md point there, not
+// at this loop).
+var casesDir = func() string {
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(self), "cases")
+}()
 
 // cases are loaded when the package initialises: a case that does not
 // parse stops every suite binary at once, naming the file.
@@ -46,7 +57,7 @@ var _ = Describe("security", "hostile-case corpus", func() {
 			labels = append(labels, evidence.LabelRequirement+id)
 		}
 		It(c.Requirements[0], fmt.Sprintf("case %s: %s", c.File, c.Description), func(ctx SpecContext) { runCase(ctx, c) },
-			ginkgo.Label(labels...), HangIsFailure)
+			ginkgo.Label(labels...), HangIsFailure, types.CodeLocation{FileName: filepath.Join(casesDir, c.File), LineNumber: 1})
 	}
 })
 
