@@ -23,6 +23,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
        codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
+       codemode-conformance case FILE [--target T]   (one hostile-case corpus file; case -h)
        codemode-conformance help
 
 Runs the code mode conformance suites (e2e, limits, namespaces, security) against a target,

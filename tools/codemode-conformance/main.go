@@ -4,6 +4,7 @@
 //	codemode-conformance run --target builtin --results-dir results
 //	codemode-conformance run --target "exec:./bin/codemode-reference serve --stdio" --req CM-EXEC-08
 //	codemode-conformance run --target fake:no-output-limit --expected-failures known.yaml
+//	codemode-conformance case suites/security/cases/dos-sync-loop.js --target builtin
 //
 // --results-dir receives conformance-report.yaml (report.Conformance: the
 // implementation, harness version, features and their source, a verdict per
@@ -74,13 +75,18 @@ func cli(args []string) int {
 		if len(args) > 1 && args[1] == "bench" {
 			return bench.Command(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
 		}
+		if len(args) > 1 && args[1] == "case" {
+			return caseCommand(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
+		}
 		usage(os.Stdout)
 		return 0
 	case "run":
 	case "bench":
 		return bench.Command(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "case":
+		return caseCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, case or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}

@@ -1,0 +1,10 @@
+/*---
+description: a call queued right before the cell throws is never dispatched after the failure
+requirements: [CM-NEST-23, CM-GUEST-12]
+class: bridge
+tools: [echo]
+expect:
+  errorMatches: 'cell failed on purpose'
+---*/
+Promise.resolve().then(() => tools.call(id("echo"), {late: "throw"}));
+throw new Error("cell failed on purpose");

@@ -1,0 +1,12 @@
+/*---
+description: "a call the guest never awaits is not lost: the cell waits for it or reports it"
+requirements: [CM-NEST-09]
+class: bridge
+tools: [echo]
+expect:
+  anyOf:
+    - value: '"returned"'
+    - status: failed
+---*/
+tools.call(id("echo"), {unawaited: true});
+return "returned";

@@ -1,0 +1,10 @@
+/*---
+description: a BigInt cell value becomes a plain string or a clean error
+requirements: [CM-GUEST-08]
+class: serialisation
+expect:
+  anyOf:
+    - valueMatches: '^"'
+    - status: failed
+---*/
+return 12345678901234567890n;

@@ -1,0 +1,81 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// corpusCase is the path of a checked-in hostile case.
+func corpusCase(name string) string {
+	return filepath.Join("..", "..", "suites", "security", "cases", name)
+}
+
+var _ = Describe("the case command", func() {
+	It("prints its usage on stdout and exits 0 for -h and help case", func() {
+		for _, args := range [][]string{{"case", "-h"}, {"help", "case"}} {
+			o := invoke(os.Environ(), args...)
+			Expect(o.Code).To(Equal(0), "%v: %s", args, o.Stderr)
+			Expect(o.Stdout).To(HavePrefix("usage: codemode-conformance case FILE"), "%v prints the case usage", args)
+			Expect(o.Stdout).To(ContainSubstring("-target"), "%v lists the flags", args)
+		}
+	})
+
+	It("runs one file against builtin, prints the raw result and PASS, and exits 0", func() {
+		o := invoke(os.Environ(), "case", corpusCase("dos-sync-loop.js"), "--target", "builtin")
+		Expect(o.Code).To(Equal(0), "a case the reference meets must exit 0:\n%s\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stdout).To(MatchRegexp(`(?m)^\{"status":"failed",.*"code":"timeout"`), "the raw result JSON comes first")
+		Expect(lastLine(o.Stdout)).To(HavePrefix("PASS case dos-sync-loop.js"))
+	})
+
+	It("accepts the flags before the file", func() {
+		o := invoke(os.Environ(), "case", "--target", "builtin", corpusCase("engine-bigint-asuintn.js"))
+		Expect(o.Code).To(Equal(0), "%s\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stdout).To(ContainSubstring(`"value":["18446744073709551615"`), "the raw result carries the value")
+	})
+
+	It("prints FAIL with expected and actual and exits 1 when the outcome is not met", func() {
+		f := file("wrong.js", "/*---\ndescription: expects the wrong value\nrequirements: [CM-EXEC-06]\nclass: engine\nexpect:\n  value: '43'\n---*/\nreturn 42;\n")
+		o := invoke(os.Environ(), "case", f, "--target", "builtin")
+		Expect(o.Code).To(Equal(1), "a missed outcome must exit 1:\n%s", o.Stdout)
+		Expect(o.Stdout).To(ContainSubstring(`"value":42`), "the raw result is printed")
+		Expect(o.Stdout).To(ContainSubstring("FAIL case wrong.js"))
+		Expect(o.Stdout).To(ContainSubstring("expected: {value: 43}"))
+		Expect(o.Stdout).To(ContainSubstring("-want +got"), "the value mismatch comes as a go-cmp diff")
+	})
+
+	It("catches a deliberately broken target: fake:deny-ignored lets a guessed id reach a denied tool", func() {
+		o := invoke(os.Environ(), "case", corpusCase("bridge-denied-id-guesses.js"), "--target", "fake:deny-ignored")
+		Expect(o.Code).To(Equal(1), "the broken variant must fail the case:\n%s", o.Stdout)
+		Expect(o.Stdout).To(ContainSubstring("FAIL case bridge-denied-id-guesses.js"))
+	})
+
+	It("catches a late dispatch: fake:late-dispatch sends a nested call after the cell's answer", func() {
+		o := invoke(os.Environ(), "case", corpusCase("bridge-call-after-return.js"), "--target", "fake:late-dispatch")
+		Expect(o.Code).To(Equal(1), "the broken variant must fail the case:\n%s", o.Stdout)
+		Expect(o.Stdout).To(ContainSubstring("CM-NEST-23"))
+	})
+
+	DescribeTable("exits 2 on a usage error, naming it on stderr",
+		func(mentions string, args ...string) {
+			o := invoke(os.Environ(), append([]string{"case"}, args...)...)
+			Expect(o.Code).To(Equal(2), "%v: %s%s", args, o.Stdout, o.Stderr)
+			Expect(o.Stderr).To(ContainSubstring(mentions))
+		},
+		Entry("no file", "exactly one FILE"),
+		Entry("two files", "exactly one FILE", corpusCase("dos-sync-loop.js"), corpusCase("dos-sync-loop.js")),
+		Entry("a missing file", "no such file", "no-such-case.js"),
+		Entry("an unknown flag", "-nope", "-nope", corpusCase("dos-sync-loop.js")),
+		Entry("an unknown target", "nope", corpusCase("dos-sync-loop.js"), "--target", "nope:x"),
+	)
+
+	It("exits 2 on a case whose front matter does not load, naming the problem", func() {
+		f := file("bad.js", "/*---\ndescription: d\nrequirements: [CM-NOPE-01]\nclass: engine\nexpect: {value: '1'}\n---*/\nreturn 1;\n")
+		o := invoke(os.Environ(), "case", f)
+		Expect(o.Code).To(Equal(2), "%s", o.Stderr)
+		Expect(o.Stderr).To(ContainSubstring("unknown requirement id"))
+		Expect(o.Stderr).To(ContainSubstring("CM-NOPE-01"))
+	})
+})

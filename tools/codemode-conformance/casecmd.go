@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/suites/security/corpus"
+	"github.com/codemode-conformance/codemode/targets"
+)
+
+// caseUsage is the help of the case command.
+func caseUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, `usage: codemode-conformance case FILE [--target T]
+
+Runs one hostile-case corpus file (suites/security/cases/*.js: a guest cell
+after a /*--- … ---*/ front-matter block naming its requirements, fault
+class, fixture tools, limits and expected outcome) against a target, as the
+security suite does: the cell runs in a fresh run (waiting results are
+followed with wait), then a trivial cell runs in another fresh run, and
+runtime.stats' live VMs, stored snapshots and suspended runs must return to
+their level before the case.
+
+Prints every exec/wait result of the cell as raw JSON, one per line (the
+last is the final result), then the verdict: "PASS case FILE" or
+"FAIL case FILE: why" (expected vs actual).
+
+Exit status: 0 PASS, 1 FAIL or a target that did not answer, 2 usage error
+(bad flags, no or several files, an unreadable file, a case whose front
+matter does not load, an unknown target).
+
+Targets:
+%s
+Flags:
+`, targets.Usage())
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// caseCommand runs `codemode-conformance case FILE --target T` and returns
+// the exit status. Flags may come before or after FILE.
+func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("case", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	def := os.Getenv(framework.TargetEnv)
+	if def == "" {
+		def = "builtin"
+	}
+	tgt := fs.String("target", def, "the target (see Targets; default $"+framework.TargetEnv+" or builtin)")
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				caseUsage(stdout, fs)
+				return 0
+			}
+			fmt.Fprintln(stderr, "see codemode-conformance case -h")
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "case takes exactly one FILE, got %d (%s); see codemode-conformance case -h\n", len(files), strings.Join(files, " "))
+		return 2
+	}
+	src, err := os.ReadFile(files[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	c, err := corpus.Parse(filepath.Base(files[0]), src)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	if err := targets.Check(*tgt); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	t, err := framework.Connect(ctx, *tgt)
+	if err != nil {
+		fmt.Fprintf(stderr, "connecting to %s: %v\n", *tgt, err)
+		return 1
+	}
+	defer t.Close()
+	rep, err := corpus.Drive(ctx, t, c)
+	for _, raw := range rep.Steps {
+		fmt.Fprintln(stdout, string(raw))
+	}
+	switch {
+	case err != nil:
+		fmt.Fprintf(stdout, "FAIL case %s: the target did not answer: %v\n", c.File, err)
+		return 1
+	case rep.Mismatch != "":
+		fmt.Fprintf(stdout, "FAIL case %s: %s\nrequirements %v, class %s\nexpected: %s\nactual: %s\n", c.File, c.Description,
+			c.Requirements, c.Class, c.Expect, rep.Mismatch)
+		return 1
+	case rep.After != "":
+		fmt.Fprintf(stdout, "FAIL case %s: the outcome was met, but %s\n", c.File, rep.After)
+		return 1
+	}
+	fmt.Fprintf(stdout, "PASS case %s: %s (requirements %v, expected %s)\n", c.File, c.Description, c.Requirements, c.Expect)
+	return 0
+}
