@@ -260,7 +260,7 @@ func (r *Run) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := cs.Close(); err != nil && !isExitError(err) {
+			if err := closeBounded(cs); err != nil && !isExitError(err) {
 				emu.Lock()
 				errs = append(errs, fmt.Errorf("closing MCP server %q: %w", name, err))
 				emu.Unlock()
@@ -269,6 +269,22 @@ func (r *Run) Close() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// closeWait bounds one session's Close: a stdio child is killed well within
+// it (closed stdin, then SIGTERM, then SIGKILL, TerminateGrace apart); an
+// HTTP server that never answers the session's DELETE is given up on.
+const closeWait = 4 * TerminateGrace
+
+func closeBounded(cs *sdk.ClientSession) error {
+	done := make(chan error, 1)
+	go func() { done <- cs.Close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeWait):
+		return fmt.Errorf("the session did not close within %s", closeWait)
+	}
 }
 
 // isExitError: a stdio server that exits non-zero (or by SIGTERM) after
