@@ -89,6 +89,11 @@ func Connect(ctx context.Context, servers []protocol.MCPServer, opts Options) *R
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
+	// Connects and every stdio child write to it concurrently (a file is
+	// handed to the children as is).
+	if _, isFile := opts.Stderr.(*os.File); !isFile {
+		opts.Stderr = &lockedWriter{w: opts.Stderr}
+	}
 	r := &Run{sessions: map[string]*sdk.ClientSession{}, tools: map[string]map[string]*sdk.Tool{}}
 	var wg sync.WaitGroup
 	for _, s := range servers {
@@ -128,6 +133,7 @@ func connect(ctx context.Context, s protocol.MCPServer, opts Options) (*sdk.Clie
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = opts.Stderr
+		cmd.WaitDelay = TerminateGrace // a grandchild holding stderr cannot hold Close
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: TerminateGrace}
 	case protocol.MCPTransportHTTP:
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1}
@@ -313,4 +319,16 @@ func FailureOf(err error) Failure {
 		return Failure{Message: w.Unwrap()[1].Error()}
 	}
 	return Failure{Message: err.Error()}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
