@@ -250,7 +250,9 @@ func TestSlowMCPCallSuspendsAndWaitResumes(t *testing.T) {
 		t.Fatalf("exec: %+v, want waiting with the MCP call pending as mcp:docs:slow", res)
 	}
 	in, _ := json.Marshal(map[string]string{"runId": res.RunID})
-	for i := 0; i < 5 && res.Status == result.StatusWaiting; i++ {
+	// Each wait drains for a quarter of timeoutMs: keep waiting (bounded)
+	// until the 1.5 s call has answered.
+	for end := time.Now().Add(20 * time.Second); res.Status == result.StatusWaiting && time.Now().Before(end); {
 		var err error
 		res, err = rt.Wait(context.Background(), "faults", "wait", in)
 		if err != nil {
