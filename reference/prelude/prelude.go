@@ -36,6 +36,8 @@ type Boot struct {
 	// Namespaces are the run's visible namespace descriptors
 	// (reference/namespaces.Descriptor, namespaces.js).
 	Namespaces any `json:"namespaces,omitempty"`
+	// MCP is the run's MCP table (mcp.go); nil without visible MCP servers.
+	MCP *MCPBoot `json:"mcp,omitempty"`
 }
 
 // BootScript returns the script that boots the prelude with b.

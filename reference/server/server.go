@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/handler"
@@ -27,7 +28,9 @@ const Version = "0.1.0"
 // Features are the features the reference declares (spec/protocol.md §9).
 // snapshot-executor and isolation: it is a generation-1 QuickJS-WASI runtime
 // (snapshots into a fresh VM, engine heap limit, no ambient host access).
-var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "namespaces"}
+// namespaces: run.prepare namespaces (reference/namespaces, §5.5).
+// mcp and mcp-resources: run.prepare mcpServers (reference/mcp, §5.6, §12.10).
+var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "namespaces", "mcp", "mcp-resources"}
 
 // Options configure a server.
 type Options struct {
@@ -199,7 +202,7 @@ func validatePrepare(p protocol.PrepareParams) error {
 			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
 		}
 	}
-	return nil
+	return refmcp.Validate(p.MCPServers) // spec/protocol.md §5.5
 }
 
 func unknownRun(run string) error {
