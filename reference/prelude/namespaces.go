@@ -6,7 +6,3 @@ import _ "embed"
 //
 //go:embed namespaces.js
 var namespacesSource string
-
-// The namespace builder is evaluated first, in the same script as
-// prelude.js, which takes it before any guest code runs.
-func init() { Source = namespacesSource + Source }
