@@ -127,7 +127,7 @@ func (s *step) launch(reqID int64, toolID string, called bool, invoke func(conte
 		if c.callCtx.Err() != nil {
 			return // the cell ended before the call left: never send it (CM-NEST-23)
 		}
-		v, err := invoke(c.callCtx)
+		v, err := s.invokeBounded(c, c.callID(reqID), toolID, invoke) // nestdeadline.go
 		var d prelude.Delivery
 		if err != nil {
 			var te *ToolError

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
 )
@@ -26,6 +27,8 @@ func main() {
 	stdio := fs.Bool("stdio", false, "speak the driver protocol on stdin/stdout")
 	listen := fs.String("listen", "", "accept driver protocol connections on this TCP address (one session per connection)")
 	unavailable := fs.Bool("unavailable", false, "simulate a runtime that cannot be loaded (every enabled run fails closed with runtime_unavailable)")
+	maxLiveVMs := fs.Int("max-live-vms", codemode.DefaultMaxLiveVMs, "VMs running at once over all sessions of the process; a cell waits for a free one within its timeoutMs, then fails with runtime_unavailable")
+	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
 		fs.PrintDefaults()
@@ -38,6 +41,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := server.Options{Unavailable: *unavailable}
+	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended})
 	if *stdio {
 		if err := server.Serve(ctx, os.Stdin, os.Stdout, opts); err != nil {
 			fmt.Fprintln(os.Stderr, "codemode-reference:", err)
