@@ -1,0 +1,30 @@
+package mcp
+
+import (
+	"time"
+
+	fakemcp "github.com/codemode-conformance/codemode/fakes/mcp"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("mcp", "MCP servers end with their run", func() {
+	It("CM-MCP-01", "the stdio MCP servers a run started are stopped when the run ends: no child process is left", func(ctx SpecContext) {
+		r := mcpRun(ctx, protocol.MCPTransportStdio, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "notes": fakemcp.KindDocs}, nil)
+		res, _ := r.RunToCompletion(ctx, MCPGuest(`return [await callMCP("docs", "server_stats", {}), await callMCP("notes", "server_stats", {})];`))
+		Expect(res).To(BeCompleted(), "both stdio servers must answer a call")
+		pids := map[string]int{}
+		for _, name := range []string{docs, "notes"} {
+			pid, ok := r.MCP[name].PID()
+			Expect(ok).To(BeTrue(), "the stdio server %s must have written its pid when the target started it", name)
+			Expect(ProcessState(pid)).To(Equal("running"), "the stdio server %s (pid %d) must run while its run is live", name, pid)
+			pids[name] = pid
+		}
+		r.End(ctx)
+		for name, pid := range pids {
+			Eventually(func() string { return ProcessState(pid) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).Should(Equal("gone"),
+				"after run.end the stdio server %s (pid %d) must be stopped and reaped: the process table must not hold it (running or as a zombie) 10 s later", name, pid)
+		}
+	})
+})

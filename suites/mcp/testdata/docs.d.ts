@@ -1,0 +1,1 @@
+// placeholder: regenerate with make mcp-golden
