@@ -135,6 +135,30 @@ type PrepareParams struct {
 	// Faults asks a target that declares feature fault-injection to simulate
 	// failures for this run only (CM-CFG-07). Other targets ignore it.
 	Faults *Faults `json:"faults,omitempty"`
+	// MCPServers are the MCP servers the run starts or connects to (feature
+	// mcp, protocol.md §3 run.prepare). Nil or empty: the run has none.
+	MCPServers []MCPServer `json:"mcpServers,omitempty"`
+}
+
+// MCP server transports in MCPServer.Transport.
+const (
+	MCPTransportStdio = "stdio"
+	MCPTransportHTTP  = "http"
+)
+
+// MCPServer is how a target reaches one MCP server (feature mcp). Name is the
+// server name the guest sees (MCP.<name>, mcp/<name>.d.ts, catalog ids
+// mcp:<name>:<tool>). Transport "stdio": the target starts Command with Args
+// and Env (added to its own environment) and speaks MCP over the child's
+// stdin/stdout; it stops the child at run.end. Transport "http": the target
+// connects to URL with the MCP streamable HTTP transport.
+type MCPServer struct {
+	Name      string            `json:"name"`
+	Transport string            `json:"transport"`
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	URL       string            `json:"url,omitempty"`
 }
 
 // Faults are simulated failures for one run (feature fault-injection).
