@@ -195,6 +195,12 @@ var Variants = []Variant{
 	{Name: "frozen-clock", Breaks: "CM-EXEC-12", Spec: "Date.now is the current time",
 		Defect: "Date.now returns the time the exec arrived, also after wait resumes the cell, as a clock kept in the snapshot would",
 		Serve:  frozenClock()},
+	// The MCP variants (mcp.go).
+	{Name: "mcp-in-catalog", Breaks: "CM-CAT-05", Defect: "MCP tools are listed in ALL_TOOLS, found by tools.search and tools.describe, and callable through tools.call and tools.<name> helpers",
+		Serve: exposingMCP()},
+	{Name: "mcp-servers-outlive-run", Breaks: "CM-MCP-01", Spec: "stopped when the run ends",
+		Defect: "run.end is answered but the run is never ended, so the stdio MCP servers started for it keep running",
+		Serve:  runsNeverEnd()},
 	{Name: "join-without-deadline", Breaks: "CM-LIM-01", Spec: "the deadline holds inside built-in operations",
 		Defect: "a cell calling Array.prototype.join runs for 20 s whatever timeoutMs says, as an engine that checks its deadline only in the bytecode loop lets a long join run",
 		Serve:  joinWithoutDeadline()},

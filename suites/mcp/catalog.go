@@ -34,7 +34,9 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 			idList, _ := json.Marshal(ids)
 			before := serverCalls(ctx, r, docs)
 			res, _ := r.RunToCompletion(ctx, MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
-				const isMCP = (t) => t.source === "mcp" || ids.includes(t.id) || String(t.id).startsWith("mcp:");
+				const camel = (n) => n.replace(/[-_]+([a-z0-9])/g, (_, c) => c.toUpperCase());
+				const mcpNames = new Set(names.flatMap((n) => [n, camel(n)]));
+				const isMCP = (t) => t.source === "mcp" || mcpNames.has(t.name) || ids.includes(t.id) || String(t.id).startsWith("mcp:");
 				const listed = ALL_TOOLS.filter(isMCP).map((t) => t.id);
 				const searched = [];
 				for (const q of ["", "echo", "create_issue", "issue", "docs", "mcp", "server"]) for (const t of await tools.search(q, {limit: 50})) if (isMCP(t)) searched.push(q + " → " + t.id);
@@ -43,7 +45,6 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 					const d = await probe(() => tools.describe(id)); if (!d.caught) described.push(id);
 					const c = await probe(() => tools.call(id, {probe: 2})); if (!c.caught) called.push(id);
 				}
-				const camel = (n) => n.replace(/[-_]+([a-z0-9])/g, (_, c) => c.toUpperCase());
 				const helpers = names.flatMap((n) => [n, camel(n)]).filter((n) => n in tools || typeof tools[n] !== "undefined");
 				const sum = ALL_TOOLS.find((t) => t.name === "sum_numbers");
 				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: ALL_TOOLS.length};`, names, idList)))

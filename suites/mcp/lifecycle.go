@@ -23,8 +23,8 @@ var _ = Describe("mcp", "MCP servers end with their run", func() {
 		}
 		r.End(ctx)
 		for name, pid := range pids {
-			Eventually(func() string { return ProcessState(pid) }).WithTimeout(10*time.Second).WithPolling(50*time.Millisecond).Should(Equal("gone"),
-				"after run.end the stdio server %s (pid %d) must be stopped and reaped: the process table must not hold it (running or as a zombie) 10 s later", name, pid)
+			Eventually(func() string { return ProcessState(pid) }).WithTimeout(time.Second).WithPolling(20*time.Millisecond).Should(Equal("gone"),
+				"after run.end the stdio server %s (pid %d) must be stopped and reaped: no child process of the run may outlive the answer to run.end (protocol.md §5.5), running or as a zombie; checked for 1 s after it", name, pid)
 		}
 	})
 })

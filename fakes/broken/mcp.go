@@ -1,0 +1,45 @@
+package broken
+
+// The MCP variants (feature mcp): each wraps the reference the way the other
+// variants do, on the protocol or in the guest code, so the defect is one a
+// real implementation could have while everything else stays the
+// reference's.
+
+// mcpInCatalog is guest code put before every exec: it shadows ALL_TOOLS and
+// tools with views that also list, search, describe and call the MCP tools
+// (ids mcp:<server>:<name>, dispatched to MCP.<server>.<tool>), as a
+// catalog filter that forgets source mcp would.
+const mcpInCatalog = `const ALL_TOOLS = (() => { const out = [...globalThis.ALL_TOOLS];
+for (const s of Object.getOwnPropertyNames(MCP)) for (const k of Object.getOwnPropertyNames(MCP[s])) if (k !== "$api" && typeof MCP[s][k] === "function") out.push({id: "mcp:" + s + ":" + k, name: k, description: "MCP tool " + k, source: "mcp", sourceName: s});
+return out; })();
+const tools = (() => { const base = globalThis.tools, norm = (n) => String(n).toLowerCase().replace(/[-_]/g, "");
+const byId = (id) => { const m = /^mcp:([^:]+):(.+)$/.exec(String(id)); const ns = m && MCP[m[1]]; if (!ns) return undefined; const k = Object.getOwnPropertyNames(ns).find((k) => norm(k) === norm(m[2])); return k && typeof ns[k] === "function" ? ns[k] : undefined; };
+const byName = (n) => { const e = ALL_TOOLS.find((e) => e.source === "mcp" && norm(e.name) === norm(n)); return e && byId(e.id); };
+const api = {
+  call: (id, input) => { const f = byId(id); return f ? f(input) : base.call(id, input); },
+  describe: (id) => { const e = ALL_TOOLS.find((e) => e.id === id && e.source === "mcp"); return e ? Promise.resolve(e) : base.describe(id); },
+  search: async (q, o) => [...await base.search(q, o), ...ALL_TOOLS.filter((e) => e.source === "mcp" && (!q || norm(e.name).includes(norm(q))))],
+};
+return new Proxy({}, {get: (_, p) => p in api ? api[p] : (typeof p === "string" && byName(p)) || base[p], has: (_, p) => p in api || p in base || (typeof p === "string" && !!byName(p))}); })();
+`
+
+// exposingMCP serves the reference with mcpInCatalog before the code of
+// every exec.
+func exposingMCP() serveFunc {
+	return rewritingCode(func(code string) string { return mcpInCatalog + code })
+}
+
+// runsNeverEnd serves the reference behind a proxy that turns every run.end
+// into a runtime.stats (whose answer the harness takes as run.end's): the
+// reference never ends a run, so the stdio MCP servers it started for it
+// keep running after run.end was answered.
+func runsNeverEnd() serveFunc {
+	return proxied(func(msg map[string]any) (edited, die bool) {
+		if msg["method"] != "run.end" {
+			return false, false
+		}
+		msg["method"] = "runtime.stats"
+		delete(msg, "params")
+		return true, false
+	})
+}
