@@ -198,6 +198,8 @@ var Variants = []Variant{
 	// The MCP variants (mcp.go).
 	{Name: "mcp-in-catalog", Breaks: "CM-CAT-05", Defect: "MCP tools are listed in ALL_TOOLS, found by tools.search and tools.describe, and callable through tools.call and tools.<name> helpers",
 		Serve: exposingMCP()},
+	{Name: "mcp-names-verbatim", Breaks: "CM-MCP-07", Defect: "MCP tools keep their MCP names, assigned onto plain namespace objects: __proto__ replaces the namespace's prototype, 2fa-code is no identifier, and tools named resources or prompts are lost",
+		Serve: verbatimMCPNames()},
 	{Name: "mcp-servers-outlive-run", Breaks: "CM-MCP-01", Spec: "stopped when the run ends",
 		Defect: "run.end is answered but the run is never ended, so the stdio MCP servers started for it keep running",
 		Serve:  runsNeverEnd()},

@@ -29,6 +29,25 @@ func exposingMCP() serveFunc {
 	return rewritingCode(func(code string) string { return mcpInCatalog + code })
 }
 
+// mcpVerbatimNames is guest code put before every exec: it shadows MCP with
+// plain objects that carry each tool under its MCP name by assignment, as a
+// namespace built without renaming would: "__proto__" then replaces the
+// namespace object's prototype instead of defining a member, names such as
+// "2fa-code" are no identifiers, and tools named like the namespace's own
+// members are lost.
+const mcpVerbatimNames = `const MCP = await (async () => { const out = {};
+for (const s of Object.getOwnPropertyNames(globalThis.MCP)) { const ns = globalThis.MCP[s], o = {}; const h = await ns.$api();
+  for (const t of h.tools) o[t.mcpName] = ns[t.name];
+  o.$api = ns.$api; if (ns.resources) o.resources = ns.resources; if (ns.prompts) o.prompts = ns.prompts; out[s] = o; }
+return out; })();
+`
+
+// verbatimMCPNames serves the reference with mcpVerbatimNames before the
+// code of every exec.
+func verbatimMCPNames() serveFunc {
+	return rewritingCode(func(code string) string { return mcpVerbatimNames + code })
+}
+
 // runsNeverEnd serves the reference behind a proxy that turns every run.end
 // into a runtime.stats (whose answer the harness takes as run.end's): the
 // reference never ends a run, so the stdio MCP servers it started for it

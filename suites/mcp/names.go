@@ -26,10 +26,11 @@ for (const k of Object.getOwnPropertyNames(ns)) {
 	const raw = v && v.details && v.content && Object.keys(v).length === 2 ? v.details : v;
 	reached[k] = raw && raw.structuredContent ? raw.structuredContent.tool : "(no structuredContent)";
 }
+const nsProto = ((p) => p === null ? "null" : p === Object.prototype ? "Object.prototype" : typeof p + " " + Object.getOwnPropertyNames(p).slice(0, 5).join())(Object.getPrototypeOf(ns));
 const o = {}, protoNames = (p) => Object.getOwnPropertyNames(p).sort().join();
 const files = paths(await API.list());
 const file = files.find((p) => p !== "mcp/index.d.ts" && p !== "mcp/docs.d.ts");
-return {servers: Object.getOwnPropertyNames(MCP).sort(), server, reached, files, file, declaration: file ? await API.read(file) : "",
+return {servers: Object.getOwnPropertyNames(MCP).sort(), server, reached, nsProto, files, file, declaration: file ? await API.read(file) : "",
 	resourcesRead: typeof (ns.resources && ns.resources.read),
 	clean: {objToString: o.toString(), ctor: o.constructor === Object, proto: Object.getPrototypeOf(o) === Object.prototype, hasOwn: o.hasOwnProperty("city"),
 		inherited: ["city", "tool", "getWeather", "get-weather", "2fa-code", "files.read", "doThing"].filter((k) => k in o),
@@ -66,6 +67,7 @@ var _ = Describe("mcp", "unsafe MCP names", func() {
 			if Features().Has("mcp-resources") {
 				Expect(v["resourcesRead"]).To(Equal("function"), "tools named resources and prompts must not shadow MCP.<server>.resources.read: %s", res)
 			}
+			Expect(v["nsProto"]).To(BeElementOf("null", "Object.prototype"), "defining the hostile tools (__proto__ among them) must not change the prototype of MCP.%s: %s", server, res)
 			c, _ := v["clean"].(map[string]any)
 			wantClean := map[string]any{"objToString": "[object Object]", "ctor": true, "proto": true, "hasOwn": false, "inherited": []any{},
 				"objectProto": cleanV["objectProto"], "functionProto": cleanV["functionProto"], "arrayProto": cleanV["arrayProto"]}
