@@ -138,7 +138,7 @@ func startMCPServers(want []MCPServer) ([]protocol.MCPServer, map[string]*Starte
 		case protocol.MCPTransportHTTP:
 			h, err := fakemcp.StartHTTP(w.Kind, "")
 			gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the harness could not start the fake MCP server %q over HTTP", w.Name)
-			ginkgo.DeferCleanup(h.Close)
+			ginkgo.DeferCleanup(func() { _ = h.Close() }) // a spec may have stopped it already (CM-MCP-08)
 			s.HTTP, s.Launch = h, h.Launch(w.Name)
 		case protocol.MCPTransportStdio:
 			l, err := fakemcp.StdioLaunch(w.Name, w.Kind)
