@@ -41,6 +41,14 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 					fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", cfg.MaxPendingToolCalls)), true
 			}
 			s.startCall(q, t.ID, t.Spec)
+		case opMCPTool, opMCPResource, opMCPPrompt: // mcp.go
+			d, r, fatal := s.startMCP(q)
+			if fatal {
+				return nil, false, r, true
+			}
+			if d != nil {
+				immediate = append(immediate, *d)
+			}
 		case "yield":
 			s.c.mu.Lock()
 			s.c.yieldID = q.ID
@@ -73,45 +81,63 @@ func (s *step) inflightCount() int {
 
 // start runs one nested call in its own goroutine (CM-NEST-01, CM-NEST-04).
 func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpec) {
+	callID := s.c.callID(q.ID)
+	input := wellFormedInput(q.Input)
+	p := protocol.InvokeParams{Run: s.c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
+		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: s.c.run.ctx}
+	s.launch(q.ID, toolID, true, func(ctx context.Context) (json.RawMessage, error) { return s.rt.inv.Invoke(ctx, p) })
+}
+
+func (c *cell) callID(reqID int64) string { return fmt.Sprintf("%s/call-%03d", c.id, reqID) }
+
+// wellFormedInput is a nested call's input as it leaves: well-formed (CM-EXEC-21), {} when none.
+func wellFormedInput(in json.RawMessage) json.RawMessage {
+	input := json.RawMessage(result.WellFormed(in))
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	return input
+}
+
+// launch registers request reqID as in flight under toolID (pendingToolCalls;
+// calledToolIds when called) and runs invoke in its own goroutine on the
+// cell's call context; the outcome becomes the request's delivery. Harness
+// tools and MCP calls share it: one executor path (CM-MCP-01).
+func (s *step) launch(reqID int64, toolID string, called bool, invoke func(context.Context) (json.RawMessage, error)) {
 	c := s.c
-	callID := fmt.Sprintf("%s/call-%03d", c.id, q.ID)
 	c.mu.Lock()
 	if c.state == "ended" {
 		c.mu.Unlock()
 		return
 	}
-	c.inflight[q.ID] = &nestedCall{reqID: q.ID, callID: callID, toolID: toolID}
-	c.calledTools = append(c.calledTools, toolID)
-	c.mu.Unlock()
-	input := json.RawMessage(result.WellFormed(q.Input)) // CM-EXEC-21
-	if len(input) == 0 {
-		input = json.RawMessage("{}")
+	c.inflight[reqID] = &nestedCall{reqID: reqID, callID: c.callID(reqID), toolID: toolID}
+	if called {
+		c.calledTools = append(c.calledTools, toolID)
 	}
-	p := protocol.InvokeParams{Run: c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
-		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: c.run.ctx}
+	c.mu.Unlock()
 	go func() {
 		if c.callCtx.Err() != nil {
 			return // the cell ended before the call left: never send it (CM-NEST-23)
 		}
-		v, err := s.rt.inv.Invoke(c.callCtx, p)
+		v, err := invoke(c.callCtx)
 		var d prelude.Delivery
 		if err != nil {
 			var te *ToolError
 			if errors.As(err, &te) {
-				d = errDelivery(q.ID, "ToolError", te.Message, string(result.CodeNestedToolFailed), te.Data)
+				d = errDelivery(reqID, "ToolError", te.Message, string(result.CodeNestedToolFailed), te.Data)
 			} else {
-				d = errDelivery(q.ID, "ToolError", err.Error(), string(result.CodeNestedToolFailed), nil)
+				d = errDelivery(reqID, "ToolError", err.Error(), string(result.CodeNestedToolFailed), nil)
 			}
-		} else if rej, over := oversizedResult(q.ID, v, c.run.cfg); over { // CM-LIM-07, bridgelimit.go
+		} else if rej, over := oversizedResult(reqID, v, c.run.cfg); over { // CM-LIM-07, bridgelimit.go
 			d = rej
 		} else {
 			if !json.Valid(v) {
 				v = json.RawMessage("null")
 			}
-			d = prelude.Delivery{ID: q.ID, OK: true, Value: v}
+			d = prelude.Delivery{ID: reqID, OK: true, Value: v}
 		}
 		select {
-		case c.done <- completion{reqID: q.ID, d: d}:
+		case c.done <- completion{reqID: reqID, d: d}:
 		case <-c.callCtx.Done():
 		}
 	}()

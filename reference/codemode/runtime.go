@@ -14,6 +14,8 @@ import (
 
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
+	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/config"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -76,6 +78,11 @@ type agentRun struct {
 	active  bool
 	catalog *catalog.Catalog
 	visible []string
+	// mcp is the run's MCP client, mcpBoot/mcpServers its guest table
+	// (mcp.go); nil without MCP servers.
+	mcp        *refmcp.Run
+	mcpBoot    *prelude.MCPBoot
+	mcpServers []refmcp.Server
 
 	mu        sync.Mutex
 	execCount int
@@ -115,8 +122,9 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		c := cfg
 		res.EffectiveConfig = &c
 	}
+	mcpRun, p := connectMCP(p) // mcp.go: the MCP servers' tools join p.Tools
 	effective := catalog.Effective(p)
-	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg}
+	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, mcp: mcpRun}
 	switch {
 	case !cfg.Enabled || len(effective) == 0:
 		for _, t := range effective {
@@ -135,6 +143,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 	default:
 		run.active = true
 		run.catalog = catalog.Build(effective)
+		run.mcpBoot, run.mcpServers = mcpTable(run)
 		res.CodeModeActive = true
 		res.Tools = modelTools(cfg)
 		for _, t := range res.Tools {
@@ -179,10 +188,13 @@ func (rt *Runtime) Abort(run string) bool {
 // End forgets a run and everything it left.
 func (rt *Runtime) End(run string) bool {
 	rt.mu.Lock()
-	_, ok := rt.runs[run]
+	r, ok := rt.runs[run]
 	delete(rt.runs, run)
 	rt.mu.Unlock()
 	rt.endCells(run, "ended")
+	if ok {
+		r.closeMCP()
+	}
 	return ok
 }
 

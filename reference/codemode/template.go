@@ -58,6 +58,10 @@ func (rt *Runtime) template(ctx context.Context, memoryBytes int64) (*engine.Tem
 }
 
 func bootPrelude(ctx context.Context, vm *engine.VM) error {
-	_, err := vm.Eval(ctx, prelude.Source, prelude.Filename)
-	return err
+	for _, sc := range prelude.Scripts {
+		if _, err := vm.Eval(ctx, sc.Source, sc.Filename); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -275,4 +276,25 @@ func (r *Run) Close() error {
 func isExitError(err error) bool {
 	var ee *exec.ExitError
 	return errors.As(err, &ee)
+}
+
+// Failure is a failed MCP request as the guest learns of it: the server's
+// own message and, when the server answered with a JSON-RPC error, its code
+// (RPC false: a transport failure or a cancelled call).
+type Failure struct {
+	Message string
+	RPC     bool
+	Code    int64
+}
+
+// FailureOf describes err, an error of CallTool, ReadResource or GetPrompt.
+func FailureOf(err error) Failure {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return Failure{Message: we.Message, RPC: true, Code: we.Code}
+	}
+	if w, ok := err.(interface{ Unwrap() []error }); ok && errors.Is(err, ErrServer) && len(w.Unwrap()) == 2 {
+		return Failure{Message: w.Unwrap()[1].Error()}
+	}
+	return Failure{Message: err.Error()}
 }

@@ -33,6 +33,8 @@ type Boot struct {
 	MaxOutputBytes     int64   `json:"maxOutputBytes"`
 	SearchDefaultLimit int64   `json:"searchDefaultLimit"`
 	MaxSearchLimit     int64   `json:"maxSearchLimit"`
+	// MCP is the run's MCP table (mcp.go); nil without visible MCP servers.
+	MCP *MCPBoot `json:"mcp,omitempty"`
 }
 
 // BootScript returns the script that boots the prelude with b.

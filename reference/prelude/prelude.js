@@ -248,6 +248,10 @@
   // non-configurable accessor so the guest can set its hook but not remove
   // ours. Out of memory is detected by the host, not here (engine/oom.go).
   const PRELUDE_FILE = "codemode-prelude.js";
+  // Extension files (prelude.go Extensions) are the runtime's own frames too.
+  const PRELUDE_FILES = create(null);
+  PRELUDE_FILES[PRELUDE_FILE] = true;
+  PRELUDE_FILES["codemode-prelude-mcp.js"] = true;
   const HOST_FILES = create(null);
   HOST_FILES.start = true; HOST_FILES.poll = true; HOST_FILES.deliver = true; HOST_FILES.boot = true;
   let guestPrepare;
@@ -257,7 +261,7 @@
       let file;
       try { file = frames[i].getFileName(); } catch (_) { continue; }
       if (HOST_FILES[file] === true) break; // the host's evaluation: nothing below is the guest's
-      if (file === PRELUDE_FILE) continue;
+      if (PRELUDE_FILES[file] === true) continue;
       out[out.length] = frames[i];
     }
     // Native frames directly above the host boundary are the prelude's own
@@ -585,12 +589,34 @@
     defineProperty(global, name, { value: value, enumerable: false, writable: false, configurable: false });
   }
 
+  // Extension files evaluated after this one (prelude.go Extensions, e.g.
+  // mcp.js) register with __codemode.extend(install) before boot; install
+  // gets the bridge internals and returns {boot(config)}, which runs first in
+  // boot and may define globals (MCP, API) that then replace the defaults.
+  const extensions = [];
+  const kit = freeze({
+    request: request,
+    track: track,
+    plainError: plainError,
+    toJSON: function (v) { return toJSONValue(v, 0, new MapCtor()); },
+    counts: counts,
+    defineGlobal: defineGlobal,
+  });
+  function defineDefault(name, value) {
+    if (!own(global, name)) defineGlobal(name, value);
+  }
+
   // boot and start are one-shot: the host calls each once, before any guest
   // code runs, so a guest calling them finds them spent (it cannot swap its
   // catalog or config; the host checks every id anyway).
   let booted = false;
   let started = false;
   const host = freeze({
+    extend: function (install) {
+      if (booted) throw plainError("Error", "__codemode.extend is reserved for the host");
+      extensions[extensions.length] = install(kit);
+      return "ok";
+    },
     boot: function (config) {
       if (booted) throw plainError("Error", "__codemode.boot is reserved for the host");
       booted = true;
@@ -601,9 +627,10 @@
       defineGlobal("ALL_TOOLS", freeze(all));
       installHelpers();
       defineGlobal("tools", freeze(tools));
-      defineGlobal("MCP", freeze(create(null)));
+      for (let i = 0; i < extensions.length; i++) extensions[i].boot(config);
+      defineDefault("MCP", freeze(create(null)));
       defineGlobal("namespaces", freeze(create(null)));
-      defineGlobal("API", API);
+      defineDefault("API", API);
       defineGlobal("text", text);
       defineGlobal("json", json);
       defineGlobal("yield_control", yield_control);

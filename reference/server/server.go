@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
+	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
@@ -196,7 +197,7 @@ func validatePrepare(p protocol.PrepareParams) error {
 			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
 		}
 	}
-	return nil
+	return refmcp.Validate(p.MCPServers) // spec/protocol.md §5.5
 }
 
 func unknownRun(run string) error {
