@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -54,13 +55,17 @@ var _ = Describe("mcp", "the virtual API files", func() {
 
 		It("CM-MCP-03", "API.read returns the declaration: McpToolResult, the namespace, $api and one typed, documented function per tool, over "+transport, func(ctx SpecContext) {
 			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
-			res, _ := r.RunToCompletion(ctx, MCPGuest(`return {docs: await API.read("mcp/docs.d.ts"), index: await API.read("mcp/index.d.ts"), names: Object.getOwnPropertyNames(MCP.docs)};`))
+			res, _ := r.RunToCompletion(ctx, MCPGuest(`return {docs: await API.read("mcp/docs.d.ts"), index: await API.read("mcp/index.d.ts"), names: Object.getOwnPropertyNames(MCP.docs).filter((k) => k !== "$api" && typeof MCP.docs[k] === "function")};`))
 			v := value(res, "a cell reading mcp/docs.d.ts and mcp/index.d.ts")
 			text, _ := v["docs"].(string)
 			index, _ := v["index"].(string)
 			Expect(text).NotTo(BeEmpty(), "API.read(\"mcp/docs.d.ts\") must resolve to the declaration text: %s", res)
 			both := Squeeze(index + "\n" + text)
 			sq := Squeeze(text)
+			// member is a member declaration as Squeeze renders it, after "{",
+			// ";" or a JSDoc's "*/" (types of the enum and the nested object
+			// are cut at their start).
+			member := func(name, typ string) string { return "\x00" + name + ":" + typ }
 			musts := []struct{ what, sub string }{
 				{"the McpToolResult type of the seed", Squeeze(`type McpToolResult = { content?: unknown[]; structuredContent?: unknown; isError?: boolean; [key: string]: unknown; }`)},
 				{"the server's namespace", "declare namespace MCP.docs{"},
@@ -70,15 +75,15 @@ var _ = Describe("mcp", "the virtual API files", func() {
 				{"an @param line per property", "@param repo Repository name"},
 				{"an @param line per property", "@param title Issue title"},
 				{"an @param line per property", "@param body Issue body in Markdown"},
-				{"required properties as required members", "owner:string;"},
-				{"required properties as required members", "title:string;"},
-				{"optional properties as optional members", "body?:string;"},
-				{"optional properties as optional members", "labels?:"},
-				{"a required string property", "query:string;"},
-				{"an enum as a union of string literals", `format?:"markdown"|"text"`},
-				{"a nested object typed from its schema", "filter?:{"},
-				{"a nested object's required member", "tag:string;"},
-				{"a nested object's optional member", "since?:string"},
+				{"required properties as required members", member("owner", "string")},
+				{"required properties as required members", member("title", "string")},
+				{"optional properties as optional members", member("body?", "string")},
+				{"optional properties as optional members", member("labels?", "")},
+				{"a required string property", member("query", "string")},
+				{"an enum as a union of string literals", member("format?", `"markdown"|"text"`)},
+				{"a nested object typed from its schema", member("filter?", "{")},
+				{"a nested object's required member", member("tag", "string")},
+				{"a nested object's optional member", member("since?", "string")},
 				{"a tool's return type", "):Promise<McpToolResult>;"},
 			}
 			for _, m := range musts {
@@ -86,15 +91,17 @@ var _ = Describe("mcp", "the virtual API files", func() {
 				if strings.HasPrefix(m.sub, "type McpToolResult") {
 					target = both // may live in index.d.ts, which every server file shares
 				}
-				Expect(target).To(ContainSubstring(m.sub), "mcp/docs.d.ts must hold %s: %q (blanks around punctuation ignored)\n--- mcp/docs.d.ts:\n%s\n--- mcp/index.d.ts:\n%s", m.what, m.sub, text, index)
-			}
-			fns := 0
-			for _, l := range strings.Split(sq, "function ")[1:] {
-				if !strings.HasPrefix(l, "$api(") {
-					fns++
+				want := ContainSubstring(m.sub)
+				if sub, ok := strings.CutPrefix(m.sub, "\x00"); ok {
+					m.sub, want = sub, MatchRegexp(`(^|[{;/])`+regexp.QuoteMeta(sub))
 				}
+				Expect(target).To(want, "mcp/docs.d.ts must hold %s: %q (blanks around punctuation ignored)\n--- mcp/docs.d.ts:\n%s\n--- mcp/index.d.ts:\n%s", m.what, m.sub, text, index)
 			}
-			Expect(fns).To(Equal(len(docsTools)), "mcp/docs.d.ts must declare one function per tool of the server (%d tools: %v) beside $api:\n%s", len(docsTools), docsTools, text)
+			names, _ := v["names"].([]any)
+			Expect(names).To(HaveLen(len(docsTools)), "MCP.docs must have one function per tool of the server (%d tools: %v) beside $api: %s", len(docsTools), docsTools, res)
+			for _, n := range names {
+				Expect(sq).To(ContainSubstring(fmt.Sprintf("function %s(input", n)), "mcp/docs.d.ts must declare MCP.docs.%s as a function taking one input object:\n%s", n, text)
+			}
 			for name, t := range map[string]string{"mcp/docs.d.ts": text, "mcp/index.d.ts": index} {
 				Expect(ParseTypeScript(name, t)).To(BeEmpty(), "%s must parse as TypeScript (esbuild, loader ts):\n%s", name, t)
 			}

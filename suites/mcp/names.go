@@ -54,6 +54,7 @@ var _ = Describe("mcp", "unsafe MCP names", func() {
 			v := value(res, "a cell calling every tool of the hostile server")
 			server, _ := v["server"].(string)
 			Expect(server).To(MatchRegexp(identifier.String()), "server %q must be exposed under a JavaScript identifier: %s", hostileName, res)
+			Expect(v["nsProto"]).To(BeElementOf("null", "Object.prototype"), "defining the hostile tools (__proto__ among them) must not change the prototype of MCP.%s: %s", server, res)
 			reached, _ := v["reached"].(map[string]any)
 			var originals []string
 			for k, o := range reached {
@@ -67,7 +68,6 @@ var _ = Describe("mcp", "unsafe MCP names", func() {
 			if Features().Has("mcp-resources") {
 				Expect(v["resourcesRead"]).To(Equal("function"), "tools named resources and prompts must not shadow MCP.<server>.resources.read: %s", res)
 			}
-			Expect(v["nsProto"]).To(BeElementOf("null", "Object.prototype"), "defining the hostile tools (__proto__ among them) must not change the prototype of MCP.%s: %s", server, res)
 			c, _ := v["clean"].(map[string]any)
 			wantClean := map[string]any{"objToString": "[object Object]", "ctor": true, "proto": true, "hasOwn": false, "inherited": []any{},
 				"objectProto": cleanV["objectProto"], "functionProto": cleanV["functionProto"], "arrayProto": cleanV["arrayProto"]}
