@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	fakemcp "github.com/codemode-conformance/codemode/fakes/mcp"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
@@ -51,6 +52,12 @@ var _ = Describe("mcp", "the virtual API files", func() {
 			}
 			Expect(r.Tools.Calls()).To(BeEmpty(), "listing the virtual API must make no tool.invoke")
 			Expect(serverCalls(ctx, r, docs)).To(BeZero(), "listing the virtual API must call no MCP tool")
+
+			// A server whose every tool the policy denies is not visible: no file.
+			denied := mcpRunWith(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "notes": fakemcp.KindDocs}, RunOptions{Policy: &protocol.Policy{Deny: []string{"notes"}}})
+			res, _ = denied.RunToCompletion(ctx, listPaths+`return {files: paths(await API.list()).sort(), notes: typeof MCP.notes};`)
+			Expect(res).To(CompleteWith(map[string]any{"files": []any{"mcp/docs.d.ts", "mcp/index.d.ts"}, "notes": "undefined"}),
+				"with policy deny [\"notes\"] server notes has no visible tool, so it must have no declaration file and no namespace")
 		})
 
 		It("CM-MCP-03", "API.read returns the declaration: McpToolResult, the namespace, $api and one typed, documented function per tool, over "+transport, func(ctx SpecContext) {

@@ -48,6 +48,13 @@ func forEachTransport(body func(transport string)) {
 // the catalog has a guest-visible entry beside the MCP ones.
 func mcpRun(ctx context.Context, transport string, servers map[string]fakemcp.Kind, codeMode any) *Run {
 	ginkgo.GinkgoHelper()
+	return mcpRunWith(ctx, transport, servers, RunOptions{CodeMode: codeMode})
+}
+
+// mcpRunWith is mcpRun with more run options (a policy, say); o.Tools and
+// o.MCPServers are set here.
+func mcpRunWith(ctx context.Context, transport string, servers map[string]fakemcp.Kind, o RunOptions) *Run {
+	ginkgo.GinkgoHelper()
 	names := make([]string, 0, len(servers))
 	for n := range servers {
 		names = append(names, n)
@@ -57,10 +64,11 @@ func mcpRun(ctx context.Context, transport string, servers map[string]fakemcp.Ki
 	for _, n := range names {
 		ms = append(ms, MCPServer{Name: n, Kind: servers[n], Transport: transport})
 	}
-	if codeMode == nil {
-		codeMode = true
+	if o.CodeMode == nil {
+		o.CodeMode = true
 	}
-	r := NewRun(ctx, RunOptions{CodeMode: codeMode, Tools: []tools.Tool{sumTool()}, MCPServers: ms})
+	o.Tools, o.MCPServers = []tools.Tool{sumTool()}, ms
+	r := NewRun(ctx, o)
 	Expect(r.Prepared.CodeModeActive).To(BeTrue(), "a run with MCP servers over %s and code mode enabled must activate code mode: %+v", transport, r.Prepared)
 	Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "MCP tools must go behind exec like any other tool (over %s)", transport)
 	return r
