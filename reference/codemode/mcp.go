@@ -55,8 +55,12 @@ func mcpTable(r *agentRun) (*prelude.MCPBoot, []refmcp.Server) {
 		if t.Spec.Source != protocol.SourceMCP {
 			continue
 		}
+		mt, ok := r.mcp.Tool(t.Spec.Owner, t.Spec.Name)
+		if !ok {
+			continue // a tools[] entry with source mcp: catalogued only (§5.4)
+		}
 		e := refmcp.Entry{ID: t.ID, Spec: t.Spec}
-		if mt, ok := r.mcp.Tool(t.Spec.Owner, t.Spec.Name); ok && mt.OutputSchema != nil {
+		if mt.OutputSchema != nil {
 			e.OutputSchema, _ = json.Marshal(mt.OutputSchema)
 		}
 		entries = append(entries, e)
@@ -99,6 +103,9 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 	switch q.Op {
 	case opMCPTool:
 		t, ok := run.catalog.Lookup(q.Tool)
+		if ok && run.mcp != nil {
+			_, ok = run.mcp.Tool(t.Spec.Owner, t.Spec.Name)
+		}
 		if !ok || t.Spec.Source != protocol.SourceMCP || run.mcp == nil {
 			return reject(fmt.Sprintf("Unknown MCP tool id %q. Read API.list(\"mcp\") for the visible MCP tools.", q.Tool))
 		}
@@ -184,4 +191,3 @@ func (s *step) visibleServer(name string) bool {
 	}
 	return false
 }
-

@@ -256,3 +256,20 @@ func TestSlowMCPCallSuspendsAndWaitResumes(t *testing.T) {
 		t.Errorf("wait: %+v, want completed with \"slow done\"", res)
 	}
 }
+
+// run.abort stops the run's stdio servers too: no later exec can use them.
+func TestMCPStdioServerStopsAtRunAbort(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, _ := mcpRun(t, protocol.MCPServer{Name: "docs", Transport: protocol.MCPTransportStdio, Command: exe, Env: map[string]string{envStdioServer: "1"}})
+	pid, err := strconv.Atoi(strings.Trim(value(t, rt, `return (await MCP.docs.pid({})).content[0].text;`), `"`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Abort("faults")
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Errorf("the stdio MCP server (pid %d) outlived run.abort", pid)
+	}
+}

@@ -182,6 +182,7 @@ func (rt *Runtime) Abort(run string) bool {
 	r.mu.Unlock()
 	rt.mu.Unlock()
 	rt.endCells(run, "aborted")
+	r.closeMCP() // no later exec can use them (spec/protocol.md §5.5)
 	return true
 }
 

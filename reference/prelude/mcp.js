@@ -44,6 +44,10 @@
     function invalid(message) {
       return PromiseCtor.reject(kit.plainError("ToolError", message, "invalid_input"));
     }
+    // API errors keep the name of the API without feature mcp (prelude.js).
+    function apiError(message) {
+      return PromiseCtor.reject(kit.plainError("Error", message, "invalid_input"));
+    }
 
     // badSegments: a path or prefix with a "." or ".." segment (CM-MCP-04).
     function badSegments(p) {
@@ -57,9 +61,9 @@
       for (let i = 0; i < files.length; i++) byPath[files[i].path] = files[i];
       const api = record();
       member(api, "list", function list(prefix) {
-        if (prefix !== undefined && typeof prefix !== "string") return invalid("API.list(prefix?) takes a string prefix");
+        if (prefix !== undefined && typeof prefix !== "string") return apiError("API.list(prefix?) takes a string prefix");
         if (prefix !== undefined && badSegments(prefix)) {
-          return invalid("Invalid API path prefix " + stringify(prefix) + ": \".\" and \"..\" segments are not allowed.");
+          return apiError("Invalid API path prefix " + stringify(prefix) + ": \".\" and \"..\" segments are not allowed.");
         }
         const out = [];
         for (let i = 0; i < files.length; i++) {
@@ -72,12 +76,12 @@
         return PromiseCtor.resolve(out);
       });
       member(api, "read", function read(path) {
-        if (typeof path !== "string") return invalid("API.read(path) takes a string path");
+        if (typeof path !== "string") return apiError("API.read(path) takes a string path");
         if (badSegments(path)) {
-          return invalid("Invalid API path " + stringify(path) + ": \".\" and \"..\" segments are not allowed.");
+          return apiError("Invalid API path " + stringify(path) + ": \".\" and \"..\" segments are not allowed.");
         }
         const f = byPath[path];
-        if (!f) return invalid("Unknown API path " + stringify(path) + ". Use API.list() to see the files.");
+        if (!f) return apiError("Unknown API path " + stringify(path) + ". Use API.list() to see the files.");
         return PromiseCtor.resolve(f.text);
       });
       return freeze(api);

@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
-	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/handler"
@@ -28,7 +28,8 @@ const Version = "0.1.0"
 // Features are the features the reference declares (spec/protocol.md §9).
 // snapshot-executor and isolation: it is a generation-1 QuickJS-WASI runtime
 // (snapshots into a fresh VM, engine heap limit, no ambient host access).
-var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection"}
+// mcp and mcp-resources: run.prepare mcpServers (reference/mcp, §5.5, §12.10).
+var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "mcp", "mcp-resources"}
 
 // Options configure a server.
 type Options struct {

@@ -1,0 +1,57 @@
+package prelude_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/prelude"
+)
+
+var mcpTable = &prelude.MCPBoot{
+	Servers: []prelude.MCPServer{{Name: "acmeTools2", Server: "acme.tools-2", Path: "mcp/acmeTools2.d.ts", Tools: []prelude.MCPTool{
+		{Name: "proto", MCPName: "__proto__", ID: "mcp:acme.tools-2:__proto__", Description: "p", InputSchema: json.RawMessage(`{"type":"object"}`), Header: "proto header"},
+		{Name: "constructor", MCPName: "constructor", ID: "mcp:acme.tools-2:constructor", Description: "c", Header: "ctor header"},
+	}}},
+	Files: []prelude.MCPFile{{Path: "mcp/index.d.ts", Bytes: 5, Text: "index"}, {Path: "mcp/acmeTools2.d.ts", Server: "acme.tools-2", Bytes: 6, Text: "server text"}},
+}
+
+var _ = Describe("mcp.js", func() {
+	It("passes its own JavaScript tests (testdata/mcp.test.js)", func(ctx SpecContext) {
+		eng, err := engine.New(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { eng.Close(context.Background()) })
+		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { vm.Close(context.Background()) })
+		for _, sc := range prelude.Scripts {
+			_, err = vm.Eval(ctx, sc.Source, sc.Filename)
+			Expect(err).NotTo(HaveOccurred(), "evaluating %s", sc.Filename)
+		}
+		boot, err := prelude.BootScript(prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3, MCP: mcpTable})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = vm.Eval(ctx, boot, "boot")
+		Expect(err).NotTo(HaveOccurred(), "booting with an MCP table")
+
+		src, err := os.ReadFile("testdata/mcp.test.js")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = vm.Eval(ctx, "globalThis.__t = ("+string(src)+")()", "mcp.test.js")
+		Expect(err).NotTo(HaveOccurred())
+		_, err = vm.RunJobs(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		out, err := vm.Eval(ctx, `(() => { for (const [name, kind, v, cb] of __t.results) { try { cb(v, kind) } catch (e) { __t.failures.push(name + ": " + e) } }
+			return JSON.stringify({failures: __t.failures, settled: __t.results.length}) })()`, "collect")
+		Expect(err).NotTo(HaveOccurred())
+		var got struct {
+			Failures []string
+			Settled  int
+		}
+		Expect(json.Unmarshal([]byte(out), &got)).To(Succeed())
+		Expect(got.Failures).To(BeEmpty(), "failures of mcp.test.js")
+		Expect(got.Settled).To(Equal(13), "every settle() of mcp.test.js ran")
+	})
+})
