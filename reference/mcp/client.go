@@ -89,6 +89,11 @@ func Connect(ctx context.Context, servers []protocol.MCPServer, opts Options) *R
 	if opts.Stderr == nil {
 		opts.Stderr = os.Stderr
 	}
+	// Connects and every stdio child write to it concurrently (a file is
+	// handed to the children as is).
+	if _, isFile := opts.Stderr.(*os.File); !isFile {
+		opts.Stderr = &lockedWriter{w: opts.Stderr}
+	}
 	r := &Run{sessions: map[string]*sdk.ClientSession{}, tools: map[string]map[string]*sdk.Tool{}}
 	var wg sync.WaitGroup
 	for _, s := range servers {
@@ -128,6 +133,7 @@ func connect(ctx context.Context, s protocol.MCPServer, opts Options) (*sdk.Clie
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 		cmd.Stderr = opts.Stderr
+		cmd.WaitDelay = TerminateGrace // a grandchild holding stderr cannot hold Close
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: TerminateGrace}
 	case protocol.MCPTransportHTTP:
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1}
@@ -260,7 +266,7 @@ func (r *Run) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := cs.Close(); err != nil && !isExitError(err) {
+			if err := closeBounded(cs); err != nil && !isExitError(err) {
 				emu.Lock()
 				errs = append(errs, fmt.Errorf("closing MCP server %q: %w", name, err))
 				emu.Unlock()
@@ -269,6 +275,22 @@ func (r *Run) Close() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// closeWait bounds one session's Close: a stdio child is killed well within
+// it (closed stdin, then SIGTERM, then SIGKILL, TerminateGrace apart); an
+// HTTP server that never answers the session's DELETE is given up on.
+const closeWait = 4 * TerminateGrace
+
+func closeBounded(cs *sdk.ClientSession) error {
+	done := make(chan error, 1)
+	go func() { done <- cs.Close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(closeWait):
+		return fmt.Errorf("the session did not close within %s", closeWait)
+	}
 }
 
 // isExitError: a stdio server that exits non-zero (or by SIGTERM) after
@@ -297,4 +319,16 @@ func FailureOf(err error) Failure {
 		return Failure{Message: w.Unwrap()[1].Error()}
 	}
 	return Failure{Message: err.Error()}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

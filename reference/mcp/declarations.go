@@ -181,32 +181,42 @@ type prop struct {
 	schema *object
 }
 
-// objectProps lists an object schema's properties in schema order and its
-// required names.
+// objectProps lists an object schema's properties and its required names.
+// Order: the required properties in the order of "required", then the
+// others bytewise by name (JSON key order is not kept by every MCP client;
+// "required" is an array, so its order is).
 func objectProps(s *object) ([]prop, map[string]bool) {
 	req := map[string]bool{}
+	ps := s.obj("properties")
+	var out []prop
 	if r, ok := s.get("required"); ok {
 		xs, _ := r.([]any)
 		for _, x := range xs {
-			if n, ok := x.(string); ok {
-				req[n] = true
+			n, ok := x.(string)
+			if !ok || req[n] {
+				continue
+			}
+			req[n] = true
+			if v, ok := ps.get(n); ok {
+				m, _ := v.(*object)
+				out = append(out, prop{name: n, schema: m})
 			}
 		}
 	}
-	ps := s.obj("properties")
 	if ps == nil {
-		return nil, req
+		return out, req
 	}
-	out := make([]prop, 0, len(ps.keys))
 	for _, n := range ps.keys {
-		m, _ := ps.m[n].(*object)
-		out = append(out, prop{name: n, schema: m})
+		if !req[n] {
+			m, _ := ps.m[n].(*object)
+			out = append(out, prop{name: n, schema: m})
+		}
 	}
 	return out, req
 }
 
 func parseSchema(raw json.RawMessage) *object {
-	if v, err := decodeOrdered(raw); err == nil {
+	if v, err := decodeSchema(raw); err == nil {
 		if o, ok := v.(*object); ok {
 			return o
 		}
@@ -380,12 +390,15 @@ func literal(v any) string {
 	return "unknown"
 }
 
+// compactJSON is v's JSON without HTML escaping (<tool> stays readable).
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return "null"
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 func jsonString(s string) string { return compactJSON(s) }

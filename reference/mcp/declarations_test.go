@@ -132,3 +132,36 @@ func TestIdentifier(t *testing.T) {
 		}
 	}
 }
+
+// Names and descriptions from a server are data: nothing in them may end a
+// comment, a string or a declaration early.
+func TestHostileTextStaysInsideTheDeclarations(t *testing.T) {
+	nasty := []string{"*/ x", "a\nb", "x\u2028y", `"quote"`, "`tick`", "<tag>", "\\", "$api", "then", "prompts", "123", "日本", ""}
+	var es []mcp.Entry
+	for i, n := range nasty {
+		schema := map[string]any{"type": "object", "properties": map[string]any{n: map[string]any{"type": "string", "description": n},
+			"nested": map[string]any{"type": "object", "properties": map[string]any{n: map[string]any{"enum": []any{n, 1, nil}, "description": n}}}}, "required": []any{n}}
+		b, _ := json.Marshal(schema)
+		es = append(es, mcp.Entry{ID: "mcp:" + n + ":" + n, Spec: protocol.ToolSpec{Name: n, Description: n + " */ /*", Source: "mcp", Owner: nasty[(i+1)%len(nasty)], Parameters: b}})
+	}
+	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].Spec.Owner != es[j].Spec.Owner {
+			return es[i].Spec.Owner < es[j].Spec.Owner
+		}
+		return es[i].Spec.Name < es[j].Spec.Name
+	})
+	plan := mcp.Plan(es)
+	for _, f := range mcp.Render(plan) {
+		parseTS(t, f.Path, f.Text)
+	}
+	seen := map[string]bool{}
+	for _, s := range plan {
+		if seen[s.Path] {
+			t.Errorf("two servers share the path %s", s.Path)
+		}
+		seen[s.Path] = true
+		for _, tool := range s.Tools {
+			parseTS(t, s.Path+"#"+tool.Ident, "type McpToolResult = unknown;\n"+mcp.ToolHeader(s, tool))
+		}
+	}
+}

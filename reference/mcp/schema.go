@@ -1,12 +1,13 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
+	"sort"
 )
 
-// object is a JSON object that keeps its key order, so declarations list
-// properties in the order the schema gives them (as the seed's example does).
+// object is a decoded JSON schema object. Its keys are sorted: JSON object
+// order does not survive every MCP client (the Go SDK's client holds a
+// listed tool's schema as a map), so nothing here may depend on it.
 type object struct {
 	keys []string
 	m    map[string]any // values: *object, []any, string, float64, bool, nil
@@ -32,58 +33,32 @@ func (o *object) obj(k string) *object {
 	return m
 }
 
-// decodeOrdered parses JSON keeping object key order. Later duplicate keys
-// win, as in encoding/json.
-func decodeOrdered(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	return decodeValue(dec)
-}
-
-func decodeValue(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
+// decodeSchema parses JSON into objects with sorted keys.
+func decodeSchema(raw []byte) (any, error) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, err
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			o := &object{m: map[string]any{}}
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k, _ := kt.(string)
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				if _, dup := o.m[k]; !dup {
-					o.keys = append(o.keys, k)
-				}
-				o.m[k] = v
-			}
-			_, err := dec.Token()
-			return o, err
-		case '[':
-			var a []any
-			for dec.More() {
-				v, err := decodeValue(dec)
-				if err != nil {
-					return nil, err
-				}
-				a = append(a, v)
-			}
-			_, err := dec.Token()
-			return a, err
+	return wrapObjects(v), nil
+}
+
+func wrapObjects(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		o := &object{m: make(map[string]any, len(t))}
+		for k, x := range t {
+			o.keys = append(o.keys, k)
+			o.m[k] = wrapObjects(x)
 		}
-	case json.Number:
-		f, err := t.Float64()
-		return f, err
+		sort.Strings(o.keys)
+		return o
+	case []any:
+		for i, x := range t {
+			t[i] = wrapObjects(x)
+		}
+		return t
 	}
-	return tok, nil
+	return v
 }
 
 // plain turns decoded values back into encoding/json's types, for output.
