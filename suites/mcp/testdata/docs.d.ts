@@ -1,4 +1,4 @@
-// MCP server "docs", catalog ids "mcp:docs:\u003ctool\u003e". Virtual and read-only.
+// MCP server "docs", catalog ids "mcp:docs:<tool>". Virtual and read-only.
 type McpToolResult = {
   content?: unknown[];
   structuredContent?: unknown;
@@ -34,18 +34,18 @@ declare namespace MCP.docs {
   /**
    * Create an issue in a repository.
    * MCP tool "create_issue".
-   * @param body Issue body in Markdown
-   * @param labels Labels to add
    * @param owner Repository owner
    * @param repo Repository name
    * @param title Issue title
+   * @param body Issue body in Markdown
+   * @param labels Labels to add
    */
   function createIssue(input: {
-    body?: string;
-    labels?: string[];
     owner: string;
     repo: string;
     title: string;
+    body?: string;
+    labels?: string[];
   }): Promise<McpToolResult>;
 
   /**
@@ -68,21 +68,21 @@ declare namespace MCP.docs {
    * Search the documentation.
    * Returns the matching pages.
    * MCP tool "search_docs".
+   * @param query Words to look for
    * @param filter Narrow the search
    * @param format Output format (default: "markdown")
    * @param limit Maximum number of hits (default: 10)
-   * @param query Words to look for
    */
   function searchDocs(input: {
+    query: string;
     filter?: {
-      /** Only pages changed since this ISO date */
-      since?: string;
       /** Only pages with this tag */
       tag: string;
+      /** Only pages changed since this ISO date */
+      since?: string;
     };
     format?: "markdown" | "text";
     limit?: number;
-    query: string;
   }): Promise<McpToolResult>;
 
   /**
