@@ -1,5 +1,7 @@
 package broken
 
+import "fmt"
+
 // The MCP variants (feature mcp): each wraps the reference the way the other
 // variants do, on the protocol or in the guest code, so the defect is one a
 // real implementation could have while everything else stays the
@@ -46,6 +48,24 @@ return out; })();
 // code of every exec.
 func verbatimMCPNames() serveFunc {
 	return rewritingCode(func(code string) string { return mcpVerbatimNames + code })
+}
+
+// mcpResults is guest code put before every exec: it shadows MCP with a copy
+// whose tool functions pass what the call resolved through the JavaScript
+// function expression %s (the defect) before the guest sees it.
+const mcpResults = `const MCP = (() => { const wrap = %s, out = Object.create(null);
+for (const s of Object.getOwnPropertyNames(globalThis.MCP)) { const ns = globalThis.MCP[s], o = Object.create(null);
+  for (const k of Object.getOwnPropertyNames(ns)) { const v = ns[k];
+    Object.defineProperty(o, k, {enumerable: true, value: typeof v === "function" && k !== "$api" ? (input) => v(input).then(wrap) : v}); }
+  out[s] = Object.freeze(o); }
+return Object.freeze(out); })();
+`
+
+// rewritingMCPResults serves the reference with mcpResults (wrap being the
+// defect) before the code of every exec.
+func rewritingMCPResults(wrap string) serveFunc {
+	prefix := fmt.Sprintf(mcpResults, wrap)
+	return rewritingCode(func(code string) string { return prefix + code })
 }
 
 // runsNeverEnd serves the reference behind a proxy that turns every run.end
