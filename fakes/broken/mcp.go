@@ -68,6 +68,22 @@ func rewritingMCPResults(wrap string) serveFunc {
 	return rewritingCode(func(code string) string { return prefix + code })
 }
 
+// apiNormalising is guest code put before every exec: it shadows API with one
+// whose read resolves "." and ".." segments (and repeated or leading "/")
+// before it looks the path up, as a path.Clean-style lookup would, instead of
+// rejecting them.
+const apiNormalising = `const API = Object.freeze({list: globalThis.API.list, read: (p) => {
+  const out = []; for (const seg of String(p).split("/")) { if (seg === "" || seg === ".") continue; if (seg === "..") out.pop(); else out.push(seg); }
+  return globalThis.API.read(out.join("/")); }});
+`
+
+// apiCachingList is guest code put before every exec: it shadows API with one
+// whose list hands out the same array (and entries) every time, so a guest
+// change to what list returned shows in every later list.
+const apiCachingList = `const API = (() => { let cached; return Object.freeze({read: globalThis.API.read,
+  list: async (prefix) => { if (prefix === undefined) return cached || (cached = await globalThis.API.list()); return globalThis.API.list(prefix); }}); })();
+`
+
 // runsNeverEnd serves the reference behind a proxy that turns every run.end
 // into a runtime.stats (whose answer the harness takes as run.end's): the
 // reference never ends a run, so the stdio MCP servers it started for it
