@@ -50,21 +50,35 @@ func verbatimMCPNames() serveFunc {
 	return rewritingCode(func(code string) string { return mcpVerbatimNames + code })
 }
 
-// mcpResults is guest code put before every exec: it shadows MCP with a copy
-// whose tool functions pass what the call resolved through the JavaScript
-// function expression %s (the defect) before the guest sees it.
-const mcpResults = `const MCP = (() => { const wrap = %s, out = Object.create(null);
+// mcpCalls is guest code put before every exec: it shadows MCP with a copy
+// whose tool functions are (input) => wrap(call, input), call being the
+// reference's function and wrap the JavaScript function expression %s (the
+// defect).
+const mcpCalls = `const MCP = (() => { const wrap = %s, out = Object.create(null);
 for (const s of Object.getOwnPropertyNames(globalThis.MCP)) { const ns = globalThis.MCP[s], o = Object.create(null);
   for (const k of Object.getOwnPropertyNames(ns)) { const v = ns[k];
-    Object.defineProperty(o, k, {enumerable: true, value: typeof v === "function" && k !== "$api" ? (input) => v(input).then(wrap) : v}); }
+    Object.defineProperty(o, k, {enumerable: true, value: typeof v === "function" && k !== "$api" ? (input) => wrap(v, input) : v}); }
   out[s] = Object.freeze(o); }
 return Object.freeze(out); })();
 `
 
-// rewritingMCPResults serves the reference with mcpResults (wrap being the
+// rewritingMCPCalls serves the reference with mcpCalls (wrap being the
 // defect) before the code of every exec.
-func rewritingMCPResults(wrap string) serveFunc {
-	prefix := fmt.Sprintf(mcpResults, wrap)
+func rewritingMCPCalls(wrap string) serveFunc {
+	prefix := fmt.Sprintf(mcpCalls, wrap)
+	return rewritingCode(func(code string) string { return prefix + code })
+}
+
+// rewritingMCPResults serves the reference with every MCP tool call's result
+// passed through the JavaScript function expression then (the defect).
+func rewritingMCPResults(then string) serveFunc {
+	return rewritingMCPCalls("(call, input) => call(input).then(" + then + ")")
+}
+
+// apiReading serves the reference with API.read's text passed through the
+// JavaScript function expression edit (the defect) before the guest sees it.
+func apiReading(edit string) serveFunc {
+	prefix := "const API = Object.freeze({list: globalThis.API.list, read: async (p) => (" + edit + ")(await globalThis.API.read(p))});\n"
 	return rewritingCode(func(code string) string { return prefix + code })
 }
 
