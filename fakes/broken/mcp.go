@@ -82,6 +82,13 @@ func apiReading(edit string) serveFunc {
 	return rewritingCode(func(code string) string { return prefix + code })
 }
 
+// apiListing serves the reference with API.list's result passed through the
+// JavaScript function expression edit (the defect).
+func apiListing(edit string) serveFunc {
+	prefix := "const API = Object.freeze({read: globalThis.API.read, list: async (p) => (" + edit + ")(await globalThis.API.list(p))});\n"
+	return rewritingCode(func(code string) string { return prefix + code })
+}
+
 // apiNormalising is guest code put before every exec: it shadows API with one
 // whose read resolves "." and ".." segments (and repeated or leading "/")
 // before it looks the path up, as a path.Clean-style lookup would, instead of
