@@ -82,6 +82,19 @@ func apiReading(edit string) serveFunc {
 	return rewritingCode(func(code string) string { return prefix + code })
 }
 
+// mcpMember serves the reference with the member name of every MCP.<server>
+// replaced by the JavaScript function expression replace applied to the
+// reference's member (the defect).
+func mcpMember(name, replace string) serveFunc {
+	prefix := fmt.Sprintf(`const MCP = (() => { const replace = %s, out = Object.create(null);
+for (const s of Object.getOwnPropertyNames(globalThis.MCP)) { const ns = globalThis.MCP[s], o = Object.create(null);
+  for (const k of Object.getOwnPropertyNames(ns)) Object.defineProperty(o, k, {enumerable: true, value: k === %q ? replace(ns[k]) : ns[k]});
+  out[s] = Object.freeze(o); }
+return Object.freeze(out); })();
+`, replace, name)
+	return rewritingCode(func(code string) string { return prefix + code })
+}
+
 // apiListing serves the reference with API.list's result passed through the
 // JavaScript function expression edit (the defect).
 func apiListing(edit string) serveFunc {
