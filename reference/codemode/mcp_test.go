@@ -88,6 +88,11 @@ func mcpRun(t *testing.T, servers ...protocol.MCPServer) (*Runtime, *countingInv
 
 func mcpRunWith(t *testing.T, codeMode string, servers ...protocol.MCPServer) (*Runtime, *countingInvoker) {
 	t.Helper()
+	return mcpRunPolicy(t, codeMode, nil, servers...)
+}
+
+func mcpRunPolicy(t *testing.T, codeMode string, policy *protocol.Policy, servers ...protocol.MCPServer) (*Runtime, *countingInvoker) {
+	t.Helper()
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +109,7 @@ func mcpRunWith(t *testing.T, codeMode string, servers ...protocol.MCPServer) (*
 	t.Cleanup(rt.Close)
 	res := rt.Prepare(protocol.PrepareParams{Run: "faults", RunContext: protocol.RunContext{AgentID: "a", SessionID: "s", SessionKey: "k", SenderID: "x", Channel: "c"},
 		CodeMode: json.RawMessage(codeMode), Tools: []protocol.ToolSpec{{Name: "echo", Description: "echo", Source: protocol.SourceOpenClaw, Owner: "core"}},
-		MCPServers: servers})
+		MCPServers: servers, Policy: policy})
 	if !res.CodeModeActive {
 		t.Fatalf("prepare: %+v", res)
 	}
@@ -245,7 +250,9 @@ func TestSlowMCPCallSuspendsAndWaitResumes(t *testing.T) {
 		t.Fatalf("exec: %+v, want waiting with the MCP call pending as mcp:docs:slow", res)
 	}
 	in, _ := json.Marshal(map[string]string{"runId": res.RunID})
-	for i := 0; i < 5 && res.Status == result.StatusWaiting; i++ {
+	// Each wait drains for a quarter of timeoutMs: keep waiting (bounded)
+	// until the 1.5 s call has answered.
+	for end := time.Now().Add(20 * time.Second); res.Status == result.StatusWaiting && time.Now().Before(end); {
 		var err error
 		res, err = rt.Wait(context.Background(), "faults", "wait", in)
 		if err != nil {
@@ -271,5 +278,20 @@ func TestMCPStdioServerStopsAtRunAbort(t *testing.T) {
 	rt.Abort("faults")
 	if err := syscall.Kill(pid, 0); err == nil {
 		t.Errorf("the stdio MCP server (pid %d) outlived run.abort", pid)
+	}
+}
+
+// Policy applies to MCP tools like to any tool: a denied tool is neither in
+// the namespace nor in the declarations, and a server whose every tool is
+// denied is not visible (spec/protocol.md §5.5).
+func TestPolicyHidesDeniedMCPTools(t *testing.T) {
+	rt, _ := mcpRunPolicy(t, `{"enabled":true}`, &protocol.Policy{Deny: []string{"mcp:docs:explode", "mcp:acme.tools-2"}})
+	got := value(t, rt, `
+const text = await API.read("mcp/docs.d.ts");
+return {servers: Object.keys(MCP), explode: typeof MCP.docs.explode, declared: text.includes("function explode("),
+  files: (await API.list()).map(f => f.path)};`)
+	want := `{"servers":["docs"],"explode":"undefined","declared":false,"files":["mcp/index.d.ts","mcp/docs.d.ts"]}`
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

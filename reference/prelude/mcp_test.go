@@ -28,14 +28,7 @@ var _ = Describe("mcp.js", func() {
 		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { vm.Close(context.Background()) })
-		for _, sc := range prelude.Scripts {
-			_, err = vm.Eval(ctx, sc.Source, sc.Filename)
-			Expect(err).NotTo(HaveOccurred(), "evaluating %s", sc.Filename)
-		}
-		boot, err := prelude.BootScript(prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3, MCP: mcpTable})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.Eval(ctx, boot, "boot")
-		Expect(err).NotTo(HaveOccurred(), "booting with an MCP table")
+		poll := loadAndBoot(ctx, vm, prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3, MCP: mcpTable})
 
 		src, err := os.ReadFile("testdata/mcp.test.js")
 		Expect(err).NotTo(HaveOccurred())
@@ -53,5 +46,36 @@ var _ = Describe("mcp.js", func() {
 		Expect(json.Unmarshal([]byte(out), &got)).To(Succeed())
 		Expect(got.Failures).To(BeEmpty(), "failures of mcp.test.js")
 		Expect(got.Settled).To(Equal(13), "every settle() of mcp.test.js ran")
+
+		var p prelude.Poll
+		Expect(json.Unmarshal([]byte(poll()), &p)).To(Succeed())
+		type req struct{ Op, Tool, Input string }
+		var reqs []req
+		for _, r := range p.Requests {
+			reqs = append(reqs, req{r.Op, r.Tool, string(r.Input)})
+		}
+		Expect(reqs).To(Equal([]req{{"mcp", "mcp:acme.tools-2:__proto__", `{"a":1}`},
+			{"mcpResource", "mcp:acme.tools-2:resources/read", `{"uri":"memo://one"}`},
+			{"mcpPrompt", "mcp:acme.tools-2:prompts/get", `{"name":"brief","arguments":{"topic":"x"}}`}}),
+			"one bridge request per call, naming the exact catalog id (tools) or server method; invalid calls send none")
 	})
 })
+
+// loadAndBoot evaluates the prelude and its extensions (prelude.Scripts)
+// in vm, boots it with b, and returns a function that polls the bridge.
+func loadAndBoot(ctx context.Context, vm *engine.VM, b prelude.Boot) (poll func() string) {
+	GinkgoHelper()
+	for _, sc := range prelude.Scripts {
+		_, err := vm.Eval(ctx, sc.Source, sc.Filename)
+		Expect(err).NotTo(HaveOccurred(), "evaluating %s", sc.Filename)
+	}
+	boot, err := prelude.BootScript(b)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = vm.Eval(ctx, boot, "boot")
+	Expect(err).NotTo(HaveOccurred(), "booting with an MCP table")
+	return func() string {
+		raw, err := vm.Eval(ctx, prelude.PollScript, "poll")
+		Expect(err).NotTo(HaveOccurred(), "polling the bridge")
+		return raw
+	}
+}

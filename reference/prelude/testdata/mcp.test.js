@@ -23,21 +23,17 @@
   });
   test("a guest cannot swap the table after boot", () => {
     let threw = false;
+    // Either the bridge global is gone or its extend is spent after boot.
     try { __codemode.extend(() => ({ boot() {} })); } catch (e) { threw = true; }
     eq("extend is spent", threw, true);
     try { MCP.acmeTools2.proto = 1; } catch (e) {}
     eq("tool kept", typeof MCP.acmeTools2.proto, "function");
     eq("API has only list and read", Object.keys(API), ["list", "read"]);
   });
-  test("a tool call is one bridge request naming the exact catalog id", () => {
-    MCP.acmeTools2.proto({ a: 1 }).catch(() => {});
-    const q = JSON.parse(__codemode.poll()).requests;
-    eq("request", q.map((r) => [r.op, r.tool, r.input]), [["mcp", "mcp:acme.tools-2:__proto__", { a: 1 }]]);
-    MCP.acmeTools2.resources.read({ uri: "memo://one" }).catch(() => {});
-    MCP.acmeTools2.prompts.get({ name: "brief", arguments: { topic: "x" } }).catch(() => {});
-    const r = JSON.parse(__codemode.poll()).requests;
-    eq("resource and prompt", r.map((x) => [x.op, x.tool]), [["mcpResource", "mcp:acme.tools-2:resources/read"], ["mcpPrompt", "mcp:acme.tools-2:prompts/get"]]);
-  });
+  // mcp_test.go polls the bridge afterwards: exactly these three requests.
+  MCP.acmeTools2.proto({ a: 1 }).catch(() => {});
+  MCP.acmeTools2.resources.read({ uri: "memo://one" }).catch(() => {});
+  MCP.acmeTools2.prompts.get({ name: "brief", arguments: { topic: "x" } }).catch(() => {});
   settle(MCP.acmeTools2.proto("x"), "a non-object input rejects", (e, kind) => eq("code", [kind, e.code], ["err", "invalid_input"]));
   settle(MCP.acmeTools2.proto({}, {}), "a second argument rejects", (e, kind) => eq("code", [kind, e.code], ["err", "invalid_input"]));
   settle(MCP.acmeTools2.prompts.get({ name: "b", arguments: { n: 1 } }), "prompt arguments are strings", (e, kind) => eq("code", [kind, e.code], ["err", "invalid_input"]));
