@@ -26,7 +26,7 @@ const goldenDocs = "docs.d.ts"
 var _ = Describe("mcp", "the virtual API files", func() {
 	forEachTransport(func(transport string) {
 		It("CM-MCP-02", "API.list returns mcp/index.d.ts and one mcp/<server>.d.ts per visible server without a tool call, and the exec description names the API, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "notes": fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "notes": fakemcp.KindDocs})
 			var desc string
 			for _, t := range r.Prepared.Tools {
 				if t.Name == "exec" {
@@ -61,7 +61,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 		})
 
 		It("CM-MCP-03", "API.read returns the declaration: McpToolResult, the namespace, $api and one typed, documented function per tool, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			res, _ := r.RunToCompletion(ctx, MCPGuest(`return {docs: await API.read("mcp/docs.d.ts"), index: await API.read("mcp/index.d.ts"), names: Object.getOwnPropertyNames(MCP.docs).filter((k) => k !== "$api" && typeof MCP.docs[k] === "function")};`))
 			v := value(res, "a cell reading mcp/docs.d.ts and mcp/index.d.ts")
 			text, _ := v["docs"].(string)
@@ -115,7 +115,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 		})
 
 		It("CM-MCP-03", "the declaration of the docs server matches the golden file "+goldenDocs+", over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			res, _ := r.RunToCompletion(ctx, `return await API.read("mcp/docs.d.ts");`)
 			Expect(res).To(BeCompleted(), "API.read(\"mcp/docs.d.ts\") must resolve")
 			text, _ := res.ValueAny().(string)
@@ -130,7 +130,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 		})
 
 		It("CM-MCP-04", "API.read rejects unknown paths and . or .. segments, and the VM stays usable, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			bad := []string{"mcp/nope.d.ts", "mcp/docs.ts", "mcp", "mcp/", "index.d.ts", "docs.d.ts", "/mcp/docs.d.ts", "mcp//docs.d.ts",
 				".", "..", "./mcp/docs.d.ts", "mcp/./docs.d.ts", "mcp/../mcp/docs.d.ts", "../mcp/docs.d.ts", "mcp/docs.d.ts/..", "mcp/..", "mcp/../../etc/passwd", "/etc/passwd"}
 			list := "["
@@ -154,7 +154,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 		})
 
 		It("CM-MCP-05", "MCP.<server>.$api returns an inline API header, for one tool, and with its schema on request, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			res, _ := r.RunToCompletion(ctx, MCPGuest(`const k = jsName(MCP.docs, "create_issue");
 				const all = await MCP.docs.$api(), one = await MCP.docs.$api(k), schema = await MCP.docs.$api(k, {schema: true});
 				return {k, all, one, schema};`))
@@ -178,7 +178,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 		})
 
 		It("CM-MCP-11", "API is read-only: no write operation, and guest changes to API or to what it returned change no later result, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			wd, _ := os.Getwd()
 			res, _ := r.RunToCompletion(ctx, probe+listPaths+`const l1 = JSON.stringify(await API.list()), t1 = await API.read("mcp/docs.d.ts");
 				const fns = [];

@@ -12,7 +12,7 @@ import (
 var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func() {
 	forEachTransport(func(transport string) {
 		It("CM-CAT-05", "MCP tools stay out of ALL_TOOLS, tools.search/describe/call and helpers, and a refused call never reaches the server, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			// The id an MCP call ran under, where telemetry names it, else the
 			// recommended shape (CM-CAT-07): specs never guess more.
 			first := r.Exec(ctx, MCPGuest(`return await callMCP("docs", "echo", {probe: 1});`))
@@ -62,7 +62,7 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 		})
 
 		It("CM-MCP-01", "MCP.<server>.<tool>({...input}) reaches exactly that tool of that server with the input unchanged, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{"alpha": fakemcp.KindDocs, "beta": fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{"alpha": fakemcp.KindDocs, "beta": fakemcp.KindDocs})
 			input := map[string]any{"msg": "hi", "nested": map[string]any{"n": []any{1.0, 2.0}, "deep": map[string]any{"ok": true}}, "empty": map[string]any{}, "nothing": nil}
 			in, _ := json.Marshal(input)
 			res := r.Exec(ctx, MCPGuest(fmt.Sprintf(`const a = await callMCP("alpha", "server_stats", {});
@@ -104,7 +104,7 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 		})
 
 		It("CM-MCP-09", "MCP tool names and server names that need it are camelCase identifiers, the same in mcp/<server>.d.ts, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "chrome-devtools": fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "chrome-devtools": fakemcp.KindDocs})
 			res, _ := r.RunToCompletion(ctx, `const files = (await API.list()).map((f) => typeof f === "string" ? f : f.path);
 				const file = files.find((p) => /chrome/i.test(p));
 				return {servers: Object.getOwnPropertyNames(MCP).sort(), members: Object.getOwnPropertyNames(MCP.docs || {}).filter((k) => typeof MCP.docs[k] === "function").sort(),

@@ -10,7 +10,7 @@ var _ = Describe("mcp", "MCP calls drain inside one exec", func() {
 	forEachTransport(func(transport string) {
 		It("CM-EXEC-15", "a compact cell that inspects $api() and calls MCP tools completes within the same exec, over "+transport, func(ctx SpecContext) {
 			RequireFeature("mcp", "CM-EXEC-15 is observable only through MCP bridge calls")
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			res := r.Exec(ctx, MCPGuest(`const header = await MCP.docs.$api();
 				const a = await callMCP("docs", "echo", {n: 1});
 				const s = await callMCP("docs", "slow", {ms: 50});

@@ -25,7 +25,7 @@ func stableError(v any, what string, res Result) map[string]any {
 var _ = Describe("mcp", "MCP failures in the guest", func() {
 	forEachTransport(func(transport string) {
 		It("CM-MCP-08", "isError results resolve, an unknown tool, a server error and a lost server are catchable errors with a stable shape, and the VM stays usable, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			res, _ := r.RunToCompletion(ctx, MCPGuest(`const reported = await probe(() => callMCP("docs", "report_failure", {}));
 				const thrown = await probe(() => callMCP("docs", "explode", {}));
 				const unknown = await probe(() => MCP.docs.noSuchTool({}));

@@ -43,16 +43,17 @@ func forEachTransport(body func(transport string)) {
 	}
 }
 
-// mcpRun prepares a code mode run with the given fake MCP servers (name →
-// kind) over transport, plus one ordinary harness tool (plugin util/sum) so
-// the catalog has a guest-visible entry beside the MCP ones.
-func mcpRun(ctx context.Context, transport string, servers map[string]fakemcp.Kind, codeMode any) *Run {
+// mcpRun prepares a code mode run (tools.codeMode true) with the given fake
+// MCP servers (name → kind) over transport, plus one ordinary harness tool
+// (plugin util/sum_numbers) so the catalog has a guest-visible entry beside
+// the MCP ones.
+func mcpRun(ctx context.Context, transport string, servers map[string]fakemcp.Kind) *Run {
 	ginkgo.GinkgoHelper()
-	return mcpRunWith(ctx, transport, servers, RunOptions{CodeMode: codeMode})
+	return mcpRunWith(ctx, transport, servers, RunOptions{})
 }
 
 // mcpRunWith is mcpRun with more run options (a policy, say); o.Tools and
-// o.MCPServers are set here.
+// o.MCPServers are set here, and a nil o.CodeMode means true.
 func mcpRunWith(ctx context.Context, transport string, servers map[string]fakemcp.Kind, o RunOptions) *Run {
 	ginkgo.GinkgoHelper()
 	names := make([]string, 0, len(servers))

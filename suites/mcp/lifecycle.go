@@ -13,7 +13,7 @@ var _ = Describe("mcp", "MCP servers end with their run", func() {
 	// stdioPIDs starts a run with two stdio servers, makes each answer a call
 	// and returns their process ids, each checked running.
 	stdioPIDs := func(ctx SpecContext) (*Run, map[string]int) {
-		r := mcpRun(ctx, protocol.MCPTransportStdio, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "notes": fakemcp.KindDocs}, nil)
+		r := mcpRun(ctx, protocol.MCPTransportStdio, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "notes": fakemcp.KindDocs})
 		res, _ := r.RunToCompletion(ctx, MCPGuest(`return [await callMCP("docs", "server_stats", {}), await callMCP("notes", "server_stats", {})];`))
 		Expect(res).To(BeCompleted(), "both stdio servers must answer a call")
 		pids := map[string]int{}

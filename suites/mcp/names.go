@@ -49,7 +49,7 @@ var _ = Describe("mcp", "unsafe MCP names", func() {
 			cleanV := value(clean, "a cell listing the prototypes without MCP")
 
 			servers := map[string]fakemcp.Kind{docs: fakemcp.KindDocs, hostileName: fakemcp.KindHostile}
-			r := mcpRun(ctx, transport, servers, nil)
+			r := mcpRun(ctx, transport, servers)
 			res, _ := r.RunToCompletion(ctx, hostileCell)
 			v := value(res, "a cell calling every tool of the hostile server")
 			server, _ := v["server"].(string)
@@ -87,7 +87,7 @@ var _ = Describe("mcp", "unsafe MCP names", func() {
 			again, _ := r.RunToCompletion(ctx, hostileCell)
 			a := value(again, "the same cell again")
 			Expect(diff(reached, a["reached"])).To(BeEmpty(), "renaming must be the same in every cell of the run (-first +again)")
-			other := mcpRun(ctx, transport, servers, nil)
+			other := mcpRun(ctx, transport, servers)
 			fresh, _ := other.RunToCompletion(ctx, hostileCell)
 			f := value(fresh, "the same cell in a new run")
 			Expect(f["server"]).To(Equal(server), "the hostile server must get the same name in a new run")

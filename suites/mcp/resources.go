@@ -11,7 +11,7 @@ import (
 var _ = Describe("mcp", "MCP resources and prompts", func() {
 	forEachTransport(func(transport string) {
 		It("CM-MCP-06", "MCP.<server>.resources.read and prompts.get reach the server's resource and prompt, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			res, _ := r.RunToCompletion(ctx, probe+fmt.Sprintf(`const resource = await MCP.docs.resources.read({uri: %q});
 				const prompt = await MCP.docs.prompts.get({name: %q, arguments: {topic: "release"}});
 				const missing = await probe(() => MCP.docs.resources.read({uri: "memo://none"}));

@@ -9,7 +9,7 @@ import (
 var _ = Describe("mcp", "MCP results", func() {
 	forEachTransport(func(transport string) {
 		It("CM-MCP-10", "an MCP call resolves with an McpToolResult: content, structuredContent and isError as the server returned them, plus other keys, over "+transport, func(ctx SpecContext) {
-			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs}, nil)
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			res, _ := r.RunToCompletion(ctx, MCPGuest(`return {s: await callMCP("docs", "structured", {}), i: await callMCP("docs", "create_issue", {owner: "o", repo: "r", title: "t"})};`))
 			v := value(res, "a cell calling structured and create_issue")
 			s := MustToolResult(v["s"], "structured's result")
