@@ -6,7 +6,7 @@ GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
 
-.PHONY: all engine build conformance conformance-exec conformance-md test vet fmt fuzz bench clean openclaw-install openclaw-conformance container-image conformance-container
+.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance container-image conformance-container
 
 all: build
 
@@ -52,6 +52,11 @@ conformance-container: container-image
 conformance-md: build
 	./bin/codemode-conformance run --target builtin --results-dir "$(RESULTS)" >/dev/null || true
 	$(GO) run ./tools/conformance-md --report "$(RESULTS)/report.json" --out CONFORMANCE.md
+
+## mcp-golden: rewrite suites/mcp/testdata/*.d.ts from the reference's rendering of the fake MCP servers
+## (the CM-MCP-03 golden specs write instead of comparing); review the diff before committing it
+mcp-golden: engine
+	$(GO) test ./suites/mcp -count=1 -run TestMCP -update -ginkgo.focus='golden file'
 
 ## openclaw-install: install Node 24 + the pinned OpenClaw into the target's cache (npm and the network, once)
 OPENCLAW_VERSION ?= 2026.7.35

@@ -16,7 +16,7 @@
 //		})
 //	}
 //
-// Test runs every suite (e2e, limits, namespaces, security) once per test binary
+// Test runs every suite (e2e, limits, mcp, namespaces, security) once per test binary
 // (Ginkgo runs one suite tree per process) and fails t when the overall
 // verdict is a failure: a fail, an error (the target crashed or hung), an
 // xpass (a stale baseline entry) or nothing tested. Expected failures do
@@ -46,6 +46,7 @@ import (
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"
+	_ "github.com/codemode-conformance/codemode/suites/mcp"
 	_ "github.com/codemode-conformance/codemode/suites/namespaces"
 	_ "github.com/codemode-conformance/codemode/suites/security"
 	"github.com/codemode-conformance/codemode/targets"

@@ -34,6 +34,9 @@ type RunOptions struct {
 	// Namespaces changes the target's namespace registry first (feature
 	// namespaces; see NamespaceRun).
 	Namespaces *protocol.NamespaceChanges
+	// MCPServers are fake MCP servers the run gets in run.prepare
+	// (mcpServers, feature mcp; see mcpservers.go).
+	MCPServers []MCPServer
 }
 
 // Enabled returns a `tools.codeMode` object with enabled: true plus fields.
@@ -52,7 +55,9 @@ type Run struct {
 	Params   protocol.PrepareParams
 	Prepared protocol.PrepareResult
 	Tools    *tools.Set
-	timeout  time.Duration
+	// MCP holds the run's fake MCP servers by name (RunOptions.MCPServers).
+	MCP     map[string]*StartedMCP
+	timeout time.Duration
 
 	mu         sync.Mutex
 	transcript []evidence.Exchange
@@ -98,6 +103,8 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	}
 	set := tools.NewSet(o.Tools...)
 	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw, Faults: o.Faults, Namespaces: o.Namespaces}
+	launches, mcps := startMCPServers(o.MCPServers) // before run.end's cleanup: HTTP servers stop after it
+	p.MCPServers = launches
 	if o.CodeMode != nil {
 		raw, ok := o.CodeMode.(json.RawMessage)
 		if !ok {
@@ -107,7 +114,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		}
 		p.CodeMode = raw
 	}
-	r := &Run{ID: id, Params: p, Tools: set, timeout: 10 * time.Second}
+	r := &Run{ID: id, Params: p, Tools: set, MCP: mcps, timeout: 10 * time.Second}
 	t.router.add(id, p, set)
 	// The run lives on t: a target restarted since (RestartTarget, or lost)
 	// never knew it, and ending it must not reconnect.

@@ -1,0 +1,132 @@
+package mcp
+
+import (
+	"encoding/json"
+	"fmt"
+
+	fakemcp "github.com/codemode-conformance/codemode/fakes/mcp"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func() {
+	forEachTransport(func(transport string) {
+		It("CM-CAT-05", "MCP tools stay out of ALL_TOOLS, tools.search/describe/call and helpers, and a refused call never reaches the server, over "+transport, func(ctx SpecContext) {
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
+			// The id an MCP call ran under, where telemetry names it, else the
+			// recommended shape (CM-CAT-07): specs never guess more.
+			first := r.Exec(ctx, MCPGuest(`return await callMCP("docs", "echo", {probe: 1});`))
+			Expect(first).To(BeCompleted(), "MCP.docs.echo must be callable (the positive control of this spec)")
+			candidates := map[string]bool{}
+			for _, n := range docsTools {
+				candidates["mcp:"+docs+":"+n] = true
+			}
+			if first.Telemetry != nil {
+				for _, id := range first.Telemetry.CalledToolIDs {
+					candidates[id] = true
+				}
+			}
+			ids := []string{}
+			for id := range candidates {
+				ids = append(ids, id)
+			}
+			names, _ := json.Marshal(docsTools)
+			idList, _ := json.Marshal(ids)
+			before := serverCalls(ctx, r, docs)
+			res, _ := r.RunToCompletion(ctx, MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
+				const camel = (n) => n.replace(/[-_]+([a-z0-9])/g, (_, c) => c.toUpperCase());
+				const mcpNames = new Set(names.flatMap((n) => [n, camel(n)]));
+				const isMCP = (t) => t.source === "mcp" || mcpNames.has(t.name) || ids.includes(t.id) || String(t.id).startsWith("mcp:");
+				const listed = ALL_TOOLS.filter(isMCP).map((t) => t.id);
+				const searched = [];
+				for (const q of ["", "echo", "create_issue", "issue", "docs", "mcp", "server"]) for (const t of await tools.search(q, {limit: 50})) if (isMCP(t)) searched.push(q + " → " + t.id);
+				const described = [], called = [];
+				for (const id of ids) {
+					const d = await probe(() => tools.describe(id)); if (!d.caught) described.push(id);
+					const c = await probe(() => tools.call(id, {probe: 2})); if (!c.caught) called.push(id);
+				}
+				const helpers = names.flatMap((n) => [n, camel(n)]).filter((n) => n in tools || typeof tools[n] !== "undefined");
+				const sum = ALL_TOOLS.find((t) => t.name === "sum_numbers");
+				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: ALL_TOOLS.length};`, names, idList)))
+			Expect(res).To(BeCompleted(), "a cell probing ALL_TOOLS, tools.search/describe/call and helpers for MCP tools must complete")
+			want := map[string]any{"listed": []any{}, "searched": []any{}, "described": []any{}, "called": []any{}, "helpers": []any{}, "sumListed": true, "allTools": 1}
+			Expect(diff(want, res.ValueAny())).To(BeEmpty(),
+				"MCP entries must be absent from ALL_TOOLS, tools.search, tools.describe, tools.call and tools.<name> helpers (ids tried: %v; the guest-visible harness tool sum_numbers stays listed) (-want +got)\n%s", ids, res)
+			after := serverCalls(ctx, r, docs)
+			Expect(after).To(Equal(before), "a refused tools.call of an MCP id must never reach the MCP server (tools/call requests the server handled before and after the probing cell)\n%s", res)
+			Expect(r.Tools.Calls()).To(BeEmpty(), "no harness tool was called, so the target must send no tool.invoke")
+			if Features().Has("telemetry") {
+				Expect(first.Telemetry.CatalogSources).To(HaveKeyWithValue("mcp", len(docsTools)),
+					"the run catalog must keep the %d MCP tools of server docs (telemetry.catalogSources): %s", len(docsTools), first.Raw)
+			}
+		})
+
+		It("CM-MCP-01", "MCP.<server>.<tool>({...input}) reaches exactly that tool of that server with the input unchanged, over "+transport, func(ctx SpecContext) {
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{"alpha": fakemcp.KindDocs, "beta": fakemcp.KindDocs})
+			input := map[string]any{"msg": "hi", "nested": map[string]any{"n": []any{1.0, 2.0}, "deep": map[string]any{"ok": true}}, "empty": map[string]any{}, "nothing": nil}
+			in, _ := json.Marshal(input)
+			res := r.Exec(ctx, MCPGuest(fmt.Sprintf(`const a = await callMCP("alpha", "server_stats", {});
+				const b = await callMCP("beta", "server_stats", {});
+				const e = await callMCP("alpha", "echo", %s);
+				const a2 = await callMCP("alpha", "server_stats", {});
+				return {a, b, e, a2};`, in)))
+			res, _ = r.Follow(ctx, res)
+			v := value(res, "a cell calling two servers of the same kind")
+			stats := func(k string) map[string]any {
+				tr := MustToolResult(v[k], "server_stats via MCP."+k)
+				st, ok := tr.StructuredContent.(map[string]any)
+				Expect(ok).To(BeTrue(), "server_stats must resolve with its structuredContent {calls, pid} (profile %s, shape %s): %s", Profile(), tr.Shape, res)
+				return st
+			}
+			a, b, a2 := stats("a"), stats("b"), stats("a2")
+			Expect(a["pid"]).To(Equal(a2["pid"]), "both calls of MCP.alpha must reach the same server: %s", res)
+			Expect(a2["calls"]).To(Equal(a["calls"].(float64)+2), "MCP.alpha.echo must reach alpha (alpha's call count goes up by the echo and the first server_stats): %s", res)
+			Expect(b["calls"]).To(BeEquivalentTo(0), "beta handled no call before its server_stats: MCP.alpha.* must never reach beta: %s", res)
+			if transport == "stdio" {
+				Expect(a["pid"]).NotTo(Equal(b["pid"]), "alpha and beta are two stdio servers, two processes: %s", res)
+			} else {
+				Expect(r.MCP["alpha"].HTTP.Calls()).To(BeEquivalentTo(3), "the HTTP server alpha must have handled exactly the three calls to MCP.alpha")
+				Expect(r.MCP["beta"].HTTP.Calls()).To(BeEquivalentTo(1), "the HTTP server beta must have handled exactly the one call to MCP.beta")
+			}
+			echo := MustToolResult(v["e"], "MCP.alpha.echo")
+			Expect(diff(input, echo.StructuredContent)).To(BeEmpty(), "the MCP server must receive the guest's one input object unchanged (profile %s, shape %s) (-sent +echoed)\n%s", Profile(), echo.Shape, res)
+			Expect(r.Tools.Calls()).To(BeEmpty(), "MCP calls go to the MCP server, never to the harness as tool.invoke")
+			if Features().Has("telemetry") && res.Telemetry != nil {
+				ids := map[string]bool{}
+				for _, id := range res.Telemetry.CalledToolIDs {
+					ids[id] = true
+				}
+				Expect(ids).To(HaveLen(3), "the three MCP tools called (alpha server_stats, beta server_stats, alpha echo) must run through the executor under three distinct exact catalog ids (telemetry.calledToolIds): %s", res.Raw)
+				for id := range ids {
+					Expect(id).To(SatisfyAny(ContainSubstring("alpha"), ContainSubstring("beta")), "each called MCP tool's catalog id must name its server: %s", res.Raw)
+				}
+			}
+		})
+
+		It("CM-MCP-09", "MCP tool names and server names that need it are camelCase identifiers, the same in mcp/<server>.d.ts, over "+transport, func(ctx SpecContext) {
+			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "chrome-devtools": fakemcp.KindDocs})
+			res, _ := r.RunToCompletion(ctx, `const files = (await API.list()).map((f) => typeof f === "string" ? f : f.path);
+				const file = files.find((p) => /chrome/i.test(p));
+				return {servers: Object.getOwnPropertyNames(MCP).sort(), members: Object.getOwnPropertyNames(MCP.docs || {}).filter((k) => typeof MCP.docs[k] === "function").sort(),
+					docs: await API.read("mcp/docs.d.ts"), chrome: file ? await API.read(file) : ""};`)
+			v := value(res, "a cell listing MCP and reading the declarations")
+			want := []string{"createIssue", "searchDocs", "echo", "reportFailure", "explode", "slow", "structured", "serverStats"}
+			Expect(v["servers"]).To(ContainElement("chromeDevtools"), "server chrome-devtools must be MCP.chromeDevtools: %s", res)
+			Expect(v["members"]).To(ContainElements(toAnySlice(want)), "tool create_issue must be MCP.docs.createIssue (and likewise every snake_case tool): %s", res)
+			d, _ := v["docs"].(string)
+			for _, n := range want {
+				Expect(Squeeze(d)).To(ContainSubstring("function "+n+"("), "mcp/docs.d.ts must declare the tool under the same name as the namespace: %s", d)
+			}
+			c, _ := v["chrome"].(string)
+			Expect(Squeeze(c)).To(ContainSubstring("declare namespace MCP.chromeDevtools{"), "the declaration file of server chrome-devtools must declare MCP.chromeDevtools: %q", c)
+		})
+	})
+})
+
+func toAnySlice(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
