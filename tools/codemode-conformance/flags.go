@@ -23,9 +23,10 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
        codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
+       codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
        codemode-conformance help
 
-Runs the code mode conformance suites (e2e, limits, security) against a target,
+Runs the code mode conformance suites (abuse, e2e, limits, security) against a target,
 prints a line per spec and a verdict per requirement area, and writes
 conformance-report.yaml, summary.md, junit.xml, report.html and report.json
 to --results-dir.
