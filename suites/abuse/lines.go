@@ -18,7 +18,7 @@ const over = 1 << 20
 var _ = Describe("abuse", "oversized and unterminated lines", func() {
 	It("CM-PROT-01", "a tool.exec over the maximum message size is not run: it gets an error and the connection keeps serving, or the connection closes", func(ctx SpecContext) {
 		c := OpenRaw(ctx)
-		limit := maxMessageBytes(c)
+		limit := maxMessageBytes
 		run := prepare(ctx, c, map[string]any{"timeoutMs": 30000})
 		head := fmt.Sprintf(`{"jsonrpc":"2.0","id":"oversized","method":%q,"params":{"run":%q,"toolCallId":"oversized","input":{"code":"return 1; //`, protocol.MethodToolExec, run)
 		tail := `"}}}` + "\n"
@@ -29,7 +29,7 @@ var _ = Describe("abuse", "oversized and unterminated lines", func() {
 
 	It("CM-PROT-01", "a line that passes the maximum message size before its newline is not run: it gets an error and the connection keeps serving, or the connection closes", func(ctx SpecContext) {
 		c := OpenRaw(ctx)
-		limit := maxMessageBytes(c)
+		limit := maxMessageBytes
 		head := fmt.Sprintf(`{"jsonrpc":"2.0","id":"unterminated","method":%q,"params":{"pad":"`, protocol.MethodRuntimeStats)
 		go func() {
 			// In pieces, as a slow peer would send it; the newline comes last.

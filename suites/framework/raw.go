@@ -28,10 +28,8 @@ import (
 // order without timing anything. A nested tool.invoke is answered with
 // -32010 (a raw connection serves no tools).
 type RawConn struct {
-	// Init is the target's answer to initialize; InitResult the same as
-	// received, for members protocol.InitializeResult does not name.
-	Init       protocol.InitializeResult
-	InitResult json.RawMessage
+	// Init is the target's answer to initialize.
+	Init protocol.InitializeResult
 
 	w      io.WriteCloser
 	wmu    sync.Mutex
@@ -116,7 +114,6 @@ func OpenRaw(ctx context.Context) *RawConn {
 		err = fmt.Errorf("error %d %s", m.Error.Code, m.Error.Message)
 	}
 	if err == nil {
-		c.InitResult = m.Result
 		err = json.Unmarshal(m.Result, &c.Init)
 	}
 	if err != nil {
