@@ -70,7 +70,7 @@ var _ = Describe("abuse", "control requests under load", func() {
 		busy := false
 		for attempt := 0; attempt < 50 && !busy; attempt++ {
 			id := c.NewID()
-			Expect(c.Send(id, protocol.MethodRuntimeStats, nil)).To(Succeed())
+			Expect(c.Send(id, protocol.MethodRuntimeStats, nil)).To(Succeed(), "sending runtime.stats")
 			cctx, cancel := context.WithTimeout(ctx, time.Duration(busyTimeoutMs)*time.Millisecond+Timeouts.ToolCallSlack)
 			m, err := c.Response(cctx, id)
 			cancel()
@@ -95,7 +95,7 @@ var _ = Describe("abuse", "control requests under load", func() {
 		}
 		Expect(victim).To(BeNumerically(">=", 0), "every busy cell was answered before run.abort could be sent")
 		id := c.NewID()
-		Expect(c.Send(id, protocol.MethodRunAbort, protocol.RunParams{Run: runs[victim]})).To(Succeed())
+		Expect(c.Send(id, protocol.MethodRunAbort, protocol.RunParams{Run: runs[victim]})).To(Succeed(), "sending run.abort")
 		cctx, cancel := context.WithTimeout(ctx, time.Duration(busyTimeoutMs)*time.Millisecond+Timeouts.ToolCallSlack)
 		defer cancel()
 		m, err := c.Response(cctx, id)
@@ -162,7 +162,7 @@ func spinning(ctx context.Context, c *RawConn) (string, spinningExec) {
 	run := prepare(ctx, c, map[string]any{"timeoutMs": 20000})
 	base := stats(ctx, c)
 	id := c.NewID()
-	Expect(c.Send(id, protocol.MethodToolExec, execParams(run, spin))).To(Succeed())
+	Expect(c.Send(id, protocol.MethodToolExec, execParams(run, spin))).To(Succeed(), "sending the exec of %q", spin)
 	Eventually(func() int { return stats(ctx, c).LiveVMs }).WithTimeout(10*time.Second).Should(BeNumerically(">", base.LiveVMs),
 		fmt.Sprintf("the exec of %q must hold a live VM while it spins", spin))
 	return run, spinningExec{id: id, base: base}
