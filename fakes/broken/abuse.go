@@ -76,14 +76,14 @@ func parseErrorForNonObjects() serveFunc {
 	}, forwardToHarness)
 }
 
-// abortAnsweredOnly answers run.abort with true and never tells the
-// runtime, as a target whose abort only flags the run for the cell's next
-// await would: a cell in synchronous code runs on to its deadline and ends
-// with timeout (CM-RUN-09).
+// abortAnsweredOnly answers run.abort and run.end with true and never
+// tells the runtime, as a target whose abort only flags the run for the
+// cell's next await would: a cell in synchronous code runs on to its
+// deadline and ends with timeout (CM-RUN-09).
 func abortAnsweredOnly() serveFunc {
 	return lineProxy(func(l lines, b []byte) {
 		var m rpc
-		if json.Unmarshal(b, &m) == nil && m.Method == protocol.MethodRunAbort && len(m.ID) > 0 {
+		if json.Unmarshal(b, &m) == nil && (m.Method == protocol.MethodRunAbort || m.Method == protocol.MethodRunEnd) && len(m.ID) > 0 {
 			l.toHarness([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":true}`))
 			return
 		}
@@ -140,4 +140,39 @@ func cutStrings(v any) any {
 		}
 	}
 	return v
+}
+
+// crashAfterRequests dies (the connection closes) at the limit-th request
+// of a connection, as a target with a fixed-size request table that never
+// frees its entries would (CM-PROT-02: a flood of pipelined requests).
+func crashAfterRequests(limit int) serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		n := 0
+		return proxied(func(msg map[string]any) (edited, die bool) {
+			if _, ok := msg["method"]; ok && msg["id"] != nil {
+				n++
+			}
+			return false, n >= limit
+		})(ctx, eng, r, w)
+	}
+}
+
+// crashOnReusedID dies (the connection closes) when a request reuses an id
+// the connection has seen before, as a target that keys its requests by id
+// and fails on a duplicate key would (CM-PROT-02).
+func crashOnReusedID() serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		seen := map[string]bool{}
+		return proxied(func(msg map[string]any) (edited, die bool) {
+			if _, ok := msg["method"]; !ok || msg["id"] == nil {
+				return false, false
+			}
+			id, _ := json.Marshal(msg["id"])
+			if seen[string(id)] {
+				return false, true
+			}
+			seen[string(id)] = true
+			return false, false
+		})(ctx, eng, r, w)
+	}
 }

@@ -33,7 +33,10 @@ var _ = Describe("abuse", "floods", func() {
 			}
 			return seen
 		}
-		Eventually(func() int { return len(count()) }).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).Should(BeNumerically(">=", floodSize),
+		Eventually(func() int {
+			stopIfClosed(c, "during the flood of pipelined requests")
+			return len(count())
+		}).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).Should(BeNumerically(">=", floodSize),
 			"each of %d pipelined runtime.stats requests must be answered", floodSize)
 		for id, n := range count() {
 			Expect(n).To(Equal(1), "request %s of the flood must be answered exactly once", id)
@@ -76,6 +79,7 @@ var _ = Describe("abuse", "floods", func() {
 		}
 		go func() { _ = c.Write(buf.Bytes()) }()
 		answered := func() int {
+			stopIfClosed(c, "during the requests that reuse ids")
 			seen := map[string]bool{}
 			for _, m := range c.Received() {
 				if m.IsResponse() && bytes.HasPrefix(m.ID, []byte(`"dup-`)) {
@@ -93,3 +97,11 @@ var _ = Describe("abuse", "floods", func() {
 		expectServing(ctx, c, fmt.Sprintf("%d reused ids", pairs))
 	})
 })
+
+// stopIfClosed ends an Eventually at once, failing it, when the target
+// closed c: no answer can come any more.
+func stopIfClosed(c *RawConn, when string) {
+	if c.Closed() {
+		StopTrying("the target closed the connection " + when).Now()
+	}
+}
