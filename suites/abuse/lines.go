@@ -9,6 +9,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
@@ -16,7 +17,7 @@ import (
 const over = 1 << 20
 
 var _ = Describe("abuse", "oversized and unterminated lines", func() {
-	It("CM-PROT-01", "a tool.exec over the maximum message size is not run: it gets an error and the connection keeps serving, or the connection closes", func(ctx SpecContext) {
+	It("CM-PROT-01", "a tool.exec over the maximum message size is not run: it gets -32011 with its id and the connection keeps serving", func(ctx SpecContext) {
 		c := OpenRaw(ctx)
 		limit := maxMessageBytes
 		run := prepare(ctx, c, map[string]any{"timeoutMs": 30000})
@@ -27,7 +28,7 @@ var _ = Describe("abuse", "oversized and unterminated lines", func() {
 		judgeOversized(ctx, c, "oversized", fmt.Sprintf("a %d-byte tool.exec (the maximum is %d)", len(line), limit))
 	})
 
-	It("CM-PROT-01", "a line that passes the maximum message size before its newline is not run: it gets an error and the connection keeps serving, or the connection closes", func(ctx SpecContext) {
+	It("CM-PROT-01", "a line that passes the maximum message size long before its newline is not run: it gets -32011 with its id and the connection keeps serving", func(ctx SpecContext) {
 		c := OpenRaw(ctx)
 		limit := maxMessageBytes
 		head := fmt.Sprintf(`{"jsonrpc":"2.0","id":"unterminated","method":%q,"params":{"pad":"`, protocol.MethodRuntimeStats)
@@ -48,9 +49,15 @@ var _ = Describe("abuse", "oversized and unterminated lines", func() {
 	})
 })
 
-// judgeOversized waits for the target's answer to an oversized request
-// with id (or an error with id null, or the connection's close) and
-// judges it: a result means the target ran it.
+// errMessageTooLarge is protocol.md §1's code for a message over the
+// receiver's maximum size.
+const errMessageTooLarge = -32011
+
+// judgeOversized waits for the target's answer to the oversized request
+// with id (an error with id null counts as its answer too, to be judged)
+// and judges it: protocol.md §1 wants -32011 with the request's id (its
+// first 4 KiB show it) and a connection that keeps serving; a result means
+// the target ran it.
 func judgeOversized(ctx context.Context, c *RawConn, id, what string) {
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -58,11 +65,11 @@ func judgeOversized(ctx context.Context, c *RawConn, id, what string) {
 		return m.IsResponse() && (m.HasID(id) || len(m.ID) == 0 || string(m.ID) == "null")
 	})
 	if errors.Is(err, ErrRawClosed) {
-		return // the target closed the connection: allowed
+		ginkgo.Fail(fmt.Sprintf("%s must get error %d and leave the connection usable; the target closed the connection instead: %v", what, errMessageTooLarge, err))
 	}
-	Expect(err).NotTo(HaveOccurred(), "%s must get an error answer or close the connection", what)
-	Expect(m.Error).NotTo(BeNil(), "%s must not be run: it got a result instead of an error: %s", what, m)
-	// The rest of the line, if any, must not turn into answers of its own,
-	// and the connection must still serve.
+	Expect(err).NotTo(HaveOccurred(), "%s must get error %d", what, errMessageTooLarge)
+	Expect(m.Error).NotTo(BeNil(), "%s must not be run: it got a result instead of error %d: %s", what, errMessageTooLarge, m)
+	Expect(m.Error.Code).To(Equal(errMessageTooLarge), "%s must get error %d (message too large): %s", what, errMessageTooLarge, m)
+	Expect(m.HasID(id)).To(BeTrue(), "the error for %s must carry the request's id %q, which its first 4 KiB show: %s", what, id, m)
 	expectServing(ctx, c, what)
 }
