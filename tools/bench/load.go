@@ -452,9 +452,11 @@ func controlFigure(ctx context.Context, o LoadOptions) ControlFigure {
 		return f
 	}
 	var wg sync.WaitGroup
-	defer wg.Wait()
 	in, _ := json.Marshal(map[string]string{"code": "while (true) {}"})
 	for _, r := range runs {
+		// An exec that waits for a handler must not hit the harness's call
+		// deadline (the target would be killed mid-figure): give it room.
+		r.timeout = 2 * busyTimeoutMs * time.Millisecond
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -463,9 +465,17 @@ func controlFigure(ctx context.Context, o LoadOptions) ControlFigure {
 	}
 	defer func() {
 		for _, r := range runs {
-			cctx, cancel := context.WithTimeout(ctx, framework.Timeouts.Call)
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			_ = s.call(cctx, protocol.MethodRunAbort, protocol.RunParams{Run: r.id}, nil)
 			cancel()
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second): // cells the abort did not stop: stop the target
+			s.close()
+			<-done
 		}
 	}()
 	stats := func() (protocol.Stats, float64, error) {
