@@ -43,7 +43,8 @@ type InvokeFunc func(ctx context.Context, p InvokeParams) (json.RawMessage, erro
 type CancelFunc func(p CancelParams)
 
 // NewClient starts a harness-side client on ch; invoke answers tool.invoke
-// callbacks (concurrently) and cancel receives tool.cancel notifications
+// callbacks (concurrently) whose params pass CheckInvokeParams (others get
+// -32602, methods other than tool.invoke -32601) and cancel receives tool.cancel notifications
 // (malformed ones and other notifications are dropped).
 //
 // logf, if not nil, receives the client's own log lines (decoding errors,
@@ -62,9 +63,13 @@ func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf fu
 			if req.Method() != MethodToolInvoke {
 				return nil, jrpc2.Errorf(jrpc2.MethodNotFound, "harness does not serve %q", req.Method())
 			}
-			var p InvokeParams
-			if err := req.UnmarshalParams(&p); err != nil {
+			var raw json.RawMessage
+			if err := req.UnmarshalParams(&raw); err != nil {
 				return nil, jrpc2.Errorf(jrpc2.InvalidParams, "tool.invoke: %v", err)
+			}
+			p, err := CheckInvokeParams(raw)
+			if err != nil {
+				return nil, err
 			}
 			res, err := invoke(ctx, p)
 			if err != nil {

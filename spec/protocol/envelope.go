@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/creachadair/jrpc2"
 )
@@ -122,4 +123,57 @@ func CheckEnvelope(msg []byte) (Envelope, *jrpc2.Error) {
 		}
 	}
 	return env, nil
+}
+
+// PeekEnvelope reads a message's id, method and kind from its first 4 KiB
+// only (members in any order; a member cut off there ends the search), so
+// it costs the same for a message of any size. ID is nil when it is not
+// there or not valid.
+func PeekEnvelope(msg []byte) Envelope {
+	id, method, response := peekEnvelope(msg[:min(len(msg), headBytes)])
+	return Envelope{ID: id, Method: method, Response: response}
+}
+
+// invokeMembers are the params members of tool.invoke (§4), all required;
+// every one but input and context is a string.
+var invokeMembers = []string{"run", "toolCallId", "parentToolCallId", "catalogId", "tool", "source", "owner", "input", "context"}
+
+// CheckInvokeParams decodes tool.invoke params and checks them against §4:
+// an object with every member present, the strings non-empty strings and
+// context an object of strings. The error (a -32602 *jrpc2.Error) names
+// every fault.
+func CheckInvokeParams(raw json.RawMessage) (InvokeParams, error) {
+	var p InvokeParams
+	var obj map[string]json.RawMessage
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &obj) != nil {
+		return p, &jrpc2.Error{Code: jrpc2.InvalidParams, Message: "tool.invoke: params must be an object with " + fmt.Sprint(invokeMembers)}
+	}
+	var faults []string
+	for _, k := range invokeMembers {
+		v, ok := obj[k]
+		switch {
+		case !ok:
+			faults = append(faults, k+" is missing")
+		case k == "input":
+		case k == "context":
+			var c map[string]string
+			if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &c) != nil {
+				faults = append(faults, "context must be an object of strings {agentId, sessionId, sessionKey, senderId, channel}")
+			}
+		default:
+			var s string
+			if json.Unmarshal(v, &s) != nil || s == "" {
+				faults = append(faults, k+" must be a non-empty string")
+			}
+		}
+	}
+	if len(faults) == 0 {
+		if err := json.Unmarshal(raw, &p); err != nil {
+			faults = append(faults, err.Error())
+		}
+	}
+	if len(faults) > 0 {
+		return p, &jrpc2.Error{Code: jrpc2.InvalidParams, Message: "tool.invoke: malformed params: " + strings.Join(faults, "; ")}
+	}
+	return p, nil
 }
