@@ -38,6 +38,11 @@ type Options struct {
 	Unavailable bool
 	// Runtime are the runtime options.
 	Runtime codemode.Options
+	// MaxMessageBytes bounds one message read from the peer
+	// (protocol.DefaultMaxMessageBytes when 0). A longer line is dropped as
+	// it is read and answered with protocol.ErrMessageTooLarge; the session
+	// goes on (spec/protocol.md §1).
+	MaxMessageBytes int
 }
 
 // Serve speaks the protocol on r/w until the peer disconnects or sends
@@ -67,7 +72,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 			(*f)()
 		}
 	}
-	srv, stop := protocol.NewServer(methods(rt, shutdown), protocol.NewChannel(r, w))
+	srv, stop := protocol.NewServer(methods(rt, shutdown), protocol.NewLineChannel(r, w, opts.MaxMessageBytes))
 	stopFn.Store(&stop)
 	inv.set(srv)
 	go func() {
@@ -147,19 +152,31 @@ func methods(rt *codemode.Runtime, shutdown func()) handler.Map {
 			}
 			return rt.Prepare(p), nil
 		}),
-		protocol.MethodToolExec: handler.New(func(ctx context.Context, p protocol.ToolCallParams) (json.RawMessage, error) {
+		protocol.MethodToolExec: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
+			if err := needRun(protocol.MethodToolExec, p); err != nil {
+				return nil, err
+			}
 			return marshal(rt.Exec(ctx, p.Run, p.ToolCallID, p.Input))
 		}),
-		protocol.MethodToolWait: handler.New(func(ctx context.Context, p protocol.ToolCallParams) (json.RawMessage, error) {
+		protocol.MethodToolWait: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
+			if err := needRun(protocol.MethodToolWait, p); err != nil {
+				return nil, err
+			}
 			return marshal(rt.Wait(ctx, p.Run, p.ToolCallID, p.Input))
 		}),
-		protocol.MethodRunAbort: handler.New(func(ctx context.Context, p protocol.RunParams) (bool, error) {
+		protocol.MethodRunAbort: handler.New(func(ctx context.Context, p *protocol.RunParams) (bool, error) {
+			if err := needRun(protocol.MethodRunAbort, p); err != nil {
+				return false, err
+			}
 			if !rt.Abort(p.Run) {
 				return false, unknownRun(p.Run)
 			}
 			return true, nil
 		}),
-		protocol.MethodRunEnd: handler.New(func(ctx context.Context, p protocol.RunParams) (bool, error) {
+		protocol.MethodRunEnd: handler.New(func(ctx context.Context, p *protocol.RunParams) (bool, error) {
+			if err := needRun(protocol.MethodRunEnd, p); err != nil {
+				return false, err
+			}
 			if !rt.End(p.Run) {
 				return false, unknownRun(p.Run)
 			}
@@ -195,6 +212,26 @@ func validatePrepare(p protocol.PrepareParams) error {
 		case t.Source != protocol.SourceOpenClaw && t.Source != protocol.SourcePlugin && t.Source != protocol.SourceMCP && t.Source != protocol.SourceClient:
 			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
 		}
+	}
+	return nil
+}
+
+// needRun checks the params of a method that names a run: present, with
+// run a non-empty string (-32602 otherwise; -32001 is for a run that was
+// named but is not known).
+func needRun[P protocol.ToolCallParams | protocol.RunParams](method string, p *P) error {
+	if p == nil {
+		return jrpc2.Errorf(jrpc2.InvalidParams, "%s: params must be an object with run", method)
+	}
+	var run string
+	switch v := any(p).(type) {
+	case *protocol.ToolCallParams:
+		run = v.Run
+	case *protocol.RunParams:
+		run = v.Run
+	}
+	if run == "" {
+		return jrpc2.Errorf(jrpc2.InvalidParams, "%s: run must be a non-empty string", method)
 	}
 	return nil
 }

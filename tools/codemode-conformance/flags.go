@@ -70,6 +70,7 @@ func runFlags() *flag.FlagSet {
 	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
+	fs.IntVar(&framework.MaxMessageBytes, "max-message-bytes", framework.MaxMessageBytes, "longest message the harness reads from the target, in `bytes` (without the newline); a longer one is a target fault: that spec is an error and the target is restarted (spec/protocol.md §1)")
 	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
 	return fs

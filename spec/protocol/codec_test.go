@@ -1,0 +1,149 @@
+package protocol
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creachadair/jrpc2"
+	"github.com/creachadair/jrpc2/handler"
+)
+
+// A peer that writes its replies from its own read loop (a simple adapter
+// does) must not deadlock with a server that sends many large callbacks at
+// once: jrpc2 holds its lock while it writes, and its read loop needs that
+// lock, so a blocked write used to stop the server reading the very replies
+// that would unblock the peer. 16 callbacks of about 900 KB each way.
+func TestLargeCallbacksDoNotDeadlockAPeerThatRepliesFromItsReadLoop(t *testing.T) {
+	const n, size = 16, 900 << 10
+	big := strings.Repeat("x", size)
+	methods := handler.Map{"fanout": handler.New(func(ctx context.Context) (int, error) {
+		srv := jrpc2.ServerFromContext(ctx)
+		var wg sync.WaitGroup
+		errs := make(chan error, n)
+		for i := range n {
+			wg.Go(func() {
+				rsp, err := srv.Callback(ctx, MethodToolInvoke, map[string]any{"i": i, "input": big})
+				if err == nil {
+					var v InvokeResult
+					err = rsp.UnmarshalResult(&v)
+					if err == nil && len(v.Result) < size {
+						err = fmt.Errorf("reply %d has %d bytes", i, len(v.Result))
+					}
+				}
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				return 0, err
+			}
+		}
+		return n, nil
+	})}
+	sr, pw := io.Pipe() // peer → server
+	pr, sw := io.Pipe() // server → peer
+	srv, stop := NewServer(methods, NewChannel(sr, sw))
+	defer func() { stop(); pw.Close(); pr.Close(); srv.Wait() }()
+
+	reply := `{"jsonrpc":"2.0","id":%s,"result":{"result":"` + big + `"}}` + "\n"
+	done := make(chan string, 1)
+	go func() {
+		if _, err := io.WriteString(pw, `{"jsonrpc":"2.0","id":1,"method":"fanout"}`+"\n"); err != nil {
+			done <- err.Error()
+			return
+		}
+		rd := bufio.NewReaderSize(pr, 1<<20)
+		for {
+			line, err := rd.ReadBytes('\n')
+			if err != nil {
+				done <- "peer read: " + err.Error()
+				return
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if err := json.Unmarshal(line, &m); err != nil {
+				done <- "peer decode: " + err.Error()
+				return
+			}
+			if m.Method == "" { // the answer to fanout
+				done <- strings.TrimSpace(string(line))
+				return
+			}
+			if _, err := fmt.Fprintf(pw, reply, m.ID); err != nil { // from the read loop, on purpose
+				done <- "peer write: " + err.Error()
+				return
+			}
+		}
+	}()
+	select {
+	case got := <-done:
+		if got != `{"jsonrpc":"2.0","id":1,"result":16}` {
+			t.Fatalf("fanout answered %.300s; want result 16", got)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("deadlock: no answer to fanout within 60 s (the server stopped reading while its writes were blocked)")
+	}
+}
+
+// Control requests are served while any number of exec calls are busy
+// (spec/protocol.md §1: a slow exec MUST NOT delay other requests). With a
+// shared bound of 64 handlers, runtime.stats waited behind 128 spinning
+// cells for 28 s.
+func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
+	const busy = 300
+	release := make(chan struct{})
+	var mu sync.Mutex
+	running := 0
+	methods := handler.Map{
+		MethodToolExec: handler.New(func(ctx context.Context) (bool, error) {
+			mu.Lock()
+			running++
+			mu.Unlock()
+			<-release
+			return true, nil
+		}),
+		MethodRuntimeStats: handler.New(func(ctx context.Context) (Stats, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return Stats{LiveVMs: running}, nil
+		}),
+	}
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	srv, stop := NewServer(methods, NewChannel(sr, sw))
+	c := NewClient(NewChannel(cr, cw), nil, nil, nil)
+	var calls sync.WaitGroup
+	defer func() { close(release); calls.Wait(); c.Close(); stop(); srv.Wait() }()
+	for range busy {
+		calls.Go(func() { _, _ = c.Call(context.Background(), MethodToolExec, nil) })
+	}
+	for end := time.Now().Add(30 * time.Second); ; {
+		mu.Lock()
+		n := running
+		mu.Unlock()
+		if n == busy {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("only %d of %d exec handlers started within 30 s: the server caps concurrent handlers", n, busy)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var s Stats
+	if err := c.CallResult(ctx, MethodRuntimeStats, nil, &s); err != nil || s.LiveVMs != busy {
+		t.Fatalf("runtime.stats with %d busy exec calls: %+v, %v; want an answer at once", busy, s, err)
+	}
+}
