@@ -27,7 +27,7 @@ import (
 // a target to declare another, so the oversized lines are judged against
 // the default: a target started with a higher bound runs them and fails
 // CM-PROT-01's specs.
-const maxMessageBytes = 16 << 20
+const maxMessageBytes = protocol.DefaultMaxMessageBytes
 
 var runSeq atomic.Int64
 

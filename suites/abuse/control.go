@@ -102,10 +102,23 @@ var _ = Describe("abuse", "control requests under load", func() {
 		Expect(err).NotTo(HaveOccurred(), "run.abort must be answered while %d cells are busy", busyCells)
 		Expect(m.Error).To(BeNil(), "run.abort of a busy run must succeed: %s", m)
 		answeredFirst("run.abort", m)
-		// Stop the rest (not judged here: CM-RUN-09).
+		// Stop the rest (not judged here: CM-RUN-09), and let every busy
+		// cell end before the next spec takes its baseline of liveVMs.
 		for _, run := range runs {
 			_ = c.Send(c.NewID(), protocol.MethodRunAbort, protocol.RunParams{Run: run})
 		}
+		Eventually(func() int {
+			n := 0
+			for _, m := range c.Received() {
+				for _, id := range execs {
+					if m.IsResponse() && m.HasID(id) {
+						n++
+					}
+				}
+			}
+			return n
+		}).WithTimeout(time.Duration(busyTimeoutMs)*time.Millisecond+Timeouts.ToolCallSlack).Should(Equal(busyCells),
+			"every exec of the %d busy cells must be answered once its run was aborted (or its deadline passed)", busyCells)
 	})
 
 	It("CM-RUN-09", "run.abort ends a cell in synchronous top-level code with aborted, not timeout, and its VM is released", func(ctx SpecContext) {

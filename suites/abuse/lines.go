@@ -51,7 +51,7 @@ var _ = Describe("abuse", "oversized and unterminated lines", func() {
 
 // errMessageTooLarge is protocol.md §1's code for a message over the
 // receiver's maximum size.
-const errMessageTooLarge = -32011
+const errMessageTooLarge = protocol.ErrMessageTooLarge
 
 // judgeOversized waits for the target's answer to the oversized request
 // with id (an error with id null counts as its answer too, to be judged)
