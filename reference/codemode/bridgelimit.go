@@ -19,21 +19,22 @@ import (
 func bridgeLimit(cfg config.Config) int64 { return cfg.MemoryLimitBytes / 4 }
 
 // oversizedInput returns the rejection the guest gets for a nested call whose
-// input exceeds the bridge limit (no tool.invoke is sent), or over false.
+// input exceeds the bridge limit or MaxBridgeDepth (no tool.invoke is sent),
+// or over false.
 func oversizedInput(reqID int64, input json.RawMessage, cfg config.Config) (d prelude.Delivery, over bool) {
 	if n := int64(len(input)); n > bridgeLimit(cfg) {
 		return errDelivery(reqID, "ToolError", fmt.Sprintf("the tool input (%d bytes of JSON) exceeds the bridge limit of %d bytes (a quarter of memoryLimitBytes); pass less data or a reference to it",
 			n, bridgeLimit(cfg)), string(result.CodeInvalidInput), nil), true
 	}
-	return prelude.Delivery{}, false
+	return tooDeepInput(reqID, input) // depth.go
 }
 
 // oversizedResult returns the rejection the guest gets instead of a tool
-// result that exceeds the bridge limit, or over false.
+// result that exceeds the bridge limit or MaxBridgeDepth, or over false.
 func oversizedResult(reqID int64, value json.RawMessage, cfg config.Config) (d prelude.Delivery, over bool) {
 	if n := int64(len(value)); n > bridgeLimit(cfg) {
 		return errDelivery(reqID, "ToolError", fmt.Sprintf("the tool result (%d bytes of JSON) exceeds the bridge limit of %d bytes (a quarter of memoryLimitBytes); ask the tool for less data",
 			n, bridgeLimit(cfg)), string(result.CodeNestedToolFailed), nil), true
 	}
-	return prelude.Delivery{}, false
+	return tooDeepResult(reqID, value) // depth.go
 }

@@ -15,6 +15,7 @@ import (
 type cell struct {
 	id  string
 	run *agentRun
+	adm *Admission // counts the cell's snapshot while it holds one
 
 	// callCtx outlives a single exec/wait: nested calls keep running while
 	// the cell is suspended. cancel ends them (terminal states, abort).
@@ -69,6 +70,7 @@ func (c *cell) terminate() {
 	c.state = "ended"
 	if c.snap != nil {
 		c.snap.Release()
+		c.adm.releaseSuspended()
 	}
 	c.snap = nil
 	c.inflight = map[int64]*nestedCall{}

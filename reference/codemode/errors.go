@@ -1,8 +1,12 @@
 package codemode
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 
+	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
 
@@ -17,4 +21,29 @@ func engineFault(err error) result.Result {
 	}
 	return result.Failed(result.CodeInternalError,
 		"internal error: the JavaScript engine crashed ("+msg+"); this is a fault of the runtime, not of the guest code, and the cell was ended")
+}
+
+// tooManySuspended is the failed result of a suspension beyond the
+// process's suspended-run limit: CM-RUN-05's text, with the code of a
+// snapshot limit (spec/protocol.md §6, §12.9).
+func tooManySuspended(err error) result.Result {
+	return result.Failed(result.CodeSnapshotLimitExceeded, err.Error())
+}
+
+// startFailure is the result of a VM that could not be started or restored
+// for a cell: an abort is aborted, a passed deadline is timeout (the call's
+// timeoutMs ran out, CM-LIM-06, also under load), the process's live-VM
+// limit is runtime_unavailable, and only what remains is what fail says.
+func (s *step) startFailure(vctx context.Context, err error, code result.ErrorCode, what string) result.Result {
+	switch {
+	case s.c.callCtx.Err() != nil || errors.Is(vctx.Err(), context.Canceled) || errors.Is(err, engine.ErrCanceled):
+		return result.Failed(result.CodeAborted, "the code mode run was aborted")
+	case errors.Is(err, ErrTooManyLiveVMs):
+		return result.Failed(result.CodeRuntimeUnavailable,
+			fmt.Sprintf("no VM could be created within timeoutMs (%d ms): %v; retry later", s.c.run.cfg.TimeoutMs, err))
+	case errors.Is(vctx.Err(), context.DeadlineExceeded) || errors.Is(err, engine.ErrDeadline) || errors.Is(err, context.DeadlineExceeded):
+		return s.limit(result.CodeTimeout,
+			fmt.Sprintf("the cell exceeded timeoutMs (%d ms) before its VM was %s (the runtime is under load)", s.c.run.cfg.TimeoutMs, what))
+	}
+	return result.Failed(code, err.Error())
 }

@@ -115,11 +115,14 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	defer stop()
 	tpl, err := rt.template(vctx, r.cfg.MemoryLimitBytes)
 	if err != nil {
-		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
+		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
+	}
+	if err := s.admitVM(vctx); err != nil { // admission.go: the process's live-VM limit
+		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
 	vm, err := tpl.NewVM(vctx)
 	if err != nil {
-		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
+		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
 	s.vm = vm
 	boot, err := prelude.BootScript(prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
@@ -141,7 +144,7 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 // flag, so an abort racing an exec either sees the cell or stops it here.
 func (rt *Runtime) newCell(r *agentRun) (c *cell, aborted bool) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, callCtx: ctx, cancel: cancel,
+	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, adm: rt.opts.Admission, callCtx: ctx, cancel: cancel,
 		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}}
 	rt.mu.Lock()
 	r.mu.Lock()
@@ -166,16 +169,4 @@ func (rt *Runtime) forget(c *cell, reason string) {
 	}
 	rt.mu.Unlock()
 	c.terminate()
-}
-
-func (rt *Runtime) suspendedCount() int {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	n := 0
-	for _, c := range rt.cells {
-		if c.parked() != nil {
-			n++
-		}
-	}
-	return n
 }

@@ -55,6 +55,7 @@ const errorCutMark = "… (error truncated to maxOutputBytes)"
 // fail ends the cell: VM discarded, snapshot deleted, nested calls canceled.
 func (s *step) fail(r result.Result) result.Result {
 	s.closeVM()
+	s.releaseSlot()
 	s.rt.forget(s.c, "failed")
 	return s.finish(r)
 }
@@ -68,6 +69,7 @@ func (s *step) complete(value json.RawMessage) result.Result {
 		return s.fail(s.limit(result.CodeOutputLimitExceeded, fmt.Sprintf("output and value exceed maxOutputBytes (%d bytes)", s.c.run.cfg.MaxOutputBytes)))
 	}
 	s.closeVM()
+	s.releaseSlot()
 	s.rt.forget(s.c, "completed")
 	return s.finish(result.Result{Status: result.StatusCompleted, Value: value})
 }
@@ -79,8 +81,17 @@ func (s *step) suspend(reason result.Reason) result.Result {
 	if s.c.callCtx.Err() != nil {
 		return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
 	}
+	// Reserve the process-wide suspended-run slot before the snapshot is
+	// taken: concurrent suspensions never pass the limit (CM-RUN-05).
+	if err := s.rt.opts.Admission.reserveSuspended(); err != nil {
+		return s.fail(tooManySuspended(err))
+	}
 	snap, err := s.rt.opts.Suspender.Suspend(s.vm, cfg.MaxSnapshotBytes)
 	s.vm = nil // owned by the suspender now
+	s.releaseSlot()
+	if err != nil || snap.Bytes() > cfg.MaxSnapshotBytes {
+		s.rt.opts.Admission.releaseSuspended() // no snapshot is parked
+	}
 	if errors.Is(err, engine.ErrSnapshotTooLarge) {
 		return s.fail(s.limit(result.CodeSnapshotLimitExceeded,
 			fmt.Sprintf("the VM snapshot exceeds maxSnapshotBytes (%d bytes)", cfg.MaxSnapshotBytes)))
@@ -93,15 +104,12 @@ func (s *step) suspend(reason result.Reason) result.Result {
 		return s.fail(s.limit(result.CodeSnapshotLimitExceeded,
 			fmt.Sprintf("the VM snapshot (%d bytes) exceeds maxSnapshotBytes (%d bytes)", snap.Bytes(), cfg.MaxSnapshotBytes)))
 	}
-	if s.rt.suspendedCount() >= s.rt.opts.MaxSuspendedRuns {
-		snap.Release()
-		return s.fail(result.Result{Status: result.StatusFailed, Error: "too many suspended code mode runs."})
-	}
 	s.c.mu.Lock()
 	if s.c.state == "ended" {
 		// Aborted or ended while the snapshot was taken: never park it.
 		s.c.mu.Unlock()
 		snap.Release()
+		s.rt.opts.Admission.releaseSuspended()
 		return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
 	}
 	s.c.snap = snap
@@ -109,6 +117,7 @@ func (s *step) suspend(reason result.Reason) result.Result {
 	s.c.expires = s.rt.opts.Now().Add(time.Duration(cfg.SnapshotTTLSeconds) * time.Second)
 	s.c.mu.Unlock()
 	s.c.run.noteSnapshot(result.SnapshotCreated, s.c.id, snap.Bytes())
+	s.rt.armSweep() // sweep.go: the snapshot is deleted at expiry without a request
 	return s.finish(result.Result{Status: result.StatusWaiting, RunID: s.c.id, Reason: reason, PendingToolCalls: s.c.pendingCalls()})
 }
 

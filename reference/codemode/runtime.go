@@ -42,8 +42,10 @@ type Options struct {
 	// Suspender keeps suspended VMs (default: serialize linear memory into a
 	// snapshot and close the instance, CM-RUN-01).
 	Suspender Suspender
-	// MaxSuspendedRuns bounds suspended runs per process (default 64, CM-RUN-05).
-	MaxSuspendedRuns int
+	// Admission is the process-wide limit on live VMs and suspended runs
+	// that this runtime shares with every other of the process (default
+	// ProcessAdmission(), CM-RUN-05).
+	Admission *Admission
 	// Now is the clock (default time.Now); tests move it to expire snapshots.
 	Now func() time.Time
 	// UnavailableCause, with a nil engine, is why the engine could not be
@@ -66,6 +68,8 @@ type Runtime struct {
 	order []string          // ended ids, oldest first
 
 	seq atomic.Int64
+
+	sweeper sweepTimer // sweep.go
 }
 
 // agentRun is one prepared agent run: its identity, config and catalog.
@@ -90,8 +94,8 @@ func New(eng *engine.Engine, inv Invoker, opts Options) *Runtime {
 	if opts.DrainFraction <= 0 || opts.DrainFraction > 1 {
 		opts.DrainFraction = 0.25
 	}
-	if opts.MaxSuspendedRuns <= 0 {
-		opts.MaxSuspendedRuns = 64
+	if opts.Admission == nil {
+		opts.Admission = ProcessAdmission()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -99,7 +103,9 @@ func New(eng *engine.Engine, inv Invoker, opts Options) *Runtime {
 	if opts.Suspender == nil {
 		opts.Suspender = SnapshotSuspender{}
 	}
-	return &Runtime{eng: eng, inv: inv, opts: opts, runs: map[string]*agentRun{}, cells: map[string]*cell{}, ended: map[string]string{}}
+	rt := &Runtime{eng: eng, inv: inv, opts: opts, runs: map[string]*agentRun{}, cells: map[string]*cell{}, ended: map[string]string{}}
+	opts.Admission.register(rt)
+	return rt
 }
 
 // Prepare resolves configuration and policy for a run and returns the
@@ -219,10 +225,15 @@ func (rt *Runtime) markEnded(id, reason string) {
 	}
 }
 
-// Stats reports live VMs, stored snapshots and suspended runs (after sweeping
-// expired snapshots).
+// Stats reports live VMs, stored snapshots, suspended runs and prepared runs
+// of the whole process: every runtime that shares this one's Admission,
+// each swept of expired snapshots first (spec/protocol.md §8).
 func (rt *Runtime) Stats() protocol.Stats {
-	rt.sweep()
+	return rt.opts.Admission.stats()
+}
+
+// localStats are this runtime's own figures; liveVMs is its engine's.
+func (rt *Runtime) localStats() protocol.Stats {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	s := protocol.Stats{Runs: len(rt.runs)}
@@ -258,8 +269,10 @@ func (rt *Runtime) sweep() {
 	}
 }
 
-// Close ends every run.
+// Close ends every run and leaves the process's Admission.
 func (rt *Runtime) Close() {
+	defer rt.opts.Admission.unregister(rt)
+	defer rt.sweeper.stop()
 	rt.mu.Lock()
 	ids := make([]string, 0, len(rt.runs))
 	for id := range rt.runs {

@@ -23,6 +23,7 @@ type step struct {
 	output   []result.Output
 	outBytes int64
 	limitErr []result.ErrorCode
+	slot     bool // holds a live-VM slot of the process (admission.go)
 }
 
 // drive runs the VM until the cell completes, fails or suspends.
@@ -68,6 +69,9 @@ func (s *step) drive(ctx context.Context) result.Result {
 			return s.suspend(result.ReasonYield)
 		}
 		if inflight == 0 && p.State == "running" {
+			if s.c.callCtx.Err() != nil { // run.abort/run.end dropped its calls
+				return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
+			}
 			return s.fail(result.Result{Status: result.StatusFailed,
 				Error: "the cell is still pending but no host work is pending: a promise never settles"})
 		}

@@ -73,6 +73,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	}
 	snap := c.snap
 	c.snap = nil
+	c.adm.releaseSuspended()
 	c.state = "resuming"
 	yieldID := c.yieldID
 	c.yieldID = 0
@@ -86,10 +87,21 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	}
 	vctx, cancel := context.WithDeadline(ctx, s.deadline)
 	defer cancel()
+	// run.abort and run.end during the restore stop it, as in Exec.
+	stop := context.AfterFunc(c.callCtx, cancel)
+	defer stop()
+	if err := s.admitVM(vctx); err != nil { // admission.go: the process's live-VM limit
+		r.noteSnapshot(result.SnapshotDeleted, c.id, snap.Bytes())
+		snap.Release()
+		return s.fail(s.startFailure(vctx, err, result.CodeSnapshotRestoreFailed, "restored")), nil
+	}
 	vm, err := rt.opts.Suspender.Resume(vctx, rt.eng, snap)
 	if err != nil {
 		r.noteSnapshot(result.SnapshotDeleted, c.id, snap.Bytes())
 		snap.Release()
+		if f := s.startFailure(vctx, err, result.CodeSnapshotRestoreFailed, "restored"); f.Code != result.CodeSnapshotRestoreFailed {
+			return s.fail(f), nil
+		}
 		return s.fail(result.Failed(result.CodeSnapshotRestoreFailed, "snapshot restore failed: "+err.Error())), nil
 	}
 	s.vm = vm

@@ -55,7 +55,12 @@
   function list() { return setPrototypeOf([], null); }
   function record() { return create(null); }
 
+  // MAX_DEPTH is the bridge's nesting bound: arrays and objects nested more
+  // deeply than this in a guest value are an error, never cut silently
+  // (spec/protocol.md §4, reference/codemode/depth.go).
   const MAX_DEPTH = 64;
+  let tooDeep = false; // toJSONValue met a container past MAX_DEPTH
+  const DEPTH_MESSAGE = "the value is nested deeper than the bridge limit of " + MAX_DEPTH + " levels of arrays and objects; flatten it";
 
   let cfg = null; // boot config
   let catalog = []; // full entries with parameters
@@ -165,7 +170,7 @@
       }
     }
     if (v === null) return null;
-    if (depth > MAX_DEPTH) return "[MaxDepth]";
+    if (depth >= MAX_DEPTH) { tooDeep = true; return null; }
     if (apply(mapHas, seen, [v])) return "[Circular]";
     try {
       if (v instanceof ArrayBufferCtor || isView(v)) return "[Binary data is not supported]";
@@ -227,8 +232,19 @@
     }
   }
 
+  // bridgeValue is toJSONValue of a whole value leaving the guest; it throws
+  // a RangeError when v nests deeper than MAX_DEPTH.
+  function bridgeValue(v) {
+    const outer = tooDeep; // a toJSON hook may itself call text() or json()
+    tooDeep = false;
+    let x, deep;
+    try { x = toJSONValue(v, 0, new MapCtor()); } finally { deep = tooDeep; tooDeep = outer; }
+    if (deep) throw plainError("RangeError", DEPTH_MESSAGE);
+    return x;
+  }
+
   function encode(v) {
-    const x = toJSONValue(v, 0, new MapCtor());
+    const x = bridgeValue(v);
     return stringify(x === undefined ? null : x);
   }
 
@@ -335,7 +351,7 @@
     let s;
     if (typeof value === "string") s = wf(value);
     else if (value !== null && typeof value === "object") s = encode(value);
-    else s = StringCtor(toJSONValue(value, 0, new MapCtor()));
+    else s = StringCtor(bridgeValue(value));
     const item = record();
     item.type = "text";
     item.text = s;
@@ -345,7 +361,7 @@
   function json(value) {
     const item = record();
     item.type = "json";
-    const v = toJSONValue(value, 0, new MapCtor()); // already a fresh, prototype-free copy
+    const v = bridgeValue(value); // already a fresh, prototype-free copy
     item.value = v === undefined ? null : v;
     pushOutput(item);
   }
@@ -526,7 +542,12 @@
       if (!t) return track(PromiseCtor.reject(unknownTool(id)), StringCtor(id));
       const fields = record();
       fields.tool = t.id;
-      fields.input = toJSONValue(input === undefined ? {} : input, 0, new MapCtor());
+      try {
+        fields.input = bridgeValue(input === undefined ? {} : input);
+      } catch (e) { // too deep: rejected like the host rejects it (depth.go)
+        if (e === null || typeof e !== "object" || e.message !== DEPTH_MESSAGE) throw e;
+        return track(PromiseCtor.reject(plainError("ToolError", e.message, "invalid_input")), t.id);
+      }
       return track(request("call", fields), t.id);
     },
   });

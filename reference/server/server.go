@@ -94,17 +94,21 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 	i.mu.Lock()
 	srv := i.srv
 	i.mu.Unlock()
-	// The callback itself is never canceled: jrpc2 forgets a canceled
-	// callback's id and answers the harness's late reply with an error that
-	// could collide with one of the harness's own request ids. The caller
-	// stops waiting instead.
+	// The callback is canceled only after tool.cancel has left: jrpc2
+	// forgets a canceled callback's id and would answer the harness's late
+	// reply with an error that could collide with one of the harness's own
+	// request ids, but sending tool.cancel makes the stray filter drop that
+	// reply first (spec/protocol/stray.go). Canceling ends jrpc2's two
+	// goroutines of the call at once, not when the peer answers (issue 11).
 	type answer struct {
 		rsp *jrpc2.Response
 		err error
 	}
+	cbctx, cbcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cbcancel()
 	ch := make(chan answer, 1)
 	go func() {
-		rsp, err := srv.Callback(context.WithoutCancel(ctx), protocol.MethodToolInvoke, p)
+		rsp, err := srv.Callback(cbctx, protocol.MethodToolInvoke, p)
 		ch <- answer{rsp, err}
 	}()
 	var rsp *jrpc2.Response

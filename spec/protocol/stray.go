@@ -12,27 +12,48 @@ import (
 // SHOULD drop it and MUST NOT reply). jrpc2 would otherwise answer it with an
 // error carrying that id, which can collide with one of the harness's own
 // outstanding request ids.
+//
+// A tool.cancel this side sends also forgets the id of that nested call's
+// tool.invoke: the caller stops waiting for it (and jrpc2 forgets it), so
+// its late answer is dropped here instead of being kept until it arrives.
 func dropStray(ch channel.Channel) channel.Channel {
-	return &strayFilter{Channel: ch, outstanding: map[string]bool{}}
+	return &strayFilter{Channel: ch, outstanding: map[string]string{}, byCall: map[string]string{}}
 }
 
 type strayFilter struct {
 	channel.Channel
 	mu          sync.Mutex
-	outstanding map[string]bool // ids of requests this side sent
+	outstanding map[string]string // ids of requests this side sent → toolCallId of a tool.invoke
+	byCall      map[string]string // toolCallId of an outstanding tool.invoke → its id
 }
 
 // envelope is just enough of a message to classify it.
 type envelope struct {
 	ID     json.RawMessage `json:"id"`
 	Method *string         `json:"method"`
+	Params struct {
+		ToolCallID string `json:"toolCallId"`
+	} `json:"params"`
 }
 
 func (s *strayFilter) Send(msg []byte) error {
 	var e envelope
-	if json.Unmarshal(msg, &e) == nil && e.Method != nil && len(e.ID) > 0 {
+	if json.Unmarshal(msg, &e) == nil && e.Method != nil {
 		s.mu.Lock()
-		s.outstanding[string(e.ID)] = true
+		switch {
+		case len(e.ID) > 0:
+			call := ""
+			if *e.Method == MethodToolInvoke {
+				call = e.Params.ToolCallID
+				s.byCall[call] = string(e.ID)
+			}
+			s.outstanding[string(e.ID)] = call
+		case *e.Method == MethodToolCancel:
+			if id, ok := s.byCall[e.Params.ToolCallID]; ok {
+				delete(s.byCall, e.Params.ToolCallID)
+				delete(s.outstanding, id)
+			}
+		}
 		s.mu.Unlock()
 	}
 	return s.Channel.Send(msg)
@@ -49,8 +70,11 @@ func (s *strayFilter) Recv() ([]byte, error) {
 			return msg, nil // requests, notifications and anything malformed: jrpc2 decides
 		}
 		s.mu.Lock()
-		known := s.outstanding[string(e.ID)]
+		call, known := s.outstanding[string(e.ID)]
 		delete(s.outstanding, string(e.ID))
+		if call != "" {
+			delete(s.byCall, call)
+		}
 		s.mu.Unlock()
 		if known {
 			return msg, nil

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -28,6 +29,8 @@ func main() {
 	listen := fs.String("listen", "", "accept driver protocol connections on this TCP address (one session per connection)")
 	unavailable := fs.Bool("unavailable", false, "simulate a runtime that cannot be loaded (every enabled run fails closed with runtime_unavailable)")
 	maxMessage := fs.Int("max-message-bytes", protocol.DefaultMaxMessageBytes, "longest message read from a peer, in bytes without the newline; a longer one is dropped and answered with error -32011 (spec/protocol.md §1)")
+	maxLiveVMs := fs.Int("max-live-vms", codemode.DefaultMaxLiveVMs, "VMs running at once over all sessions of the process; a cell waits for a free one within its timeoutMs, then fails with runtime_unavailable")
+	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
 		fs.PrintDefaults()
@@ -44,6 +47,7 @@ func main() {
 		os.Exit(2)
 	}
 	opts := server.Options{Unavailable: *unavailable, MaxMessageBytes: *maxMessage}
+	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended})
 	if *stdio {
 		if err := server.Serve(ctx, os.Stdin, os.Stdout, opts); err != nil {
 			fmt.Fprintln(os.Stderr, "codemode-reference:", err)
