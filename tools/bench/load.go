@@ -103,22 +103,31 @@ type SuspendFigure struct {
 }
 
 // ControlFigure is runtime.stats latency on one stdio connection while Busy
-// cells spin in while(true){} (timeoutMs 30000) on it.
+// cells spin in while(true){} (timeoutMs 60000) on it: runtime.stats is
+// sent back to back from the moment the cells are sent, 20 times, within
+// the cells' first 45 s (none has reached its deadline).
 type ControlFigure struct {
 	Busy int `json:"busy"`
-	// LiveVMs is what runtime.stats reported while the samples were taken
-	// (a target may refuse cells beyond a limit of live VMs).
-	LiveVMs int       `json:"liveVMs"`
-	Samples []float64 `json:"samplesMs"`
-	P50Ms   float64   `json:"p50Ms"`
-	MaxMs   float64   `json:"maxMs"`
-	Error   string    `json:"error,omitempty"`
+	// Samples are the latencies in milliseconds and LiveVMsSeen what each
+	// answer reported (a target may refuse cells beyond a limit of live
+	// VMs, and the cells take a while to start); LiveVMs is the most seen.
+	Samples     []float64 `json:"samplesMs"`
+	LiveVMsSeen []int     `json:"liveVMsSeen"`
+	LiveVMs     int       `json:"liveVMs"`
+	P50Ms       float64   `json:"p50Ms"`
+	MaxMs       float64   `json:"maxMs"`
+	Error       string    `json:"error,omitempty"`
 }
 
 // busyTimeoutMs is the timeoutMs of the spinning cells of the control
-// figure: far beyond any sane stats latency, so that a target whose control
-// requests wait behind cells shows it as seconds.
-const busyTimeoutMs = 30000
+// figure (the clamp's maximum, CM-CFG-05): far beyond any sane stats
+// latency, so that a target whose control requests wait behind cells shows
+// it as seconds, and no cell ends while the samples are taken.
+const busyTimeoutMs = 60000
+
+// controlWindow bounds the sampling of the control figure after the cells
+// were sent.
+const controlWindow = 45 * time.Second
 
 // LoadRun runs the load and capacity bench of o.Reference.
 func LoadRun(ctx context.Context, o LoadOptions) *LoadReport {
@@ -485,32 +494,16 @@ func controlFigure(ctx context.Context, o LoadOptions) ControlFigure {
 		st, err := s.t.Stats(cctx)
 		return st, float64(time.Since(t).Microseconds()) / 1000, err
 	}
-	// Until the busy cells have started: liveVMs stops rising.
-	last, flat := -1, 0
-	for flat < 5 && last < o.Busy {
-		st, ms, err := stats()
-		if err != nil {
-			f.Error = err.Error()
-			return f
-		}
-		if st.LiveVMs <= last {
-			flat++
-		} else {
-			flat = 0
-		}
-		last = st.LiveVMs
-		if ms > 1000 { // a target whose control requests wait behind cells: that wait is the figure
-			f.Samples = append(f.Samples, ms)
-		}
-	}
-	for len(f.Samples) < 20 {
+	start := time.Now()
+	for len(f.Samples) < 20 && time.Since(start) < controlWindow {
 		st, ms, err := stats()
 		if err != nil {
 			f.Error = err.Error()
 			break
 		}
-		f.LiveVMs = max(f.LiveVMs, st.LiveVMs)
 		f.Samples = append(f.Samples, ms)
+		f.LiveVMsSeen = append(f.LiveVMsSeen, st.LiveVMs)
+		f.LiveVMs = max(f.LiveVMs, st.LiveVMs)
 	}
 	f.P50Ms = median(f.Samples)
 	for _, x := range f.Samples {
@@ -550,8 +543,8 @@ func (r *LoadReport) WriteTable(w io.Writer) {
 	fmt.Fprintf(w, "\nsuspended runs: %d of %d waiting over %d tcp connections, %d resumed correctly; RSS %.1f → %.1f MiB, %.0f KiB per run; snapshotBytes %.0f KiB per run%s\n",
 		s.Waiting, s.Runs, s.Conns, s.Resumed, float64(s.RSSBeforeKB)/1024, float64(s.RSSHeldKB)/1024, s.PerRunKB, float64(s.SnapshotBytes)/1024/float64(max(s.Waiting, 1)), errNote(s.Error))
 	c := r.Control
-	fmt.Fprintf(w, "runtime.stats behind %d busy cells on one stdio connection (liveVMs %d): p50 %.1f ms, max %.1f ms over %d samples%s\n",
-		c.Busy, c.LiveVMs, c.P50Ms, c.MaxMs, len(c.Samples), errNote(c.Error))
+	fmt.Fprintf(w, "runtime.stats behind %d busy cells on one stdio connection: p50 %.1f ms, max %.1f ms over %d samples back to back from the moment the cells were sent (liveVMs seen: %v)%s\n",
+		c.Busy, c.P50Ms, c.MaxMs, len(c.Samples), c.LiveVMsSeen, errNote(c.Error))
 }
 
 func errNote(e string) string {
