@@ -76,13 +76,12 @@ func (m RawMessage) HasID(id any) bool { return sameID(m.ID, id) }
 
 func (m RawMessage) String() string { return m.Line }
 
-// Limits of a raw connection: a line longer than rawMaxLine is discarded
-// (the harness stays bounded whatever the target sends), and at most rawKeep
-// bytes of each line are kept.
+// Limits of a raw connection: a line longer than MaxMessageBytes (the
+// harness's bound) is discarded, so the harness stays bounded whatever the
+// target sends, and at most rawKeep bytes of each line are kept.
 const (
-	rawMaxLine = 64 << 20
-	rawKeep    = 4 << 10
-	rawLog     = 400 // transcript entries kept (the latest)
+	rawKeep = 4 << 10
+	rawLog  = 400 // transcript entries kept (the latest)
 )
 
 // ErrRawClosed is returned by RawConn waits once the target's output ended.
@@ -193,14 +192,15 @@ func dialRaw(ctx context.Context, spec string) (*RawConn, error) {
 // read keeps every line the target sends, in order, until its output ends.
 func (c *RawConn) read(r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	limit := MaxMessageBytes
 	var line []byte
 	over := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !over {
 			line = append(line, chunk...)
-			if len(line) > rawMaxLine {
-				over, line = true, append(line[:rawKeep:rawKeep], "…(over 64 MiB, discarded)"...)
+			if len(line) > limit {
+				over, line = true, append(line[:rawKeep:rawKeep], fmt.Sprintf("…(over %d bytes, discarded)", limit)...)
 			}
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
