@@ -147,3 +147,49 @@ func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
 		t.Fatalf("runtime.stats with %d busy exec calls: %+v, %v; want an answer at once", busy, s, err)
 	}
 }
+
+// An oversized or malformed reply to the target's own tool.invoke fails that
+// call with the code of the fault (it is never answered), and the session
+// goes on.
+func TestBadReplyToACallbackFailsTheCallback(t *testing.T) {
+	methods := handler.Map{"call": handler.New(func(ctx context.Context) (string, error) {
+		_, err := jrpc2.ServerFromContext(ctx).Callback(ctx, MethodToolInvoke, map[string]any{})
+		return fmt.Sprint(int(jrpc2.ErrorCode(err))), nil
+	})}
+	sr, pw := io.Pipe()
+	pr, sw := io.Pipe()
+	srv, stop := NewServer(methods, NewLineChannel(sr, sw, 200))
+	defer func() { stop(); pw.Close(); pr.Close(); srv.Wait() }()
+	rd := bufio.NewReader(pr)
+	for i, c := range []struct{ reply, want string }{
+		{`{"jsonrpc":"2.0","id":%s,"result":{"result":"` + strings.Repeat("r", 300) + `"}}`, "-32011"},
+		{`{"jsonrpc":"2.0","id":%s,"error":"not an object"}`, "-32600"},
+		{`{"jsonrpc":"2.0","id":%s,"result":{"result":1},"error":{"code":1,"message":"m"}}`, "-32600"},
+	} {
+		if _, err := fmt.Fprintf(pw, `{"jsonrpc":"2.0","id":%d,"method":"call"}`+"\n", 100+i); err != nil {
+			t.Fatal(err)
+		}
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inv struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(line, &inv); err != nil || inv.Method != MethodToolInvoke {
+			t.Fatalf("want a tool.invoke, got %s (%v)", line, err)
+		}
+		if _, err := fmt.Fprintf(pw, c.reply+"\n", inv.ID); err != nil {
+			t.Fatal(err)
+		}
+		line, err = rd.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":"%s"}`, 100+i, c.want)
+		if got := strings.TrimSpace(string(line)); got != want {
+			t.Errorf("reply %.80s…: the server answered %s, want %s (the callback fails with that code; the reply itself is not answered)", c.reply, got, want)
+		}
+	}
+}
