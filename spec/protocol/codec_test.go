@@ -96,12 +96,10 @@ func TestLargeCallbacksDoNotDeadlockAPeerThatRepliesFromItsReadLoop(t *testing.T
 	}
 }
 
-// Control requests are served while any number of exec calls are busy
-// (spec/protocol.md §1: a slow exec MUST NOT delay other requests). With a
-// shared bound of 64 handlers, runtime.stats waited behind 128 spinning
-// cells for 28 s.
-func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
-	const busy = 300
+// busyServer serves tool.exec calls that block until cleanup and a
+// runtime.stats that counts them; it returns a client with busy exec calls
+// running.
+func busyServer(tb testing.TB, busy int) *jrpc2.Client {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	running := 0
@@ -124,7 +122,7 @@ func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
 	srv, stop := NewServer(methods, NewChannel(sr, sw))
 	c := NewClient(NewChannel(cr, cw), nil, nil, nil)
 	var calls sync.WaitGroup
-	defer func() { close(release); calls.Wait(); c.Close(); stop(); srv.Wait() }()
+	tb.Cleanup(func() { close(release); calls.Wait(); c.Close(); stop(); srv.Wait() })
 	for range busy {
 		calls.Go(func() { _, _ = c.Call(context.Background(), MethodToolExec, nil) })
 	}
@@ -133,18 +131,41 @@ func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
 		n := running
 		mu.Unlock()
 		if n == busy {
-			break
+			return c
 		}
 		if time.Now().After(end) {
-			t.Fatalf("only %d of %d exec handlers started within 30 s: the server caps concurrent handlers", n, busy)
+			tb.Fatalf("only %d of %d exec handlers started within 30 s: the server caps concurrent handlers", n, busy)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// Control requests are served while any number of exec calls are busy
+// (spec/protocol.md §1: a slow exec MUST NOT delay other requests). With a
+// shared bound of 64 handlers, runtime.stats waited behind 128 spinning
+// cells for 28 s.
+func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
+	const busy = 300
+	c := busyServer(t, busy)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var s Stats
 	if err := c.CallResult(ctx, MethodRuntimeStats, nil, &s); err != nil || s.LiveVMs != busy {
 		t.Fatalf("runtime.stats with %d busy exec calls: %+v, %v; want an answer at once", busy, s, err)
+	}
+}
+
+// BenchmarkStatsWithBusyCalls is the wire's share of control latency under
+// load: one runtime.stats round trip while 256 exec calls hold handlers
+// (blocked, not spinning: CPU contention from running cells is the
+// runtime's, see reference/codemode's admission).
+func BenchmarkStatsWithBusyCalls(b *testing.B) {
+	c := busyServer(b, 256)
+	ctx := context.Background()
+	for b.Loop() {
+		if err := c.CallResult(ctx, MethodRuntimeStats, nil, &Stats{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
