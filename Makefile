@@ -76,6 +76,7 @@ fuzz:
 	$(GO) test ./spec/config -run=^$$ -fuzz=FuzzResolve -fuzztime=$(FUZZTIME)
 	$(GO) test ./reference/catalog -run=^$$ -fuzz=FuzzBuild -fuzztime=$(FUZZTIME)
 	$(GO) test ./reference/moduleaccess -run=^$$ -fuzz=FuzzCheck -fuzztime=$(FUZZTIME)
+	$(GO) test ./spec/protocol -run=^$$ -fuzz=FuzzCodec -fuzztime=$(FUZZTIME)
 
 ## bench: engine and runtime benchmarks (compare runs with benchstat)
 bench: engine

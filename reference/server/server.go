@@ -62,7 +62,10 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 	if opts.Unavailable {
 		eng = nil
 	}
-	inv := &invoker{}
+	inv := &invoker{max: opts.MaxMessageBytes}
+	if inv.max <= 0 {
+		inv.max = protocol.DefaultMaxMessageBytes
+	}
 	rt := codemode.New(eng, inv, opts.Runtime)
 	defer rt.Close()
 	// shutdown may be called by a handler before NewServer has returned.
@@ -86,11 +89,23 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 type invoker struct {
 	mu  sync.Mutex
 	srv *jrpc2.Server
+	// max is the largest message the reference sends (its own read bound):
+	// the harness's bound is 16 MiB unless both sides were given a larger
+	// one (spec/protocol.md §1: a sender MUST NOT send more).
+	max int
 }
 
 func (i *invoker) set(s *jrpc2.Server) { i.mu.Lock(); i.srv = s; i.mu.Unlock() }
 
 func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+	if len(p.Input) > i.max/2 { // only a large input can make the message too large
+		// The params plus the envelope (jsonrpc, id, method: under 64 bytes).
+		if b, err := json.Marshal(p); err == nil {
+			if n := len(protocol.UnescapeHTML(b)) + 64; n > i.max {
+				return nil, &codemode.ToolError{Message: fmt.Sprintf("nested tool call not sent: its tool.invoke message would be about %d bytes, over the maximum message size of %d bytes (spec/protocol.md §1)", n, i.max)}
+			}
+		}
+	}
 	i.mu.Lock()
 	srv := i.srv
 	i.mu.Unlock()

@@ -207,3 +207,14 @@ func TestOneGiBLineLeavesTheSessionBoundedAndUsable(t *testing.T) {
 type openUntil <-chan struct{}
 
 func (o openUntil) Read([]byte) (int, error) { <-o; return 0, io.EOF }
+
+// The reference never sends a tool.invoke over the maximum message size
+// (the harness would count it as a fault): the nested call fails with a tool
+// error that says why, and nothing is written.
+func TestOversizedNestedCallIsNotSent(t *testing.T) {
+	inv := &invoker{max: 1000} // no server: sending would panic
+	_, err := inv.Invoke(context.Background(), protocol.InvokeParams{Run: "r", Input: json.RawMessage(`"` + strings.Repeat("i", 2000) + `"`)})
+	if err == nil || !strings.Contains(err.Error(), "over the maximum message size of 1000 bytes") {
+		t.Fatalf("Invoke of a 2 KB input over a 1000-byte bound: %v; want a tool error naming the bound", err)
+	}
+}

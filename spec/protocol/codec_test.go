@@ -96,12 +96,10 @@ func TestLargeCallbacksDoNotDeadlockAPeerThatRepliesFromItsReadLoop(t *testing.T
 	}
 }
 
-// Control requests are served while any number of exec calls are busy
-// (spec/protocol.md §1: a slow exec MUST NOT delay other requests). With a
-// shared bound of 64 handlers, runtime.stats waited behind 128 spinning
-// cells for 28 s.
-func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
-	const busy = 300
+// busyServer serves tool.exec calls that block until cleanup and a
+// runtime.stats that counts them; it returns a client with busy exec calls
+// running.
+func busyServer(tb testing.TB, busy int) *jrpc2.Client {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	running := 0
@@ -124,7 +122,7 @@ func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
 	srv, stop := NewServer(methods, NewChannel(sr, sw))
 	c := NewClient(NewChannel(cr, cw), nil, nil, nil)
 	var calls sync.WaitGroup
-	defer func() { close(release); calls.Wait(); c.Close(); stop(); srv.Wait() }()
+	tb.Cleanup(func() { close(release); calls.Wait(); c.Close(); stop(); srv.Wait() })
 	for range busy {
 		calls.Go(func() { _, _ = c.Call(context.Background(), MethodToolExec, nil) })
 	}
@@ -133,17 +131,86 @@ func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
 		n := running
 		mu.Unlock()
 		if n == busy {
-			break
+			return c
 		}
 		if time.Now().After(end) {
-			t.Fatalf("only %d of %d exec handlers started within 30 s: the server caps concurrent handlers", n, busy)
+			tb.Fatalf("only %d of %d exec handlers started within 30 s: the server caps concurrent handlers", n, busy)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// Control requests are served while any number of exec calls are busy
+// (spec/protocol.md §1: a slow exec MUST NOT delay other requests). With a
+// shared bound of 64 handlers, runtime.stats waited behind 128 spinning
+// cells for 28 s.
+func TestControlRequestsDoNotWaitBehindBusyCalls(t *testing.T) {
+	const busy = 300
+	c := busyServer(t, busy)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var s Stats
 	if err := c.CallResult(ctx, MethodRuntimeStats, nil, &s); err != nil || s.LiveVMs != busy {
 		t.Fatalf("runtime.stats with %d busy exec calls: %+v, %v; want an answer at once", busy, s, err)
+	}
+}
+
+// BenchmarkStatsWithBusyCalls is the wire's share of control latency under
+// load: one runtime.stats round trip while 256 exec calls hold handlers
+// (blocked, not spinning: CPU contention from running cells is the
+// runtime's, see reference/codemode's admission).
+func BenchmarkStatsWithBusyCalls(b *testing.B) {
+	c := busyServer(b, 256)
+	ctx := context.Background()
+	for b.Loop() {
+		if err := c.CallResult(ctx, MethodRuntimeStats, nil, &Stats{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// An oversized or malformed reply to the target's own tool.invoke fails that
+// call with the code of the fault (it is never answered), and the session
+// goes on.
+func TestBadReplyToACallbackFailsTheCallback(t *testing.T) {
+	methods := handler.Map{"call": handler.New(func(ctx context.Context) (string, error) {
+		_, err := jrpc2.ServerFromContext(ctx).Callback(ctx, MethodToolInvoke, map[string]any{})
+		return fmt.Sprint(int(jrpc2.ErrorCode(err))), nil
+	})}
+	sr, pw := io.Pipe()
+	pr, sw := io.Pipe()
+	srv, stop := NewServer(methods, NewLineChannel(sr, sw, 200))
+	defer func() { stop(); pw.Close(); pr.Close(); srv.Wait() }()
+	rd := bufio.NewReader(pr)
+	for i, c := range []struct{ reply, want string }{
+		{`{"jsonrpc":"2.0","id":%s,"result":{"result":"` + strings.Repeat("r", 300) + `"}}`, "-32011"},
+		{`{"jsonrpc":"2.0","id":%s,"error":"not an object"}`, "-32600"},
+		{`{"jsonrpc":"2.0","id":%s,"result":{"result":1},"error":{"code":1,"message":"m"}}`, "-32600"},
+	} {
+		if _, err := fmt.Fprintf(pw, `{"jsonrpc":"2.0","id":%d,"method":"call"}`+"\n", 100+i); err != nil {
+			t.Fatal(err)
+		}
+		line, err := rd.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		var inv struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(line, &inv); err != nil || inv.Method != MethodToolInvoke {
+			t.Fatalf("want a tool.invoke, got %s (%v)", line, err)
+		}
+		if _, err := fmt.Fprintf(pw, c.reply+"\n", inv.ID); err != nil {
+			t.Fatal(err)
+		}
+		line, err = rd.ReadBytes('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":"%s"}`, 100+i, c.want)
+		if got := strings.TrimSpace(string(line)); got != want {
+			t.Errorf("reply %.80s…: the server answered %s, want %s (the callback fails with that code; the reply itself is not answered)", c.reply, got, want)
+		}
 	}
 }

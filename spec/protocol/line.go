@@ -61,8 +61,9 @@ func (e *OversizedError) Error() string {
 // sender (jrpc2 holds its lock while it sends) never blocks the read loop
 // while the peer is itself blocked writing to us: a peer that writes its
 // replies from its own read loop would otherwise deadlock with us. The
-// queue holds at most twice the bound (at least one message); past that,
-// Send blocks until the peer reads.
+// queue holds at most twice the bound or twice DefaultMaxMessageBytes,
+// whichever is larger (and always one message); past that, Send blocks
+// until the peer reads.
 type LineChannel struct {
 	r    *bufio.Reader
 	max  int
@@ -92,7 +93,7 @@ func NewLineChannel(r io.Reader, w io.WriteCloser, maxBytes int) *LineChannel {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxMessageBytes
 	}
-	c := &LineChannel{r: bufio.NewReaderSize(r, 64<<10), max: maxBytes, w: w, maxQueue: 2 * maxBytes, done: make(chan struct{})}
+	c := &LineChannel{r: bufio.NewReaderSize(r, 64<<10), max: maxBytes, w: w, maxQueue: 2 * max(maxBytes, DefaultMaxMessageBytes), done: make(chan struct{})}
 	c.cond = sync.NewCond(&c.mu)
 	return c
 }

@@ -18,9 +18,13 @@ import (
 )
 
 // crashyTarget is an in-process target that dies (closes its connection)
-// right after it has written its first tool.exec answer. execs counts the
+// right after it has written its first tool.exec answer, or, with
+// oversized set, answers tool.exec with a value of 10 KB. execs counts the
 // tool.exec requests every instance received.
-type crashyTarget struct{ execs atomic.Int32 }
+type crashyTarget struct {
+	execs     atomic.Int32
+	oversized atomic.Bool
+}
 
 func (c *crashyTarget) serve(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 	var mu sync.Mutex
@@ -44,6 +48,9 @@ func (c *crashyTarget) serve(ctx context.Context, r io.Reader, w io.WriteCloser)
 			if !known {
 				return nil, &jrpc2.Error{Code: protocol.ErrUnknownRun, Message: "unknown run " + p.Run}
 			}
+			if c.oversized.Load() {
+				return json.RawMessage(`{"status":"completed","value":"` + strings.Repeat("v", 10000) + `"}`), nil
+			}
 			return json.RawMessage(`{"status":"completed","value":1}`), nil
 		}),
 		protocol.MethodRuntimeStats: handler.New(func(ctx context.Context, _ *struct{}) (protocol.Stats, error) { return protocol.Stats{}, nil }),
@@ -64,7 +71,7 @@ type dieAfterExec struct {
 
 func (d *dieAfterExec) Write(b []byte) (int, error) {
 	n, err := d.w.Write(b)
-	if bytes.Contains(b, []byte(`"status":"completed"`)) {
+	if bytes.Contains(b, []byte(`"status":"completed","value":1`)) {
 		d.Close()
 	}
 	return n, err
@@ -82,7 +89,8 @@ type failT struct{ failed bool }
 func (f *failT) Fail() { f.failed = true }
 
 // A target that crashes between two calls of one spec makes that spec an
-// error (the target's fault), never a failure of its requirement: the harness
+// error (and so does a target that sends an answer over the harness's
+// maximum message size) (the target's fault), never a failure of its requirement: the harness
 // must not reconnect in the middle of the spec and send the next call to a
 // fresh target that never knew the run (issue 11, D4: CM-EXEC-09 failed with
 // "-32001 unknown run").
@@ -96,7 +104,13 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 	defer Configure(Config{})
 
 	var reports []ginkgo.SpecReport
-	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) { reports = append(reports, r) })
+	var execsInFirst int32
+	ginkgo.ReportAfterEach(func(r ginkgo.SpecReport) {
+		reports = append(reports, r)
+		if len(reports) == 1 {
+			execsInFirst = target.execs.Load()
+		}
+	})
 	Describe("e2e", "a target that crashes between calls", func() {
 		It("CM-EXEC-09", "two calls with a crash between them", func(ctx SpecContext) {
 			r := NewRun(ctx, RunOptions{CodeMode: true})
@@ -108,6 +122,14 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 			}).Should(gomega.BeFalse(), "the target closes its connection after the first answer")
 			r.Exec(ctx, "return 2")
 		})
+		It("CM-EXEC-01", "an answer over the harness's maximum message size", func(ctx SpecContext) {
+			target.oversized.Store(true)
+			old := MaxMessageBytes
+			MaxMessageBytes = 4096 // read by the connection T() opens now (the last spec's target died)
+			defer func() { MaxMessageBytes = old }()
+			r := NewRun(ctx, RunOptions{CodeMode: true})
+			r.Exec(ctx, "return 'v'.repeat(10000)")
+		})
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	Define()
@@ -115,7 +137,7 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 	ginkgo.RunSpecs(ft, "crash between calls")
 
 	g := gomega.NewWithT(t)
-	g.Expect(reports).To(gomega.HaveLen(1), "one spec ran")
+	g.Expect(reports).To(gomega.HaveLen(2), "both specs ran")
 	rep := reports[0]
 	g.Expect(rep.Failed()).To(gomega.BeTrue(), "the spec cannot pass: its target died")
 	var entry string
@@ -127,6 +149,19 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 	g.Expect(entry).To(gomega.ContainSubstring("the target died during this spec"),
 		"the spec is charged as an error (target crashed), not a failure of CM-EXEC-09; failure: %s", rep.FailureMessage())
 	g.Expect(rep.FailureMessage()).NotTo(gomega.ContainSubstring("unknown run"), "the second call must not reach a fresh target")
-	g.Expect(target.execs.Load()).To(gomega.Equal(int32(1)), "only the first exec reached a target: the harness did not reconnect mid-spec")
+	g.Expect(execsInFirst).To(gomega.Equal(int32(1)), "only the first exec reached a target: the harness did not reconnect mid-spec")
 	g.Expect(strings.Contains(rep.FailureMessage(), "lost earlier in this spec")).To(gomega.BeTrue(), "the failure says the target was lost: %s", rep.FailureMessage())
+
+	// An oversized answer is an error of the spec (a fault of the target),
+	// with its size and the bound.
+	rep = reports[1]
+	g.Expect(rep.Failed()).To(gomega.BeTrue(), "the spec cannot pass: its target sent an oversized answer")
+	entry = ""
+	for _, e := range rep.ReportEntries {
+		if e.Name == HarnessErrorEntry {
+			entry = e.StringRepresentation()
+		}
+	}
+	g.Expect(entry).To(gomega.MatchRegexp(`target fault: it sent a response of \d+ bytes, over the harness's maximum message size of 4096 bytes`),
+		"the spec is an error naming the size; failure: %s", rep.FailureMessage())
 }
