@@ -77,6 +77,10 @@ fuzz:
 	$(GO) test ./reference/catalog -run=^$$ -fuzz=FuzzBuild -fuzztime=$(FUZZTIME)
 	$(GO) test ./reference/moduleaccess -run=^$$ -fuzz=FuzzCheck -fuzztime=$(FUZZTIME)
 	$(GO) test ./spec/protocol -run=^$$ -fuzz=FuzzCodec -fuzztime=$(FUZZTIME)
+	$(GO) test ./reference/codemode -run=^$$ -fuzz=FuzzGuestPoll -fuzztime=$(FUZZTIME)
+	$(GO) test ./reference/codemode -run=^$$ -fuzz=FuzzJSONDepth -fuzztime=$(FUZZTIME)
+	$(GO) test ./spec/result -run=^$$ -fuzz=FuzzContentSize -fuzztime=$(FUZZTIME)
+	$(GO) test ./spec/result -run=^$$ -fuzz=FuzzWellFormed -fuzztime=$(FUZZTIME)
 
 ## bench: engine and runtime benchmarks (compare runs with benchstat)
 bench: engine
