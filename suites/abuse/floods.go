@@ -68,6 +68,7 @@ var _ = Describe("abuse", "floods", func() {
 
 	It("CM-PROT-02", "requests that reuse an id are answered or refused, and a trivial cell runs afterwards", func(ctx SpecContext) {
 		c := OpenRaw(ctx)
+		base := stats(ctx, c)
 		run := prepare(ctx, c, map[string]any{"timeoutMs": 10000})
 		var buf bytes.Buffer
 		const pairs = 200
@@ -95,6 +96,11 @@ var _ = Describe("abuse", "floods", func() {
 		_, err := c.Call(cctx, protocol.MethodRunEnd, protocol.RunParams{Run: run})
 		Expect(err).NotTo(HaveOccurred(), "run.end after the reused ids must be answered")
 		expectServing(ctx, c, fmt.Sprintf("%d reused ids", pairs))
+		// A cell whose id a runtime.stats reused may still run; the next
+		// spec's baseline of liveVMs (counted over the process) must not
+		// catch it.
+		Eventually(func() int { return stats(ctx, c).LiveVMs }).WithTimeout(30*time.Second).Should(BeNumerically("<=", base.LiveVMs),
+			"every cell of the reused ids must end once its run ended")
 	})
 })
 
