@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -38,34 +39,53 @@ type Envelope struct {
 // Envelope then holds what could be read (ID when it was valid).
 func CheckEnvelope(msg []byte) (Envelope, *jrpc2.Error) {
 	var env Envelope
-	if !json.Valid(msg) {
-		return env, &jrpc2.Error{Code: jrpc2.ParseError, Message: "parse error: the message is not JSON"}
-	}
+	notJSON := &jrpc2.Error{Code: jrpc2.ParseError, Message: "parse error: the message is not JSON"}
 	t := bytes.TrimSpace(msg)
 	if len(t) == 0 || t[0] != '{' {
+		if !json.Valid(t) {
+			return env, notJSON
+		}
 		what := "a JSON object"
 		if len(t) > 0 && t[0] == '[' {
 			what += " (batches are not used, spec/protocol.md §1)"
 		}
 		return env, &jrpc2.Error{Code: jrpc2.InvalidRequest, Message: "invalid request: a message must be " + what}
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(t, &obj); err != nil {
+	// Two passes that copy no large member: the member names (exact, as
+	// JSON-RPC spells them), then the members the envelope needs; params and
+	// result are only looked at, never copied.
+	var names map[string]skipped
+	if err := json.Unmarshal(t, &names); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return env, notJSON
+		}
 		return env, &jrpc2.Error{Code: jrpc2.InvalidRequest, Message: "invalid request: " + err.Error()}
+	}
+	var obj struct {
+		JSONRPC json.RawMessage `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Params  glance          `json:"params"`
+		Result  glance          `json:"result"`
+		Error   json.RawMessage `json:"error"`
 	}
 	invalid := func(format string, args ...any) (Envelope, *jrpc2.Error) {
 		return env, &jrpc2.Error{Code: jrpc2.InvalidRequest, Message: "invalid request: " + fmt.Sprintf(format, args...)}
 	}
-	if raw, ok := obj["id"]; ok {
-		if !validID(raw) {
+	if err := json.Unmarshal(t, &obj); err != nil {
+		return invalid("%v", err)
+	}
+	if _, ok := names["id"]; ok {
+		if !validID(obj.ID) {
 			return invalid("id must be a string, a number or null")
 		}
-		if string(bytes.TrimSpace(raw)) != "null" {
-			env.ID = raw
+		if string(bytes.TrimSpace(obj.ID)) != "null" {
+			env.ID = obj.ID
 		}
 	}
 	var extra []string
-	for k := range obj {
+	for k := range names {
 		switch k {
 		case "jsonrpc", "id", "method", "params", "result", "error":
 		default:
@@ -77,30 +97,29 @@ func CheckEnvelope(msg []byte) (Envelope, *jrpc2.Error) {
 		return invalid("members %q are not part of a JSON-RPC message", extra)
 	}
 	var version string
-	if json.Unmarshal(obj["jsonrpc"], &version) != nil || version != "2.0" {
+	if json.Unmarshal(obj.JSONRPC, &version) != nil || version != "2.0" {
 		return invalid(`"jsonrpc" must be "2.0"`)
 	}
-	_, hasResult := obj["result"]
-	rawErr, hasError := obj["error"]
-	if rawMethod, ok := obj["method"]; ok {
-		if json.Unmarshal(rawMethod, &env.Method) != nil || env.Method == "" {
+	_, hasResult := names["result"]
+	_, hasError := names["error"]
+	rawErr := obj.Error
+	if _, ok := names["method"]; ok {
+		if json.Unmarshal(obj.Method, &env.Method) != nil || env.Method == "" {
 			return invalid("method must be a non-empty string")
 		}
 		if hasResult || hasError {
 			env.Method = ""
 			return invalid("a message has either method or result/error, not both")
 		}
-		if p, ok := obj["params"]; ok {
-			if p = bytes.TrimSpace(p); len(p) == 0 || p[0] != '{' && p[0] != '[' && string(p) != "null" {
-				return invalid("params must be an object")
-			}
+		if _, ok := names["params"]; ok && obj.Params.first != '{' && obj.Params.first != '[' && obj.Params.first != 'n' {
+			return invalid("params must be an object")
 		}
 		return env, nil
 	}
 	// A response; its id may be null (an error about a message whose id
 	// could not be read), which answers nothing.
 	env.Response = hasResult || hasError
-	if _, ok := obj["params"]; ok {
+	if _, ok := names["params"]; ok {
 		return invalid("params without method")
 	}
 	switch {
@@ -176,4 +195,20 @@ func CheckInvokeParams(raw json.RawMessage) (InvokeParams, error) {
 		return p, &jrpc2.Error{Code: jrpc2.InvalidParams, Message: "tool.invoke: malformed params: " + strings.Join(faults, "; ")}
 	}
 	return p, nil
+}
+
+// skipped is a JSON value decoded into nothing (only its member name is
+// wanted).
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+// glance keeps only the first byte of a JSON value ('n' for null).
+type glance struct{ first byte }
+
+func (g *glance) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 {
+		g.first = b[0]
+	}
+	return nil
 }
