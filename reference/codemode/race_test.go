@@ -10,6 +10,7 @@ import (
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
+	"github.com/onsi/gomega"
 )
 
 // heldInvoker answers a nested call with its input once release is closed
@@ -108,5 +109,27 @@ func TestVMStartPastItsDeadlineIsTimeout(t *testing.T) {
 	rt.Abort("r")
 	if r := <-got; r.Status != result.StatusFailed || r.Code != result.CodeAborted {
 		t.Fatalf("a restore stopped by run.abort: %+v; want failed with aborted", r)
+	}
+}
+
+// run.end, like run.abort, stops a cell whose synchronous top level spins
+// (the review's D2): the VM is gone at once, not at timeoutMs.
+func TestEndStopsSynchronousTopLevel(t *testing.T) {
+	eng := testEngine(t)
+	rt := sessionRuntime(t, eng, echoInvoker{}, Options{}, `{"enabled":true,"timeoutMs":30000}`)
+	done := make(chan result.Result, 1)
+	go func() { done <- execIn(t, rt, `while (true) {}`) }()
+	gomega.NewWithT(t).Eventually(eng.LiveVMs).WithTimeout(10*time.Second).Should(gomega.Equal(1), "the spinning cell's VM must start")
+	rt.End("r")
+	select {
+	case r := <-done:
+		if r.Status != result.StatusFailed || r.Code != result.CodeAborted {
+			t.Fatalf("the spinning cell after run.end: %+v; want failed with aborted", r)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("the spinning cell ran on after run.end (it would end only at timeoutMs, 30 s)")
+	}
+	if n := eng.LiveVMs(); n != 0 {
+		t.Fatalf("%d VMs live after run.end", n)
 	}
 }
