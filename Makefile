@@ -81,6 +81,7 @@ fuzz:
 	$(GO) test ./spec/config -run=^$$ -fuzz=FuzzResolve -fuzztime=$(FUZZTIME)
 	$(GO) test ./reference/catalog -run=^$$ -fuzz=FuzzBuild -fuzztime=$(FUZZTIME)
 	$(GO) test ./reference/moduleaccess -run=^$$ -fuzz=FuzzCheck -fuzztime=$(FUZZTIME)
+	$(GO) test ./spec/protocol -run=^$$ -fuzz=FuzzCodec -fuzztime=$(FUZZTIME)
 	$(GO) test ./reference/codemode -run=^$$ -fuzz=FuzzGuestPoll -fuzztime=$(FUZZTIME)
 	$(GO) test ./reference/codemode -run=^$$ -fuzz=FuzzJSONDepth -fuzztime=$(FUZZTIME)
 	$(GO) test ./spec/result -run=^$$ -fuzz=FuzzContentSize -fuzztime=$(FUZZTIME)
@@ -109,6 +110,17 @@ bench-peer: build $(if $(filter openclaw:%,$(BENCH_PEER)),openclaw-install)
 	{ echo; echo "push-1e6 at the default memoryLimitBytes (64 MiB), 1 round: a FAIL here is a finding, not a bench error"; \
 	  ./bin/codemode-conformance bench $(BENCH_ARGS) --cells push-1e6 --rounds 1 --warmup 0 \
 		--out $(BENCH_DIR)/bench-default-memory.json || true; } | tee -a $(BENCH_DIR)/bench.txt
+
+## bench-load: the reference's load and capacity (tools/bench LoadRun): trivial cells/s and p50/p99 at 1, 16, 64
+## and 256 concurrent runs over stdio and over 8 TCP connections, RSS per suspended run, runtime.stats latency
+## behind 256 busy cells. Measurements, not tests. Writes reports/bench-load/bench-load.txt (machine, load, tables)
+## and bench-load.json.
+BENCH_LOAD_DIR ?= reports/bench-load
+.PHONY: bench-load
+bench-load: build
+	mkdir -p $(BENCH_LOAD_DIR)
+	./bin/codemode-conformance bench-load --reference ./bin/codemode-reference --out $(BENCH_LOAD_DIR)/bench-load.json \
+		> $(BENCH_LOAD_DIR)/bench-load.txt; status=$$?; cat $(BENCH_LOAD_DIR)/bench-load.txt; exit $$status
 
 vet: engine
 	$(GO) vet ./...

@@ -16,7 +16,7 @@
 //		})
 //	}
 //
-// Test runs every suite (e2e, limits, mcp, namespaces, security) once per test binary
+// Test runs every suite (abuse, e2e, limits, mcp, namespaces, security) once per test binary
 // (Ginkgo runs one suite tree per process) and fails t when the overall
 // verdict is a failure: a fail, an error (the target crashed or hung), an
 // xpass (a stale baseline entry) or nothing tested. Expected failures do
@@ -42,7 +42,8 @@ import (
 	"testing"
 
 	"github.com/codemode-conformance/codemode/spec"
-	_ "github.com/codemode-conformance/codemode/suites/e2e" // the suites Test runs
+	_ "github.com/codemode-conformance/codemode/suites/abuse" // the suites Test runs
+	_ "github.com/codemode-conformance/codemode/suites/e2e"
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"

@@ -113,6 +113,7 @@ func TestAreas(t *testing.T) {
 		{"STO", "Session store"},
 		{"TEL", "Telemetry"},
 		{"E2E", "End-to-end plan"},
+		{"PROT", "Driver protocol"},
 	}
 	if diff := cmp.Diff(want, Areas()); diff != "" {
 		t.Errorf("Areas() mismatch (-want +got):\n%s", diff)

@@ -226,6 +226,24 @@ var Variants = []Variant{
 	{Name: "join-without-deadline", Breaks: "CM-LIM-01", Spec: "the deadline holds inside built-in operations",
 		Defect: "a cell calling Array.prototype.join runs for 20 s whatever timeoutMs says, as an engine that checks its deadline only in the bytecode loop lets a long join run",
 		Serve:  joinWithoutDeadline()},
+	// The protocol faults of issue 11 (abuse.go).
+	{Name: "control-behind-cells", Breaks: "CM-PROT-03", Defect: "runtime.stats and run.abort wait until no exec or wait of the connection is unanswered, so behind a spinning cell they wait for its deadline",
+		Serve: controlBehindCells()},
+	{Name: "parse-error-for-non-objects", Breaks: "CM-PROT-04", Defect: "a line that is valid JSON but not an object (42, \"s\", []) gets -32700 Parse error instead of -32600 Invalid Request",
+		Serve: parseErrorForNonObjects()},
+	{Name: "abort-answered-only", Breaks: "CM-RUN-09", Defect: "run.abort and run.end are answered but never reach the runtime, so a cell in synchronous code spins on to its deadline and ends with timeout",
+		Serve: abortAnsweredOnly()},
+	{Name: "request-table-overflow", Breaks: "CM-PROT-02", Spec: "thousands of pipelined requests",
+		Defect: "the connection dies at its 2000th request, as with a fixed-size request table that never frees its entries",
+		Serve:  crashAfterRequests(2000)},
+	{Name: "reused-id-crash", Breaks: "CM-PROT-02", Spec: "requests that reuse an id",
+		Defect: "the connection dies when a request reuses an id it has seen, as when requests are keyed by id and a duplicate key is fatal",
+		Serve:  crashOnReusedID()},
+	{Name: "notifications-answered", Breaks: "CM-PROT-02", Spec: "a flood of notifications gets no answers",
+		Defect: "every notification is answered with a -32601 error (id null)",
+		Serve:  notificationsAnswered()},
+	{Name: "oversized-run", Breaks: "CM-PROT-01", Defect: "a message over 16 MiB is run (with its long strings cut), as by a target with no bound on message size",
+		Serve: oversizedRun()},
 }
 
 // forgingAtShutdown serves the reference and, when the harness sends

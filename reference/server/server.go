@@ -41,6 +41,11 @@ type Options struct {
 	Unavailable bool
 	// Runtime are the runtime options.
 	Runtime codemode.Options
+	// MaxMessageBytes bounds one message read from the peer
+	// (protocol.DefaultMaxMessageBytes when 0). A longer line is dropped as
+	// it is read and answered with protocol.ErrMessageTooLarge; the session
+	// goes on (spec/protocol.md §1).
+	MaxMessageBytes int
 }
 
 // Serve speaks the protocol on r/w until the peer disconnects or sends
@@ -60,7 +65,10 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 	if opts.Unavailable {
 		eng = nil
 	}
-	inv := &invoker{}
+	inv := &invoker{max: opts.MaxMessageBytes}
+	if inv.max <= 0 {
+		inv.max = protocol.DefaultMaxMessageBytes
+	}
 	rt := codemode.New(eng, inv, opts.Runtime)
 	defer rt.Close()
 	// shutdown may be called by a handler before NewServer has returned.
@@ -70,7 +78,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 			(*f)()
 		}
 	}
-	srv, stop := protocol.NewServer(methods(rt, shutdown), protocol.NewChannel(r, w))
+	srv, stop := protocol.NewServer(methods(rt, shutdown), protocol.NewLineChannel(r, w, opts.MaxMessageBytes))
 	stopFn.Store(&stop)
 	inv.set(srv)
 	go func() {
@@ -84,11 +92,23 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 type invoker struct {
 	mu  sync.Mutex
 	srv *jrpc2.Server
+	// max is the largest message the reference sends (its own read bound):
+	// the harness's bound is 16 MiB unless both sides were given a larger
+	// one (spec/protocol.md §1: a sender MUST NOT send more).
+	max int
 }
 
 func (i *invoker) set(s *jrpc2.Server) { i.mu.Lock(); i.srv = s; i.mu.Unlock() }
 
 func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+	if len(p.Input) > i.max/2 { // only a large input can make the message too large
+		// The params plus the envelope (jsonrpc, id, method: under 64 bytes).
+		if b, err := json.Marshal(p); err == nil {
+			if n := len(protocol.UnescapeHTML(b)) + 64; n > i.max {
+				return nil, &codemode.ToolError{Message: fmt.Sprintf("nested tool call not sent: its tool.invoke message would be about %d bytes, over the maximum message size of %d bytes (spec/protocol.md §1)", n, i.max)}
+			}
+		}
+	}
 	i.mu.Lock()
 	srv := i.srv
 	i.mu.Unlock()
@@ -157,19 +177,31 @@ func methods(rt *codemode.Runtime, shutdown func()) handler.Map {
 			}
 			return rt.Prepare(p), nil
 		}),
-		protocol.MethodToolExec: handler.New(func(ctx context.Context, p protocol.ToolCallParams) (json.RawMessage, error) {
+		protocol.MethodToolExec: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
+			if err := needRun(protocol.MethodToolExec, p); err != nil {
+				return nil, err
+			}
 			return marshal(rt.Exec(ctx, p.Run, p.ToolCallID, p.Input))
 		}),
-		protocol.MethodToolWait: handler.New(func(ctx context.Context, p protocol.ToolCallParams) (json.RawMessage, error) {
+		protocol.MethodToolWait: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
+			if err := needRun(protocol.MethodToolWait, p); err != nil {
+				return nil, err
+			}
 			return marshal(rt.Wait(ctx, p.Run, p.ToolCallID, p.Input))
 		}),
-		protocol.MethodRunAbort: handler.New(func(ctx context.Context, p protocol.RunParams) (bool, error) {
+		protocol.MethodRunAbort: handler.New(func(ctx context.Context, p *protocol.RunParams) (bool, error) {
+			if err := needRun(protocol.MethodRunAbort, p); err != nil {
+				return false, err
+			}
 			if !rt.Abort(p.Run) {
 				return false, unknownRun(p.Run)
 			}
 			return true, nil
 		}),
-		protocol.MethodRunEnd: handler.New(func(ctx context.Context, p protocol.RunParams) (bool, error) {
+		protocol.MethodRunEnd: handler.New(func(ctx context.Context, p *protocol.RunParams) (bool, error) {
+			if err := needRun(protocol.MethodRunEnd, p); err != nil {
+				return false, err
+			}
 			if !rt.End(p.Run) {
 				return false, unknownRun(p.Run)
 			}
@@ -207,6 +239,26 @@ func validatePrepare(p protocol.PrepareParams) error {
 		}
 	}
 	return refmcp.Validate(p.MCPServers) // spec/protocol.md §5.5
+}
+
+// needRun checks the params of a method that names a run: present, with
+// run a non-empty string (-32602 otherwise; -32001 is for a run that was
+// named but is not known).
+func needRun[P protocol.ToolCallParams | protocol.RunParams](method string, p *P) error {
+	if p == nil {
+		return jrpc2.Errorf(jrpc2.InvalidParams, "%s: params must be an object with run", method)
+	}
+	var run string
+	switch v := any(p).(type) {
+	case *protocol.ToolCallParams:
+		run = v.Run
+	case *protocol.RunParams:
+		run = v.Run
+	}
+	if run == "" {
+		return jrpc2.Errorf(jrpc2.InvalidParams, "%s: run must be a non-empty string", method)
+	}
+	return nil
 }
 
 func unknownRun(run string) error {

@@ -3,32 +3,35 @@ package protocol
 import (
 	"context"
 	"encoding/json"
-	"io"
+	"math"
 
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/channel"
 	"github.com/creachadair/jrpc2/handler"
 )
 
-// NewChannel frames JSON-RPC messages one per line over r and w, without
-// HTML escaping (see noHTMLEscape).
-func NewChannel(r io.Reader, w io.WriteCloser) channel.Channel {
-	return noHTMLEscape{channel.Line(r, w)}
-}
-
 // ServerOptions are the options a target's server uses: push (server → client
-// requests) enabled for tool.invoke, and enough concurrency that slow exec/wait
-// calls never starve runtime.stats or run.abort.
+// requests) enabled for tool.invoke, and no built-in rpc.* methods (reserved
+// names answer -32601).
+//
+// The wire does not bound how many handlers run at once: jrpc2 starts a
+// goroutine per request anyway, and a bound shared by all methods made
+// runtime.stats, run.abort and run.end wait behind busy exec/wait calls (§1:
+// a slow exec MUST NOT delay other requests; with 128 spinning cells stats
+// took 28 s). What bounds live VMs and suspended runs is the runtime's own
+// admission (reference/codemode); what bounds memory per message is the
+// channel (LineChannel).
 func ServerOptions() *jrpc2.ServerOptions {
-	return &jrpc2.ServerOptions{AllowPush: true, Concurrency: 64}
+	return &jrpc2.ServerOptions{AllowPush: true, Concurrency: math.MaxInt32, DisableBuiltin: true}
 }
 
 // NewServer starts a target-side server on ch with the given method table.
+// Malformed and oversized messages are answered as guardServer says.
 // Stop it with the returned stop function (safe to call more than once and
 // from any goroutine, including a handler), never with the server's own
 // Stop: see stoppable. Wait on the server for it to finish.
 func NewServer(methods handler.Map, ch channel.Channel) (srv *jrpc2.Server, stop func()) {
-	st := newStoppable(dropStray(ch))
+	st := newStoppable(dropStray(guardServer(ch)))
 	return jrpc2.NewServer(methods, ServerOptions()).Start(st), st.stop
 }
 
@@ -40,7 +43,8 @@ type InvokeFunc func(ctx context.Context, p InvokeParams) (json.RawMessage, erro
 type CancelFunc func(p CancelParams)
 
 // NewClient starts a harness-side client on ch; invoke answers tool.invoke
-// callbacks (concurrently) and cancel receives tool.cancel notifications
+// callbacks (concurrently) whose params pass CheckInvokeParams (others get
+// -32602, methods other than tool.invoke -32601) and cancel receives tool.cancel notifications
 // (malformed ones and other notifications are dropped).
 //
 // logf, if not nil, receives the client's own log lines (decoding errors,
@@ -59,9 +63,13 @@ func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf fu
 			if req.Method() != MethodToolInvoke {
 				return nil, jrpc2.Errorf(jrpc2.MethodNotFound, "harness does not serve %q", req.Method())
 			}
-			var p InvokeParams
-			if err := req.UnmarshalParams(&p); err != nil {
+			var raw json.RawMessage
+			if err := req.UnmarshalParams(&raw); err != nil {
 				return nil, jrpc2.Errorf(jrpc2.InvalidParams, "tool.invoke: %v", err)
+			}
+			p, err := CheckInvokeParams(raw)
+			if err != nil {
+				return nil, err
 			}
 			res, err := invoke(ctx, p)
 			if err != nil {

@@ -1,23 +1,15 @@
 package protocol
 
-import (
-	"bytes"
-
-	"github.com/creachadair/jrpc2/channel"
-)
-
-// noHTMLEscape is a channel that undoes encoding/json's HTML escaping
-// (`\u003c`, `\u003e`, `\u0026`) in every message it sends. jrpc2 encodes
-// with json.Marshal, which escapes them; on the wire that turns 60 KB of
-// "<" into 360 KB (spec/protocol.md §1: no protocol encoder escapes HTML,
-// CM-LIM-09).
-type noHTMLEscape struct{ channel.Channel }
-
-func (c noHTMLEscape) Send(msg []byte) error { return c.Channel.Send(UnescapeHTML(msg)) }
+import "bytes"
 
 // UnescapeHTML returns the JSON text msg with the escapes `\u003c`,
 // `\u003e` and `\u0026` (any hex case) written as the characters themselves.
 // Every other escape is kept. It returns msg itself when there is none.
+//
+// LineChannel.Send applies it to every message: jrpc2 encodes with
+// json.Marshal, which escapes HTML, and on the wire that turns 60 KB of "<"
+// into 360 KB (spec/protocol.md §1: no protocol encoder escapes HTML,
+// CM-LIM-09).
 func UnescapeHTML(msg []byte) []byte {
 	if !bytes.Contains(msg, []byte(`\u00`)) {
 		return msg

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -238,10 +239,58 @@ func (r *router) arrive(p protocol.InvokeParams) {
 	r.nArrived++
 }
 
+// malformed records a tool.invoke whose params break spec/protocol.md §4
+// (protocol.NewClient answers it -32602 and runs nothing) as a refusal of
+// the running spec; it counts toward a flood like any refusal.
+func (r *router) malformed(p protocol.InvokeParams, raw json.RawMessage, err error) {
+	x := RefusedInvoke{Run: p.Run, Tool: p.Tool, ToolCallID: p.ToolCallID, Parent: p.ParentToolCallID,
+		Reason: err.Error() + " (spec/protocol.md §4)", Requirements: []string{"CM-NEST-01"}, Request: boundedJSON(raw)}
+	r.mu.Lock()
+	if r.flooded {
+		r.mu.Unlock()
+		return
+	}
+	if r.nRefusals++; r.nRefusals > maxFloodRefusals {
+		r.flooded = true
+		if r.onFlood != nil {
+			go r.onFlood(floodReason)
+		}
+		r.mu.Unlock()
+		return
+	}
+	if len(r.refused) < maxRefused {
+		r.refused = append(r.refused, x)
+	}
+	hook := r.onRefuse
+	r.mu.Unlock()
+	if hook != nil {
+		hook(x)
+	}
+}
+
+// maxEvidenceBytes bounds the copy of a target's message that a refusal
+// keeps for reports.
+const maxEvidenceBytes = 2000
+
+// boundedJSON returns raw, or, when it is longer than maxEvidenceBytes, a
+// JSON string of its start and its size: reports never copy a target's
+// message whole.
+func boundedJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) <= maxEvidenceBytes {
+		return raw
+	}
+	cut := maxEvidenceBytes
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	b, _ := json.Marshal(fmt.Sprintf("%s… (%d bytes in all)", raw[:cut], len(raw)))
+	return b
+}
+
 // checkLocked returns the refusal of p under the current state, or nil.
 func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
 	req, _ := json.Marshal(p)
-	x := &RefusedInvoke{Run: p.Run, Tool: p.Tool, ToolCallID: p.ToolCallID, Parent: p.ParentToolCallID, Request: req}
+	x := &RefusedInvoke{Run: p.Run, Tool: p.Tool, ToolCallID: p.ToolCallID, Parent: p.ParentToolCallID, Request: boundedJSON(req)}
 	var why []string
 	add := func(reason string, reqs ...string) {
 		why = append(why, reason)

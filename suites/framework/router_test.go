@@ -195,19 +195,25 @@ func TestRouterJudgesInvokesInWireOrder(t *testing.T) {
 func TestArrivalsSeesInvokeRequests(t *testing.T) {
 	var seen []string
 	lines := []string{
-		`{"jsonrpc":"2.0","id":1,"method":"tool.invoke","params":{"run":"r","toolCallId":"a","parentToolCallId":"p","tool":"echo"}}`,
-		`[{"jsonrpc":"2.0","id":2,"method":"tool.invoke","params":{"run":"r","toolCallId":"b"}},{"jsonrpc":"2.0","id":3,"result":"tool.invoke"}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"tool.invoke","params":` + invokeParams("a") + `}`,
+		`[{"jsonrpc":"2.0","id":2,"method":"tool.invoke","params":` + invokeParams("b") + `},{"jsonrpc":"2.0","id":3,"result":"tool.invoke"}]`,
 		`{"jsonrpc":"2.0","method":"tool.invoke","params":{"run":"r","toolCallId":"notification"}}`,
 		`{"jsonrpc":"2.0","id":4,"result":{"text":"tool.invoke"}}`,
 	}
 	ch := &fakeChannel{in: lines}
-	a := arrivals{ch, func(p protocol.InvokeParams) { seen = append(seen, p.ToolCallID) }}
+	a := &arrivals{Channel: ch, see: func(p protocol.InvokeParams) { seen = append(seen, p.ToolCallID) }}
 	for range lines {
 		if _, err := a.Recv(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	gomega.NewWithT(t).Expect(seen).To(gomega.Equal([]string{"a", "b"}), "only tool.invoke requests (with an id) are judged")
+}
+
+// invokeParams are well-formed tool.invoke params with toolCallId id.
+func invokeParams(id string) string {
+	return `{"run":"r","toolCallId":"` + id + `","parentToolCallId":"p","catalogId":"openclaw:core:echo","tool":"echo","source":"openclaw","owner":"core","input":{},` +
+		`"context":{"agentId":"a","sessionId":"s","sessionKey":"k","senderId":"u","channel":"c"}}`
 }
 
 type fakeChannel struct{ in []string }

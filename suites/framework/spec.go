@@ -28,8 +28,8 @@ var (
 	defined  bool
 )
 
-// Describe registers a container of specs for suite ("e2e", "limits",
-// "security", "namespaces"). Use it from a package-level var: `var _ = framework.Describe(...)`.
+// Describe registers a container of specs for suite ("abuse", "e2e",
+// "limits", "mcp", "namespaces", "security"). Use it from a package-level var: `var _ = framework.Describe(...)`.
 func Describe(suite, text string, body func()) bool {
 	regMu.Lock()
 	defer regMu.Unlock()

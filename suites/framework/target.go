@@ -7,7 +7,6 @@ package framework
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,11 +15,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/creachadair/jrpc2"
-	"github.com/creachadair/jrpc2/channel"
 	"github.com/onsi/ginkgo/v2"
 )
 
@@ -119,8 +118,12 @@ type Target struct {
 	chargedIn  atomic.Int64
 	chargedWhy atomic.Pointer[string] // why it was charged
 	// floodWhy is set when the harness abandoned the target for flooding it
-	// with refused invokes (router.onFlood).
+	// with refused invokes (router.onFlood) or too many outstanding ones
+	// (arrivals).
 	floodWhy atomic.Pointer[string]
+	// faultWhy is set when the harness abandoned the target for a fault of
+	// the wire (an oversized message): the spec is an error.
+	faultWhy atomic.Pointer[string]
 }
 
 // HarnessErrorEntry names the Ginkgo report entry that marks a spec during
@@ -283,7 +286,9 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	t.stdout = &stdoutWatch{r: r}
 	t.router.onRefuse = refusals.add
 	t.router.onFlood = t.flooded
-	t.client = protocol.NewClient(arrivals{protocol.NewChannel(t.stdout, w), t.router.arrive}, t.router.invoke, t.router.cancel, t.stdout.clientLog)
+	a := &arrivals{see: t.router.arrive, malformed: t.router.malformed, onFlood: t.flooded, onOversize: t.oversized}
+	a.Channel = protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()
+	t.client = protocol.NewClient(a, t.router.invoke, t.router.cancel, t.stdout.clientLog)
 	return t, nil
 }
 
@@ -300,6 +305,10 @@ func (t *Target) initialize(ctx context.Context) error {
 		switch {
 		case ictx.Err() == context.DeadlineExceeded:
 			why = fmt.Sprintf("no answer within %s (%v)", Timeouts.Initialize, err)
+		case t.faultWhy.Load() != nil:
+			why = *t.faultWhy.Load()
+		case t.floodWhy.Load() != nil:
+			why = *t.floodWhy.Load()
 		case t.client.IsStopped() && t.stdout.garbled():
 			why = "the target's output is not JSON-RPC, so the harness stopped reading"
 		case t.client.IsStopped() || closedPipe(err): // a write can fail before the reader sees EOF
@@ -315,8 +324,54 @@ func (t *Target) initialize(ctx context.Context) error {
 		t.Close()
 		return fmt.Errorf("target %q: initialize: %s%s%s", spec, why, diag, t.stderrTail())
 	}
+	boundInit(&t.Init)
 	t.ready = true
 	return nil
+}
+
+// Bounds on what initialize's answer may put into reports: a target's
+// name, version, features and not-drivable reasons are copied into every
+// report, so a hostile one must not make them huge.
+const (
+	maxInitText    = 200
+	maxInitReason  = 1000
+	maxInitEntries = 100
+)
+
+// boundInit cuts each text of an initialize result to its bound (marking
+// the cut with the original size) and its lists to maxInitEntries.
+func boundInit(r *protocol.InitializeResult) {
+	r.Implementation.Name = boundText(r.Implementation.Name, maxInitText)
+	r.Implementation.Version = boundText(r.Implementation.Version, maxInitText)
+	r.ProtocolVersion = boundText(r.ProtocolVersion, maxInitText)
+	if len(r.Features) > maxInitEntries {
+		r.Features = r.Features[:maxInitEntries]
+	}
+	for i, f := range r.Features {
+		r.Features[i] = boundText(f, maxInitText)
+	}
+	if len(r.NotDrivable) > maxInitEntries {
+		r.NotDrivable = r.NotDrivable[:maxInitEntries]
+	}
+	for i := range r.NotDrivable {
+		n := &r.NotDrivable[i]
+		n.Requirement = boundText(n.Requirement, maxInitText)
+		n.Surface = boundText(n.Surface, maxInitText)
+		n.Reason = boundText(n.Reason, maxInitReason)
+	}
+}
+
+// boundText returns s, or its first max bytes (cut at a UTF-8 boundary)
+// followed by "… (N bytes)".
+func boundText(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 // diagnostics explains a dead or misbehaving target: how its process exited
@@ -380,6 +435,8 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 		err = fmt.Errorf("%w (the harness is stopping)", err)
 	case t.floodWhy.Load() != nil:
 		err = fmt.Errorf("%s (%w)", *t.floodWhy.Load(), err)
+	case t.faultWhy.Load() != nil:
+		err = fmt.Errorf("%s (%w)", *t.faultWhy.Load(), err)
 	case !t.Alive() || closedPipe(err): // a write can fail before the reader sees the close
 		if t.proc != nil { // let the exit status arrive, so the message can name it
 			select {
@@ -418,13 +475,37 @@ func (t *Target) charge(reason string) {
 // running now fails with reason (a failure of the target, not a harness
 // error), and the next spec gets a fresh target.
 func (t *Target) flooded(reason string) {
-	t.floodWhy.Store(&reason)
+	if !t.floodWhy.CompareAndSwap(nil, &reason) {
+		return // the first flood is the one reported
+	}
 	refusals.flooded(reason)
 	t.lost.Do(func() { // charged, but not as a harness error
 		t.chargedIn.Store(specSeq.Load())
 		t.chargedWhy.Store(&reason)
 	})
 	t.abandon()
+}
+
+// oversized abandons a target that sent a message over MaxMessageBytes:
+// the spec running is an error (a fault of the target, not a failure of
+// its requirement) naming the size, and the next spec gets a fresh target.
+// It runs on the reader, which stops.
+func (t *Target) oversized(e *protocol.OversizedError) {
+	what := "a message"
+	if e.Method != "" {
+		what = "a " + e.Method + " request"
+	} else if e.Response {
+		what = "a response"
+	}
+	size := fmt.Sprintf("%d bytes", e.Size)
+	if !e.Terminated {
+		size = fmt.Sprintf("more than %d bytes (the harness stopped reading at %d)", e.Limit, e.Size)
+	}
+	reason := fmt.Sprintf("target fault: it sent %s of %s, over the harness's maximum message size of %d bytes (spec/protocol.md §1; --max-message-bytes); the harness stopped reading and killed it",
+		what, size, e.Limit)
+	t.faultWhy.Store(&reason)
+	t.charge(reason)
+	go t.abandon() // abandon waits for the reader, which is the caller
 }
 
 // abandon stops the target without asking it anything: the process group
@@ -485,39 +566,4 @@ func (t *Target) Close() error {
 		}
 	}
 	return err
-}
-
-// arrivals shows each tool.invoke the target sends to see, in wire order,
-// before jrpc2 dispatches it (see router.arrive).
-type arrivals struct {
-	channel.Channel
-	see func(protocol.InvokeParams)
-}
-
-func (a arrivals) Recv() ([]byte, error) {
-	b, err := a.Channel.Recv()
-	if err != nil || !bytes.Contains(b, []byte(protocol.MethodToolInvoke)) {
-		return b, err
-	}
-	type msg struct {
-		Method string          `json:"method"`
-		ID     json.RawMessage `json:"id"`
-		Params json.RawMessage `json:"params"`
-	}
-	var list []msg
-	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '[' {
-		_ = json.Unmarshal(t, &list)
-	} else {
-		var m msg
-		if json.Unmarshal(t, &m) == nil {
-			list = append(list, m)
-		}
-	}
-	for _, m := range list {
-		var p protocol.InvokeParams
-		if m.Method == protocol.MethodToolInvoke && len(m.ID) > 0 && json.Unmarshal(m.Params, &p) == nil {
-			a.see(p)
-		}
-	}
-	return b, err
 }

@@ -24,9 +24,10 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
        codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
        codemode-conformance case FILE [--target T]   (one hostile-case corpus file; case -h)
+       codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
        codemode-conformance help
 
-Runs the code mode conformance suites (e2e, limits, mcp, namespaces, security) against a target,
+Runs the code mode conformance suites (abuse, e2e, limits, mcp, namespaces, security) against a target,
 prints a line per spec and a verdict per requirement area, and writes
 conformance-report.yaml, summary.md, junit.xml, report.html and report.json
 to --results-dir.
@@ -65,11 +66,12 @@ func runFlags() *flag.FlagSet {
 	}
 	fs.StringVar(&target, "target", def, "target to test (also $"+framework.TargetEnv+")")
 	fs.StringVar(&resultsDir, "results-dir", "results", "directory for conformance-report.yaml, summary.md, junit.xml, report.html and report.json")
-	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:e2e|limits|mcp|namespaces|security)")
+	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:abuse|e2e|limits|mcp|namespaces|security)")
 	fs.Var(&reqs, "req", "run only the specs of this requirement `ID` (repeatable)")
 	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
+	fs.IntVar(&framework.MaxMessageBytes, "max-message-bytes", framework.MaxMessageBytes, "longest message the harness reads from the target, in `bytes` (without the newline); a longer one is a target fault: that spec is an error and the target is restarted (spec/protocol.md §1)")
 	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
 	return fs

@@ -85,8 +85,10 @@ func cli(args []string) int {
 		return bench.Command(context.Background(), args[1:], os.Stdout, os.Stderr)
 	case "case":
 		return caseCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "bench-load":
+		return bench.LoadCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, case or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, bench-load, case or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}

@@ -16,21 +16,23 @@ import (
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
+	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable]\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N]\n", os.Args[0])
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
 	stdio := fs.Bool("stdio", false, "speak the driver protocol on stdin/stdout")
 	listen := fs.String("listen", "", "accept driver protocol connections on this TCP address (one session per connection)")
 	unavailable := fs.Bool("unavailable", false, "simulate a runtime that cannot be loaded (every enabled run fails closed with runtime_unavailable)")
+	maxMessage := fs.Int("max-message-bytes", protocol.DefaultMaxMessageBytes, "longest message read from a peer, in bytes without the newline; a longer one is dropped and answered with error -32011 (spec/protocol.md §1)")
 	maxLiveVMs := fs.Int("max-live-vms", codemode.DefaultMaxLiveVMs, "VMs running at once over all sessions of the process; a cell waits for a free one within its timeoutMs, then fails with runtime_unavailable")
 	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
 		fs.PrintDefaults()
 	}
 	fs.Parse(os.Args[2:])
@@ -40,7 +42,11 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := server.Options{Unavailable: *unavailable}
+	if *maxMessage <= 0 {
+		fmt.Fprintln(os.Stderr, "codemode-reference: --max-message-bytes must be positive")
+		os.Exit(2)
+	}
+	opts := server.Options{Unavailable: *unavailable, MaxMessageBytes: *maxMessage}
 	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended})
 	if *stdio {
 		if err := server.Serve(ctx, os.Stdin, os.Stdout, opts); err != nil {
