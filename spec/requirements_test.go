@@ -270,12 +270,21 @@ func sortedKeys(m map[string]bool) []string {
 	return keys
 }
 
+// miniFeatures is the smallest valid features and profiles sections.
+const miniFeatures = `features:
+  - {name: core, profiles: [v1, v2], meaning: always}
+  - {name: namespaces, profiles: [v1], meaning: plugin namespaces}
+profiles:
+  - {name: v1, generation: 1, source: "000", openclaw: "2026.5", meaning: first}
+  - {name: v2, generation: 2, source: "001", openclaw: "2026.8", meaning: second}
+`
+
 const validDoc = `
 version: 2
 areas:
   CFG: Configuration
   ACT: Activation
-requirements:
+` + miniFeatures + `requirements:
   - id: CM-CFG-01
     area: CFG
     level: MUST
@@ -314,7 +323,7 @@ func TestParseRequirementsValid(t *testing.T) {
 }
 
 func TestParseRequirementsRejects(t *testing.T) {
-	const head = "version: 2\nareas:\n  CFG: Configuration\nrequirements:\n"
+	const head = "version: 2\nareas:\n  CFG: Configuration\n" + miniFeatures + "requirements:\n"
 	const good = "  - {id: CM-CFG-01, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n"
 	tests := []struct {
 		name    string
@@ -403,12 +412,12 @@ func TestParseRequirementsRejects(t *testing.T) {
 		},
 		{
 			name:    "no requirements",
-			doc:     "version: 2\nareas:\n  CFG: Configuration\n",
+			doc:     "version: 2\nareas:\n  CFG: Configuration\n" + miniFeatures,
 			wantErr: "no requirements",
 		},
 		{
 			name:    "no version",
-			doc:     "areas:\n  CFG: Configuration\nrequirements:\n" + good,
+			doc:     "areas:\n  CFG: Configuration\n" + miniFeatures + "requirements:\n" + good,
 			wantErr: "catalogue version 0",
 		},
 		{

@@ -50,6 +50,9 @@ type Options struct {
 	// loaded (e.g. the wasm is not installed): the runtime_unavailable
 	// failure of run.prepare says it (CM-CFG-07).
 	UnavailableCause error
+	// Profile is the contract profile served: "v1" (default) or "v2"
+	// (spec/requirements.yaml profiles:); HasFeature derives from it.
+	Profile string
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.

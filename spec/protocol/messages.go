@@ -56,6 +56,9 @@ type InitializeResult struct {
 	ProtocolVersion string   `json:"protocolVersion"`
 	Implementation  Peer     `json:"implementation"`
 	Features        []string `json:"features"`
+	// Profile is the contract profile the target implements (§9: "v1" or
+	// "v2"); empty means "v1".
+	Profile string `json:"profile,omitempty"`
 	// NotDrivable lists what the target cannot drive (§3): a spec that needs
 	// one is skipped with NotDrivablePrefix and the reason, never passed.
 	NotDrivable []NotDrivable `json:"notDrivable,omitempty"`
