@@ -309,3 +309,19 @@ func CheckFeatureSet(profile string, features []string) error {
 	load()
 	return checkExclusive(loadedFeat, loadedFeatIdx, features)
 }
+
+// FeatureTable is the feature table of protocol.md §9, generated from the
+// features section (spec/features_test.go keeps protocol.md equal to it):
+// one row per feature in file order with its profiles, exclusions and meaning.
+func FeatureTable() string {
+	var b strings.Builder
+	b.WriteString("| feature | profiles | excludes | declaring it means the target implements |\n|---|---|---|---|\n")
+	for _, f := range Features() {
+		ex := "—"
+		if len(f.Excludes) > 0 {
+			ex = "`" + strings.Join(f.Excludes, "`, `") + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Name, strings.Join(f.Profiles, ", "), ex, strings.ReplaceAll(f.Meaning, "|", `\|`))
+	}
+	return b.String()
+}
