@@ -55,6 +55,9 @@ type Options struct {
 	// loaded (e.g. the wasm is not installed): the runtime_unavailable
 	// failure of run.prepare says it (CM-CFG-07).
 	UnavailableCause error
+	// Profile is the contract profile served: "v1" (default) or "v2"
+	// (spec/requirements.yaml profiles:); HasFeature derives from it.
+	Profile string
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.
@@ -151,10 +154,11 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.Failure = &protocol.Failure{Code: "runtime_unavailable", Error: msg}
 	default:
 		run.active = true
-		run.catalog = catalog.Build(effective)
+		hidden, direct := rt.opts.splitDirectOnly(effective) // CM-ACT-08
+		run.catalog = catalog.Build(hidden)
 		run.mcpBoot, run.mcpServers = mcpTable(run)
 		res.CodeModeActive = true
-		res.Tools = modelTools(cfg)
+		res.Tools = append(modelTools(cfg), direct...)
 		rt.prepareNamespaces(run, res.Tools)
 		for _, t := range res.Tools {
 			run.visible = append(run.visible, t.Name)

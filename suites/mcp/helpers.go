@@ -113,16 +113,6 @@ const callMCP = jsName + `const callMCP = (server, original, input) => { const n
 // MCPGuest is guest code prefixed with probe, jsName and callMCP (see each).
 func MCPGuest(body string) string { return probe + callMCP + body }
 
-// Profile is the generation whose MCP result shape a spec checks: "v2"
-// when the target declares javascript-only (the generation-2 guest), else
-// "v1" (the reference).
-func Profile() string {
-	if Features().Has("javascript-only") {
-		return "v2"
-	}
-	return "v1"
-}
-
 // ToolResult is an MCP tool result as the guest received it, read the way
 // the profile requires: v2 resolves the MCP result itself ({content,
 // structuredContent?, isError?, …}); v1 may also wrap it as {content,
@@ -138,7 +128,7 @@ type ToolResult struct {
 }
 
 // ReadToolResult reads v (a resolved MCP call, decoded JSON) under
-// Profile(); the error says what shape the profile wanted.
+// Profile() (the framework's: the profile the run judges); the error says what shape the profile wanted.
 func ReadToolResult(v any) (ToolResult, error) {
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -3,6 +3,7 @@
 //
 //	codemode-reference serve --stdio
 //	codemode-reference serve --listen 127.0.0.1:7070
+//	codemode-reference serve --stdio --profile v2
 package main
 
 import (
@@ -12,16 +13,18 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
+	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N]\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--profile v1|v2]\n", os.Args[0])
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
@@ -31,13 +34,18 @@ func main() {
 	maxMessage := fs.Int("max-message-bytes", protocol.DefaultMaxMessageBytes, "longest message read from a peer, in bytes without the newline; a longer one is dropped and answered with error -32011 (spec/protocol.md §1)")
 	maxLiveVMs := fs.Int("max-live-vms", codemode.DefaultMaxLiveVMs, "VMs running at once over all sessions of the process; a cell waits for a free one within its timeoutMs, then fails with runtime_unavailable")
 	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
+	profile := fs.String("profile", spec.DefaultProfile, "contract profile to serve: "+strings.Join(spec.ProfileNames(), " or ")+" (spec/requirements.yaml profiles:)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--profile v1|v2]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
 		fs.PrintDefaults()
 	}
 	fs.Parse(os.Args[2:])
 	if *stdio == (*listen != "") {
 		fs.Usage()
+		os.Exit(2)
+	}
+	if _, err := spec.LookupProfile(*profile); err != nil {
+		fmt.Fprintln(os.Stderr, "codemode-reference: --profile:", err)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -46,7 +54,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "codemode-reference: --max-message-bytes must be positive")
 		os.Exit(2)
 	}
-	opts := server.Options{Unavailable: *unavailable, MaxMessageBytes: *maxMessage}
+	opts := server.Options{Unavailable: *unavailable, MaxMessageBytes: *maxMessage, Runtime: codemode.Options{Profile: *profile}}
 	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended})
 	if *stdio {
 		if err := server.Serve(ctx, os.Stdin, os.Stdout, opts); err != nil {
