@@ -39,6 +39,9 @@ type Variant struct {
 	// ended: the run fails with a suite error naming Breaks, not in Breaks's
 	// spec.
 	AfterLastSpec bool
+	// Profile, when set, is the profile the variant serves and is judged
+	// against (--profile), for defects in features of that profile only.
+	Profile string
 }
 
 // Variants lists every broken variant.

@@ -68,6 +68,7 @@ func (s *step) complete(value json.RawMessage) result.Result {
 		return s.fail(s.limit(result.CodeOutputLimitExceeded, fmt.Sprintf("output and value exceed maxOutputBytes (%d bytes)", s.c.run.cfg.MaxOutputBytes)))
 	}
 	s.closeVM()
+	s.commitStore() // CM-STO-02: only a completed cell commits
 	s.rt.forget(s.c, "completed")
 	return s.finish(result.Result{Status: result.StatusCompleted, Value: value})
 }

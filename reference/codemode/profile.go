@@ -13,7 +13,7 @@ import (
 var Implemented = []string{
 	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry",
 	"snapshot-executor", "isolation", "fault-injection", "pending-call-limit",
-	"run-lifecycle-messages",
+	"run-lifecycle-messages", "results", "session-store",
 }
 
 // ProfileName is the profile the options select: Profile, or

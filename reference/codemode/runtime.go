@@ -14,6 +14,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec/config"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -53,6 +54,9 @@ type Options struct {
 	// Profile is the contract profile served: "v1" (default) or "v2"
 	// (spec/requirements.yaml profiles:); HasFeature derives from it.
 	Profile string
+	// SessionStore keeps committed session store values (feature
+	// session-store; default: the Runtime's own, storeops.go).
+	SessionStore SessionStore
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.
@@ -61,6 +65,8 @@ type Runtime struct {
 	inv  Invoker
 	opts Options
 	tpl  templates
+	// sessions is the default SessionStore (storeops.go).
+	sessions store.Sessions
 
 	mu    sync.Mutex
 	runs  map[string]*agentRun
@@ -79,6 +85,11 @@ type agentRun struct {
 	active  bool
 	catalog *catalog.Catalog
 	visible []string
+	// results, sessions and branch bind the run's stores (storeops.go):
+	// nil without feature results / session-store or a bound branch.
+	results  *store.Results
+	sessions SessionStore
+	branch   *store.Branch
 
 	mu        sync.Mutex
 	execCount int
@@ -138,6 +149,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 	default:
 		run.active = true
 		run.catalog = catalog.Build(effective)
+		rt.prepareStore(run, p)
 		res.CodeModeActive = true
 		res.Tools = modelTools(cfg)
 		for _, t := range res.Tools {
@@ -175,6 +187,7 @@ func (rt *Runtime) Abort(run string) bool {
 	r.aborted = true
 	r.mu.Unlock()
 	rt.mu.Unlock()
+	r.clearResults() // CM-RES-03
 	rt.endCells(run, "aborted")
 	return true
 }
@@ -182,9 +195,12 @@ func (rt *Runtime) Abort(run string) bool {
 // End forgets a run and everything it left.
 func (rt *Runtime) End(run string) bool {
 	rt.mu.Lock()
-	_, ok := rt.runs[run]
+	r, ok := rt.runs[run]
 	delete(rt.runs, run)
 	rt.mu.Unlock()
+	if ok {
+		r.clearResults() // CM-RES-03
+	}
 	rt.endCells(run, "ended")
 	return ok
 }

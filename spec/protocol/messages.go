@@ -138,6 +138,9 @@ type PrepareParams struct {
 	// Faults asks a target that declares feature fault-injection to simulate
 	// failures for this run only (CM-CFG-07). Other targets ignore it.
 	Faults *Faults `json:"faults,omitempty"`
+	// Session binds the run to a session branch (feature session-store,
+	// store.go). Absent: no bound session.
+	Session *Session `json:"session,omitempty"`
 }
 
 // Faults are simulated failures for one run (feature fault-injection).

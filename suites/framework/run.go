@@ -31,6 +31,8 @@ type RunOptions struct {
 	// Faults are simulated failures (only for targets declaring feature
 	// fault-injection; see RequireFeature).
 	Faults *protocol.Faults
+	// Session binds the run to a session branch (feature session-store).
+	Session *protocol.Session
 }
 
 // Enabled returns a `tools.codeMode` object with enabled: true plus fields.
@@ -94,7 +96,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		rc.Channel = "conformance"
 	}
 	set := tools.NewSet(o.Tools...)
-	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw, Faults: o.Faults}
+	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw, Faults: o.Faults, Session: o.Session}
 	if o.CodeMode != nil {
 		raw, ok := o.CodeMode.(json.RawMessage)
 		if !ok {
