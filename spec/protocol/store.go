@@ -1,7 +1,7 @@
 package protocol
 
 // Session binds a run to a session branch for the session store (feature
-// session-store, CM-STO-01..04; spec/protocol.md §5.5). The store a run
+// session-store, CM-STO-01..04; spec/protocol.md §5.7). The store a run
 // reads and commits to is the one of (sessionId, sessionKey, Branch): another
 // branch or another session never sees its values (CM-STO-03). A run without
 // a Session has no bound session, and store/load are unavailable to its

@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// Features results and session-store (page 001, spec/protocol.md §5.5 and
-// §12.10): results.save/load/delete and store/load. The specs are skipped,
+// Features results and session-store (page 001, spec/protocol.md §5.7 and
+// §12.11): results.save/load/delete and store/load. The specs are skipped,
 // naming the feature, on targets that do not declare them (the v1 profile).
 
 var storeSeq atomic.Int64
