@@ -149,4 +149,16 @@ const s = await tools.call(id("slow"), {ms: 1500, tag: "late"}); return {before,
 		Expect(sessionRun(ctx, freshSession(), &protocol.Session{Branch: "main"}, true).Exec(ctx, probe)).To(CompleteWith([]any{"ran", "ran"}),
 			"with a bound session branch store and load must work (the control)")
 	})
+	It("CM-STO-07", "within a cell load sees the cell's own sets and deletes over the committed values", func(ctx SpecContext) {
+		r := sessionRun(ctx, freshSession(), &protocol.Session{Branch: "main"}, true)
+		Expect(r.Exec(ctx, `await store("a", "committed"); await store("b", "committed"); return 1;`)).To(CompleteWith(1), "a cell that stores and completes")
+		code := `await store("a", "mine"); await store("b", undefined); await store("c", 3);
+const seen = {a: await load("a"), b: (await load("b")) === undefined ? "<absent>" : "present", c: await load("c")};
+throw new Error(JSON.stringify(seen));`
+		res := r.Exec(ctx, code)
+		Expect(res).To(BeFailed(), "the cell throws its observations so that it commits nothing")
+		Expect(res.Error).To(ContainSubstring(`{"a":"mine","b":"<absent>","c":3}`), "load must see the cell's own set over the committed a, its own delete of the committed b, and its own new c: %s", res)
+		Expect(r.Exec(ctx, `return {a: await load("a"), b: await load("b")};`)).To(CompleteWith(map[string]any{"a": "committed", "b": "committed"}),
+			"the failed cell's sets and deletes must not reach the committed values")
+	})
 })
