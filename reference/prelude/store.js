@@ -28,20 +28,23 @@
     function unwrap(p) {
       return apply(promiseThen, p, [function (r) { return r !== null && typeof r === "object" && r.found ? r.value : undefined; }]);
     }
+    // Each call settles through its promise: a bad key or value rejects,
+    // never throws synchronously.
+    function op(f) {
+      return function () {
+        try { return apply(f, undefined, arguments); } catch (e) { return PromiseCtor.reject(e); }
+      };
+    }
     if (config.results) {
       kit.defineGlobal("results", freeze({
-        save: function save(value) {
-          try { return ask("results.save", "", value, true); } catch (e) { return PromiseCtor.reject(e); }
-        },
-        load: function load(ref) { return unwrap(ask("results.load", StringCtor(ref), undefined, false)); },
-        delete: function del(ref) { return ask("results.delete", StringCtor(ref), undefined, false); },
+        save: op(function (value) { return ask("results.save", "", value, true); }),
+        load: op(function (ref) { return unwrap(ask("results.load", StringCtor(ref), undefined, false)); }),
+        delete: op(function (ref) { return ask("results.delete", StringCtor(ref), undefined, false); }),
       }));
     }
     if (config.store) {
-      kit.defineGlobal("store", function store(key, value) {
-        try { return ask("store.set", StringCtor(key), value, value !== undefined); } catch (e) { return PromiseCtor.reject(e); }
-      });
-      kit.defineGlobal("load", function load(key) { return unwrap(ask("store.load", StringCtor(key), undefined, false)); });
+      kit.defineGlobal("store", op(function (key, value) { return ask("store.set", StringCtor(key), value, value !== undefined); }));
+      kit.defineGlobal("load", op(function (key) { return unwrap(ask("store.load", StringCtor(key), undefined, false)); }));
     }
   };
 })(globalThis);
