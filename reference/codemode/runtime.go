@@ -57,6 +57,9 @@ type Options struct {
 	// SessionStore keeps committed session store values (feature
 	// session-store; default: the Runtime's own, storeops.go).
 	SessionStore SessionStore
+	// Results, when set, makes each run's results store (default: a
+	// fresh store.Results of maxBytes, storeops.go).
+	Results func(p protocol.PrepareParams, maxBytes int64) ResultsStore
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.
@@ -87,7 +90,7 @@ type agentRun struct {
 	visible []string
 	// results, sessions and branch bind the run's stores (storeops.go):
 	// nil without feature results / session-store or a bound branch.
-	results  *store.Results
+	results  ResultsStore
 	sessions SessionStore
 	branch   *store.Branch
 

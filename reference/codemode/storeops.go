@@ -21,6 +21,15 @@ type SessionStore interface {
 	Discard(b store.Branch, w *store.WriteSet)
 }
 
+// ResultsStore is one run's results store (feature results): *store.Results
+// by default; fakes/broken swaps in defective ones through Options.Results.
+type ResultsStore interface {
+	Save(v json.RawMessage) (string, error)
+	Load(ref string) (json.RawMessage, error)
+	Delete(ref string) bool
+	Clear()
+}
+
 // sessionStore is the process's SessionStore: Options.SessionStore or, by
 // default, the Runtime's own *store.Sessions.
 func (rt *Runtime) sessionStore() SessionStore {
@@ -34,7 +43,12 @@ func (rt *Runtime) sessionStore() SessionStore {
 // (CM-RES-01, CM-STO-03/04). Called by Prepare for an active run.
 func (rt *Runtime) prepareStore(run *agentRun, p protocol.PrepareParams) {
 	if rt.opts.HasFeature("results") {
-		run.results = store.NewResults(min(run.cfg.MemoryLimitBytes, run.cfg.MaxSnapshotBytes))
+		limit := min(run.cfg.MemoryLimitBytes, run.cfg.MaxSnapshotBytes)
+		if rt.opts.Results != nil {
+			run.results = rt.opts.Results(p, limit)
+		} else {
+			run.results = store.NewResults(limit)
+		}
 	}
 	if rt.opts.HasFeature("session-store") {
 		run.sessions = rt.sessionStore()
