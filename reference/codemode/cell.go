@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/codemode-conformance/codemode/reference/prelude"
+	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
 
@@ -38,6 +39,8 @@ type cell struct {
 	// host delivered: only those may fail the cell with that code (the
 	// guest can reach the bridge's deliver and forge one).
 	toolFailures map[string]bool
+	// writes are the cell's uncommitted session store writes (storeops.go).
+	writes store.WriteSet
 }
 
 type nestedCall struct {
@@ -76,6 +79,7 @@ func (c *cell) terminate() {
 	c.inflight = map[int64]*nestedCall{}
 	c.ready = nil
 	c.mu.Unlock()
+	c.discardWrites() // CM-STO-02
 	c.cancel()
 }
 

@@ -132,7 +132,8 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	}
 	s.vm = vm
 	boot, err := prelude.BootScript(prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
-		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot})
+		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
+		Results: r.results != nil, Store: r.sessions != nil})
 	if err != nil {
 		return s.fail(result.Failed(result.CodeInternalError, err.Error())), nil
 	}

@@ -62,6 +62,8 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			s.c.yieldID = q.ID
 			s.c.mu.Unlock()
 			yield = true
+		case prelude.OpResultsSave, prelude.OpResultsLoad, prelude.OpResultsDelete, prelude.OpStoreSet, prelude.OpStoreLoad:
+			immediate = append(immediate, s.storeOp(q)) // storeops.go
 		default:
 			immediate = append(immediate, errDelivery(q.ID, "Error", fmt.Sprintf("unknown bridge operation %q", q.Op), "invalid_input", nil))
 		}

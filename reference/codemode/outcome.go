@@ -70,6 +70,7 @@ func (s *step) complete(value json.RawMessage) result.Result {
 	}
 	s.closeVM()
 	s.releaseSlot()
+	s.commitStore() // CM-STO-02: only a completed cell commits
 	s.rt.forget(s.c, "completed")
 	return s.finish(result.Result{Status: result.StatusCompleted, Value: value})
 }

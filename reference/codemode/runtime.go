@@ -17,6 +17,7 @@ import (
 	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/reference/namespaces"
 	"github.com/codemode-conformance/codemode/reference/prelude"
+	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec/config"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -58,6 +59,12 @@ type Options struct {
 	// Profile is the contract profile served: "v1" (default) or "v2"
 	// (spec/requirements.yaml profiles:); HasFeature derives from it.
 	Profile string
+	// SessionStore keeps committed session store values (feature
+	// session-store; default: the Runtime's own, storeops.go).
+	SessionStore SessionStore
+	// Results, when set, makes each run's results store (default: a
+	// fresh store.Results of maxBytes, storeops.go).
+	Results func(p protocol.PrepareParams, maxBytes int64) ResultsStore
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.
@@ -67,6 +74,8 @@ type Runtime struct {
 	opts Options
 	tpl  templates
 	ns   *namespaces.Registry // process-local namespace registry (namespaces.go)
+	// sessions is the default SessionStore (storeops.go).
+	sessions store.Sessions
 
 	mu    sync.Mutex
 	runs  map[string]*agentRun
@@ -93,6 +102,11 @@ type agentRun struct {
 	mcp        *refmcp.Run
 	mcpBoot    *prelude.MCPBoot
 	mcpServers []refmcp.Server
+	// results, sessions and branch bind the run's stores (storeops.go):
+	// nil without feature results / session-store or a bound branch.
+	results  ResultsStore
+	sessions SessionStore
+	branch   *store.Branch
 
 	mu        sync.Mutex
 	execCount int
@@ -157,6 +171,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		hidden, direct := rt.opts.splitDirectOnly(effective) // CM-ACT-08
 		run.catalog = catalog.Build(hidden)
 		run.mcpBoot, run.mcpServers = mcpTable(run)
+		rt.prepareStore(run, p)
 		res.CodeModeActive = true
 		res.Tools = append(modelTools(cfg), direct...)
 		rt.prepareNamespaces(run, res.Tools)
@@ -195,6 +210,7 @@ func (rt *Runtime) Abort(run string) bool {
 	r.aborted = true
 	r.mu.Unlock()
 	rt.mu.Unlock()
+	r.clearResults() // CM-RES-03
 	rt.endCells(run, "aborted")
 	r.closeMCP() // no later exec can use them (spec/protocol.md §5.5)
 	return true
@@ -206,6 +222,9 @@ func (rt *Runtime) End(run string) bool {
 	r, ok := rt.runs[run]
 	delete(rt.runs, run)
 	rt.mu.Unlock()
+	if ok {
+		r.clearResults() // CM-RES-03
+	}
 	rt.endCells(run, "ended")
 	if ok {
 		r.closeMCP()

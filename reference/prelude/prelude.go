@@ -35,6 +35,10 @@ type Entry struct {
 
 // Boot is the argument of __codemode.boot.
 type Boot struct {
+	// Results and Store install the globals of store.js (features results
+	// and session-store).
+	Results            bool    `json:"results,omitempty"`
+	Store              bool    `json:"store,omitempty"`
 	Catalog            []Entry `json:"catalog"`
 	MaxOutputBytes     int64   `json:"maxOutputBytes"`
 	SearchDefaultLimit int64   `json:"searchDefaultLimit"`
@@ -87,6 +91,8 @@ type Poll struct {
 
 // Request is one guest → host bridge request.
 type Request struct {
+	// Key is the reference or key of a store.js operation.
+	Key    string          `json:"key,omitempty"`
 	ID     int64           `json:"id"`
 	Op     string          `json:"op"`
 	Tool   string          `json:"tool"`

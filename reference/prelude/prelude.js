@@ -635,6 +635,9 @@
   // catalog or config; the host checks every id anyway).
   let booted = false;
   let started = false;
+  // store.js, evaluated just before this file, left its installer here.
+  const installStore = global.__codemodeStoreKit;
+  delete global.__codemodeStoreKit;
   const host = freeze({
     extend: function (install) {
       if (booted) throw plainError("Error", "__codemode.extend is reserved for the host");
@@ -658,6 +661,7 @@
       defineGlobal("text", text);
       defineGlobal("json", json);
       defineGlobal("yield_control", yield_control);
+      installStore(config, { request: request, record: record, toJSONValue: toJSONValue, defineGlobal: defineGlobal });
       return "ok";
     },
     start: function (code) {

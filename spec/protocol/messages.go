@@ -148,6 +148,9 @@ type PrepareParams struct {
 	// MCPServers are the MCP servers the run starts or connects to (feature
 	// mcp, protocol.md §3 run.prepare). Nil or empty: the run has none.
 	MCPServers []MCPServer `json:"mcpServers,omitempty"`
+	// Session binds the run to a session branch (feature session-store,
+	// store.go). Absent: no bound session.
+	Session *Session `json:"session,omitempty"`
 }
 
 // MCP server transports in MCPServer.Transport.

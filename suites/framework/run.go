@@ -37,6 +37,8 @@ type RunOptions struct {
 	// MCPServers are fake MCP servers the run gets in run.prepare
 	// (mcpServers, feature mcp; see mcpservers.go).
 	MCPServers []MCPServer
+	// Session binds the run to a session branch (feature session-store).
+	Session *protocol.Session
 }
 
 // Enabled returns a `tools.codeMode` object with enabled: true plus fields.
@@ -102,7 +104,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		rc.Channel = "conformance"
 	}
 	set := tools.NewSet(o.Tools...)
-	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw, Faults: o.Faults, Namespaces: o.Namespaces}
+	p := protocol.PrepareParams{Run: id, RunContext: rc, Tools: set.Specs(), Policy: o.Policy, DisableTools: o.DisableTools, Raw: o.Raw, Faults: o.Faults, Namespaces: o.Namespaces, Session: o.Session}
 	launches, mcps := startMCPServers(o.MCPServers) // before run.end's cleanup: HTTP servers stop after it
 	p.MCPServers = launches
 	if o.CodeMode != nil {

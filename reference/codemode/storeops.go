@@ -1,0 +1,152 @@
+package codemode
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/codemode-conformance/codemode/reference/prelude"
+	"github.com/codemode-conformance/codemode/reference/store"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// SessionStore keeps the committed session store values of a process
+// (feature session-store). The reference uses *store.Sessions; fakes/broken
+// swaps in defective ones.
+type SessionStore interface {
+	// Load returns key on branch b as the cell with write set w sees it.
+	Load(b store.Branch, w *store.WriteSet, key string) (v json.RawMessage, found bool, err error)
+	// Commit applies a completed cell's write set (CM-STO-02).
+	Commit(b store.Branch, w *store.WriteSet)
+	// Discard drops the write set of a cell that did not complete.
+	Discard(b store.Branch, w *store.WriteSet)
+}
+
+// ResultsStore is one run's results store (feature results): *store.Results
+// by default; fakes/broken swaps in defective ones through Options.Results.
+type ResultsStore interface {
+	Save(v json.RawMessage) (string, error)
+	Load(ref string) (json.RawMessage, error)
+	Delete(ref string) bool
+	Clear()
+}
+
+// sessionStore is the process's SessionStore: Options.SessionStore or, by
+// default, the Runtime's own *store.Sessions.
+func (rt *Runtime) sessionStore() SessionStore {
+	if rt.opts.SessionStore != nil {
+		return rt.opts.SessionStore
+	}
+	return &rt.sessions
+}
+
+// prepareStore binds run to its results store and session branch
+// (CM-RES-01, CM-STO-03/04). Called by Prepare for an active run.
+func (rt *Runtime) prepareStore(run *agentRun, p protocol.PrepareParams) {
+	if rt.opts.HasFeature("results") {
+		limit := min(run.cfg.MemoryLimitBytes, run.cfg.MaxSnapshotBytes)
+		if rt.opts.Results != nil {
+			run.results = rt.opts.Results(p, limit)
+		} else {
+			run.results = store.NewResults(limit)
+		}
+	}
+	if rt.opts.HasFeature("session-store") {
+		run.sessions = rt.sessionStore()
+		if p.Session != nil && p.Session.Branch != "" && !p.Session.Headless {
+			run.branch = &store.Branch{SessionID: p.SessionID, SessionKey: p.SessionKey, Name: p.Session.Branch}
+		}
+	}
+}
+
+// clearResults drops the run's saved results: abort and run end tear the
+// catalog down (CM-RES-03).
+func (r *agentRun) clearResults() {
+	if r.results != nil {
+		r.results.Clear()
+	}
+}
+
+// storeOp answers one request of store.js at once (CM-RES-01..03,
+// CM-STO-01..04). A refusal is a catchable guest error.
+func (s *step) storeOp(q prelude.Request) prelude.Delivery {
+	r := s.c.run
+	fail := func(err error) prelude.Delivery {
+		return errDelivery(q.ID, "Error", err.Error(), "invalid_input", nil)
+	}
+	ok := func(v any) prelude.Delivery {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fail(err)
+		}
+		return prelude.Delivery{ID: q.ID, OK: true, Value: b}
+	}
+	found := func(v json.RawMessage, f bool) prelude.Delivery {
+		if !f {
+			return ok(map[string]any{"found": false})
+		}
+		return ok(map[string]any{"found": true, "value": v})
+	}
+	switch q.Op {
+	case prelude.OpResultsSave, prelude.OpResultsLoad, prelude.OpResultsDelete:
+		if r.results == nil {
+			return fail(fmt.Errorf("results is not available (feature results)"))
+		}
+		switch q.Op {
+		case prelude.OpResultsSave:
+			ref, err := r.results.Save(q.Input)
+			if err != nil {
+				return fail(fmt.Errorf("results.save: %w", err))
+			}
+			return ok(ref)
+		case prelude.OpResultsLoad:
+			v, err := r.results.Load(q.Key)
+			if err != nil {
+				return fail(fmt.Errorf("results.load: %w", err))
+			}
+			return found(v, true)
+		default:
+			return ok(r.results.Delete(q.Key))
+		}
+	default: // store.set, store.load
+		if r.sessions == nil {
+			return fail(fmt.Errorf("store and load are not available (feature session-store)"))
+		}
+		if r.branch == nil {
+			return fail(store.ErrUnbound)
+		}
+		if q.Op == prelude.OpStoreSet {
+			var v json.RawMessage = q.Input
+			if len(v) == 0 {
+				v = nil // store(key, undefined) deletes the key
+			}
+			if err := s.c.writes.Set(q.Key, v, min(r.cfg.MemoryLimitBytes, r.cfg.MaxSnapshotBytes)); err != nil {
+				return fail(fmt.Errorf("store: %w", err))
+			}
+			return ok(nil)
+		}
+		v, f, err := r.sessions.Load(*r.branch, &s.c.writes, q.Key)
+		if err != nil {
+			return fail(fmt.Errorf("load: %w", err))
+		}
+		return found(v, f)
+	}
+}
+
+// commitStore commits the cell's write set: only complete calls it
+// (CM-STO-02).
+func (s *step) commitStore() {
+	r := s.c.run
+	if r.sessions != nil && r.branch != nil {
+		r.sessions.Commit(*r.branch, &s.c.writes)
+	}
+}
+
+// discardWrites drops what a cell that did not complete wrote (failed,
+// timed out, aborted, expired, ended: CM-STO-02). After a commit the write
+// set is already empty.
+func (c *cell) discardWrites() {
+	r := c.run
+	if r.sessions != nil && r.branch != nil && !c.writes.Empty() {
+		r.sessions.Discard(*r.branch, &c.writes)
+	}
+}
