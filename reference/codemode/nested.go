@@ -93,7 +93,7 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 		if c.callCtx.Err() != nil {
 			return // the cell ended before the call left: never send it (CM-NEST-23)
 		}
-		v, err := s.rt.inv.Invoke(c.callCtx, p)
+		v, err := s.invokeGated(c.callCtx, p) // hooks and approvals first (CM-NEST-02/03, hooks.go)
 		var d prelude.Delivery
 		if err != nil {
 			var te *ToolError

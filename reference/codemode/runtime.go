@@ -50,6 +50,9 @@ type Options struct {
 	// loaded (e.g. the wasm is not installed): the runtime_unavailable
 	// failure of run.prepare says it (CM-CFG-07).
 	UnavailableCause error
+	// WrapGates, if set, wraps the invoker's Gatekeeper (hooks.go); the
+	// broken variants use it to model a runtime that mishandles hooks.
+	WrapGates func(Gatekeeper) Gatekeeper
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.
@@ -76,6 +79,7 @@ type agentRun struct {
 	active  bool
 	catalog *catalog.Catalog
 	visible []string
+	gate    gating // hooks and approvals (hooks.go)
 
 	mu        sync.Mutex
 	execCount int
@@ -116,7 +120,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.EffectiveConfig = &c
 	}
 	effective := catalog.Effective(p)
-	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg}
+	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, gate: gatingOf(p)}
 	switch {
 	case !cfg.Enabled || len(effective) == 0:
 		for _, t := range effective {

@@ -27,7 +27,7 @@ const Version = "0.1.0"
 // Features are the features the reference declares (spec/protocol.md §9).
 // snapshot-executor and isolation: it is a generation-1 QuickJS-WASI runtime
 // (snapshots into a fresh VM, engine heap limit, no ambient host access).
-var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection"}
+var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "hooks", "approvals"}
 
 // Options configure a server.
 type Options struct {

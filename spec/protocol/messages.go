@@ -135,6 +135,10 @@ type PrepareParams struct {
 	// Faults asks a target that declares feature fault-injection to simulate
 	// failures for this run only (CM-CFG-07). Other targets ignore it.
 	Faults *Faults `json:"faults,omitempty"`
+	// Hooks and Approvals opt the run into hook.beforeToolCall and
+	// approval.request (features hooks and approvals, hooks.go).
+	Hooks     *HookOptions     `json:"hooks,omitempty"`
+	Approvals *ApprovalOptions `json:"approvals,omitempty"`
 }
 
 // Faults are simulated failures for one run (feature fault-injection).

@@ -31,6 +31,9 @@ type RunOptions struct {
 	// Faults are simulated failures (only for targets declaring feature
 	// fault-injection; see RequireFeature).
 	Faults *protocol.Faults
+	// Gates answers the run's hooks and approvals (gates.go); nil: the run
+	// does not opt in.
+	Gates *Gates
 }
 
 // Enabled returns a `tools.codeMode` object with enabled: true plus fields.
@@ -104,6 +107,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		}
 		p.CodeMode = raw
 	}
+	p.Hooks, p.Approvals = o.Gates.register(id) // gates.go
 	r := &Run{ID: id, Params: p, Tools: set, timeout: 10 * time.Second}
 	t.router.add(id, p, set)
 	// The run lives on t: a target restarted since (RestartTarget, or lost)

@@ -283,7 +283,7 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	t.stdout = &stdoutWatch{r: r}
 	t.router.onRefuse = refusals.add
 	t.router.onFlood = t.flooded
-	t.client = protocol.NewClient(arrivals{protocol.NewChannel(t.stdout, w), t.router.arrive}, t.router.invoke, t.router.cancel, t.stdout.clientLog)
+	t.client = protocol.NewClient(arrivals{protocol.NewChannel(t.stdout, w), t.router.arrive}, t.router.invoke, t.router.cancel, t.stdout.clientLog, runGates{})
 	return t, nil
 }
 
