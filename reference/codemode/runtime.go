@@ -51,7 +51,8 @@ type Options struct {
 	// failure of run.prepare says it (CM-CFG-07).
 	UnavailableCause error
 	// WrapGates, if set, wraps the invoker's Gatekeeper (hooks.go); the
-	// broken variants use it to model a runtime that mishandles hooks.
+	// broken variants use it to model a runtime that mishandles hooks. It is
+	// called for every hook or approval request.
 	WrapGates func(Gatekeeper) Gatekeeper
 }
 
