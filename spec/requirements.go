@@ -3,18 +3,30 @@
 // The catalogue is requirements.yaml, embedded into the binary: the living,
 // versioned contract. Version 1 was the contract's first catalogue,
 // REQUIREMENTS.md (a verbatim copy is testdata/REQUIREMENTS.md), frozen
-// since; every later change is recorded in CHANGES.md. The file has three
+// since; every later change is recorded in CHANGES.md. The file has five
 // top-level keys:
 //
 //	version: 2                  # catalogue version, named by every report
 //	areas:                      # area code -> title
 //	  CFG: Configuration
 //	  ...
+//	features:                   # every feature a target can declare (features.go)
+//	  - name: bridge-queue      # lower-case kebab words, unique
+//	    profiles: [v2]          # the profiles that define it
+//	    excludes: [pending-call-limit]  # optional: never declared together (symmetric)
+//	    hook: true              # optional: a test hook, no contract feature
+//	    meaning: ...            # what declaring it means (protocol.md §9 table)
+//	profiles:                   # contract generations
+//	  - name: v1                # v1, v2
+//	    generation: 1
+//	    source: "000"           # the seed page it follows
+//	    openclaw: 2026.5 to 2026.7.35
+//	    meaning: ...
 //	requirements:               # one entry per requirement
 //	  - id: CM-CFG-01           # CM-<AREA>-<two digits>
 //	    area: CFG               # the ID's middle part; must be a key of areas
 //	    level: MUST             # MUST or SHOULD
-//	    feature: core           # capability a target must declare ("core" is always required)
+//	    feature: core           # a name of features: ("core" is always required)
 //	    basis: [seed]           # what it rests on: seed, openclaw-source, hardening (one or more)
 //	    source: "000 [Configurazione]"  # section(s) of the seed documents, or the other origin
 //	    text: >-                # the requirement in English
@@ -127,6 +139,8 @@ type rawRequirement struct {
 type rawFile struct {
 	Version      int               `yaml:"version"`
 	Areas        map[string]string `yaml:"areas"`
+	Features     []rawFeature      `yaml:"features"`
+	Profiles     []rawProfile      `yaml:"profiles"`
 	Requirements []rawRequirement  `yaml:"requirements"`
 }
 
@@ -138,6 +152,10 @@ type Catalogue struct {
 	Requirements []Requirement
 	// Areas are in the order they first appear among the requirements.
 	Areas []Area
+	// Features are the features section, in file order (see Features).
+	Features []Feature
+	// Profiles are the profiles section, in file order (see Profiles).
+	Profiles []Profile
 }
 
 // ParseRequirements is ParseCatalogue without the version: it returns the
@@ -172,6 +190,14 @@ func ParseCatalogue(data []byte) (Catalogue, error) {
 	}
 	if len(f.Requirements) == 0 {
 		return Catalogue{}, errors.New("spec: no requirements")
+	}
+	features, profiles, err := parseFeatures(f.Features, f.Profiles)
+	if err != nil {
+		return Catalogue{}, err
+	}
+	known := make(map[string]bool, len(features))
+	for _, ft := range features {
+		known[ft.Name] = true
 	}
 	for code, title := range f.Areas {
 		if strings.TrimSpace(title) == "" {
@@ -210,6 +236,9 @@ func ParseCatalogue(data []byte) (Catalogue, error) {
 		}
 		if strings.TrimSpace(r.Feature) == "" {
 			return Catalogue{}, fail("empty feature")
+		}
+		if !known[r.Feature] {
+			return Catalogue{}, fmt.Errorf("spec: requirement %s: %w %q (not in features:)", name, ErrUnknownFeature, r.Feature)
 		}
 		if strings.TrimSpace(r.Source) == "" {
 			return Catalogue{}, fail("empty source")
@@ -254,7 +283,7 @@ func ParseCatalogue(data []byte) (Catalogue, error) {
 			Decision: r.Decision,
 		})
 	}
-	return Catalogue{Version: f.Version, Requirements: reqs, Areas: areas}, nil
+	return Catalogue{Version: f.Version, Requirements: reqs, Areas: areas, Features: features, Profiles: profiles}, nil
 }
 
 // checkBasis returns what is wrong with a requirement's basis, or "".
@@ -288,6 +317,10 @@ var (
 	loadedReqs []Requirement
 	loadedArea []Area
 	loadedByID map[string]int
+
+	loadedFeat    []Feature
+	loadedFeatIdx map[string]int
+	loadedProf    []Profile
 )
 
 func load() {
@@ -297,6 +330,11 @@ func load() {
 			panic("spec: embedded requirements.yaml is invalid: " + err.Error())
 		}
 		loadedVer, loadedReqs, loadedArea = c.Version, c.Requirements, c.Areas
+		loadedFeat, loadedProf = c.Features, c.Profiles
+		loadedFeatIdx = make(map[string]int, len(loadedFeat))
+		for i, f := range loadedFeat {
+			loadedFeatIdx[f.Name] = i
+		}
 		loadedByID = make(map[string]int, len(loadedReqs))
 		for i, r := range loadedReqs {
 			loadedByID[r.ID] = i

@@ -28,8 +28,8 @@ func TestEmbeddedCatalogueParses(t *testing.T) {
 // TestVersion pins the catalogue version: raising it is a deliberate change
 // recorded in CHANGES.md, never a side effect.
 func TestVersion(t *testing.T) {
-	if got := Version(); got != 2 {
-		t.Errorf("Version() = %d, want 2", got)
+	if got := Version(); got != 3 {
+		t.Errorf("Version() = %d, want 3", got)
 	}
 	changes := readChanges(t)
 	if !strings.Contains(changes, fmt.Sprintf("## Version %d", Version())) {
@@ -270,12 +270,21 @@ func sortedKeys(m map[string]bool) []string {
 	return keys
 }
 
+// miniFeatures is the smallest valid features and profiles sections.
+const miniFeatures = `features:
+  - {name: core, profiles: [v1, v2], meaning: always}
+  - {name: namespaces, profiles: [v1], meaning: plugin namespaces}
+profiles:
+  - {name: v1, generation: 1, source: "000", openclaw: "2026.5", meaning: first}
+  - {name: v2, generation: 2, source: "001", openclaw: "2026.8", meaning: second}
+`
+
 const validDoc = `
 version: 2
 areas:
   CFG: Configuration
   ACT: Activation
-requirements:
+` + miniFeatures + `requirements:
   - id: CM-CFG-01
     area: CFG
     level: MUST
@@ -314,7 +323,7 @@ func TestParseRequirementsValid(t *testing.T) {
 }
 
 func TestParseRequirementsRejects(t *testing.T) {
-	const head = "version: 2\nareas:\n  CFG: Configuration\nrequirements:\n"
+	const head = "version: 2\nareas:\n  CFG: Configuration\n" + miniFeatures + "requirements:\n"
 	const good = "  - {id: CM-CFG-01, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n"
 	tests := []struct {
 		name    string
@@ -403,12 +412,12 @@ func TestParseRequirementsRejects(t *testing.T) {
 		},
 		{
 			name:    "no requirements",
-			doc:     "version: 2\nareas:\n  CFG: Configuration\n",
+			doc:     "version: 2\nareas:\n  CFG: Configuration\n" + miniFeatures,
 			wantErr: "no requirements",
 		},
 		{
 			name:    "no version",
-			doc:     "areas:\n  CFG: Configuration\nrequirements:\n" + good,
+			doc:     "areas:\n  CFG: Configuration\n" + miniFeatures + "requirements:\n" + good,
 			wantErr: "catalogue version 0",
 		},
 		{
@@ -455,30 +464,6 @@ func TestParseRequirementsRejects(t *testing.T) {
 				t.Errorf("ParseRequirements returned data with an error: %v, %v", reqs, areas)
 			}
 		})
-	}
-}
-
-// featureRow is a row of the feature table in protocol.md §9.
-var featureRow = regexp.MustCompile("^\\| `([a-z0-9-]+)` \\|")
-
-// TestFeaturesDocumented: every feature a requirement names is a row of the
-// feature table in protocol.md §9, so a misspelt feature (which would skip
-// its specs on every target) cannot enter the catalogue unnoticed.
-func TestFeaturesDocumented(t *testing.T) {
-	data, err := os.ReadFile("protocol.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := map[string]bool{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if m := featureRow.FindStringSubmatch(line); m != nil {
-			table[m[1]] = true
-		}
-	}
-	for _, r := range Requirements() {
-		if !table[r.Feature] {
-			t.Errorf("%s: feature %q is not in the feature table of protocol.md §9", r.ID, r.Feature)
-		}
 	}
 }
 

@@ -25,12 +25,14 @@ type gating struct {
 	approvals []string // tool names whose nested calls need approval
 }
 
-func gatingOf(p protocol.PrepareParams) gating {
+// gatingOf reads run.prepare's hooks and approvals members, each honoured
+// only when the profile has its feature.
+func (rt *Runtime) gatingOf(p protocol.PrepareParams) gating {
 	var g gating
-	if p.Hooks != nil {
+	if p.Hooks != nil && rt.opts.HasFeature("hooks") {
 		g.hooks = p.Hooks.BeforeToolCall
 	}
-	if p.Approvals != nil {
+	if p.Approvals != nil && rt.opts.HasFeature("approvals") {
 		g.approvals = slices.Clone(p.Approvals.Tools)
 	}
 	return g

@@ -54,6 +54,9 @@ type Options struct {
 	// broken variants use it to model a runtime that mishandles hooks. It is
 	// called for every hook or approval request.
 	WrapGates func(Gatekeeper) Gatekeeper
+	// Profile is the contract profile served: "v1" (default) or "v2"
+	// (spec/requirements.yaml profiles:); HasFeature derives from it.
+	Profile string
 }
 
 // Runtime holds every prepared run and every suspended cell of one process.
@@ -121,7 +124,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.EffectiveConfig = &c
 	}
 	effective := catalog.Effective(p)
-	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, gate: gatingOf(p)}
+	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, gate: rt.gatingOf(p)}
 	switch {
 	case !cfg.Enabled || len(effective) == 0:
 		for _, t := range effective {
@@ -139,9 +142,10 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.Failure = &protocol.Failure{Code: "runtime_unavailable", Error: msg}
 	default:
 		run.active = true
-		run.catalog = catalog.Build(effective)
+		hidden, direct := rt.opts.splitDirectOnly(effective) // CM-ACT-08
+		run.catalog = catalog.Build(hidden)
 		res.CodeModeActive = true
-		res.Tools = modelTools(cfg)
+		res.Tools = append(modelTools(cfg), direct...)
 		for _, t := range res.Tools {
 			run.visible = append(run.visible, t.Name)
 		}

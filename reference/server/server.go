@@ -13,6 +13,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/handler"
@@ -23,11 +24,6 @@ const Name = "codemode-reference"
 
 // Version is the reference implementation's version.
 const Version = "0.1.0"
-
-// Features are the features the reference declares (spec/protocol.md §9).
-// snapshot-executor and isolation: it is a generation-1 QuickJS-WASI runtime
-// (snapshots into a fresh VM, engine heap limit, no ambient host access).
-var Features = []string{"core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "hooks", "approvals"}
 
 // Options configure a server.
 type Options struct {
@@ -41,8 +37,13 @@ type Options struct {
 }
 
 // Serve speaks the protocol on r/w until the peer disconnects or sends
-// shutdown. It closes w when done.
+// shutdown. It closes w when done. An unknown opts.Runtime.Profile is an
+// error wrapping spec.ErrUnknownProfile, before anything is served.
 func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) error {
+	if _, err := spec.LookupProfile(opts.Runtime.Profile); err != nil {
+		w.Close()
+		return err
+	}
 	eng := opts.Engine
 	if eng == nil && !opts.Unavailable {
 		var err error
@@ -67,7 +68,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 			(*f)()
 		}
 	}
-	srv, stop := protocol.NewServer(methods(rt, shutdown), protocol.NewChannel(r, w))
+	srv, stop := protocol.NewServer(methods(rt, opts.Runtime, shutdown), protocol.NewChannel(r, w))
 	stopFn.Store(&stop)
 	inv.set(srv)
 	go func() {
@@ -128,7 +129,10 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 }
 
 // methods is the driver protocol's method table; shutdown stops the server.
-func methods(rt *codemode.Runtime, shutdown func()) handler.Map {
+// The declared profile and features come from ro (Options.Features: the
+// reference's implemented features that the profile defines; for v1, a
+// generation-1 QuickJS-WASI runtime with snapshot-executor and isolation).
+func methods(rt *codemode.Runtime, ro codemode.Options, shutdown func()) handler.Map {
 	return handler.Map{
 		protocol.MethodInitialize: handler.New(func(ctx context.Context, p protocol.InitializeParams) (protocol.InitializeResult, error) {
 			if p.ProtocolVersion != "" && p.ProtocolVersion != protocol.Version {
@@ -136,7 +140,7 @@ func methods(rt *codemode.Runtime, shutdown func()) handler.Map {
 			}
 			return protocol.InitializeResult{ProtocolVersion: protocol.Version,
 				Implementation: protocol.Peer{Name: Name, Version: Version + "+quickjs-ng." + engine.Version},
-				Features:       Features}, nil
+				Features:       ro.Features(), Profile: ro.ProfileName()}, nil
 		}),
 		protocol.MethodRunPrepare: handler.New(func(ctx context.Context, p protocol.PrepareParams) (protocol.PrepareResult, error) {
 			if err := validatePrepare(p); err != nil {

@@ -56,6 +56,9 @@ type InitializeResult struct {
 	ProtocolVersion string   `json:"protocolVersion"`
 	Implementation  Peer     `json:"implementation"`
 	Features        []string `json:"features"`
+	// Profile is the contract profile the target implements (§9: "v1" or
+	// "v2"); empty means "v1".
+	Profile string `json:"profile,omitempty"`
 	// NotDrivable lists what the target cannot drive (§3): a spec that needs
 	// one is skipped with NotDrivablePrefix and the reason, never passed.
 	NotDrivable []NotDrivable `json:"notDrivable,omitempty"`
@@ -102,6 +105,10 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 	Source      string          `json:"source"`
 	Owner       string          `json:"owner"`
+	// DirectOnly marks a direct-only tool: under feature direct-only-tools
+	// it stays model-visible beside exec/wait and outside the catalog
+	// (CM-ACT-08).
+	DirectOnly bool `json:"directOnly,omitempty"`
 }
 
 // Policy is the allow/deny tool policy of a run. Entries are tool names or

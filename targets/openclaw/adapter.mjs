@@ -54,7 +54,7 @@ try {
 // every result carries OpenClaw's telemetry object, passed through unchanged.
 // snapshot-executor, isolation: generation 1 runs every cell in QuickJS-WASI
 // and suspends it into a snapshot (000).
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation"];
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
