@@ -20,6 +20,13 @@ const (
 	MethodApprovalRequest = "approval.request"
 )
 
+// Surfaces a target that declares hooks or approvals but cannot wire them
+// through run.prepare names in initialize's notDrivable (§3).
+const (
+	SurfaceHooks     = "hooks"
+	SurfaceApprovals = "approvals"
+)
+
 // Values of HookParams.ToolKind.
 const (
 	// ToolKindCodeModeExec marks the hook event of the outer code mode exec

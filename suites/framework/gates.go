@@ -101,6 +101,12 @@ func (g *Gates) register(id string) (*protocol.HookOptions, *protocol.ApprovalOp
 	if g == nil {
 		return nil, nil
 	}
+	if g.Hook != nil || g.HookEvents {
+		RequireDrivable(protocol.SurfaceHooks)
+	}
+	if len(g.ApprovalTools) > 0 {
+		RequireDrivable(protocol.SurfaceApprovals)
+	}
 	g.mu.Lock()
 	if g.decided == nil {
 		g.decided = make(chan struct{})
