@@ -52,11 +52,22 @@ func Pending(p protocol.ApprovalParams) protocol.ApprovalResult {
 // (protocol.ApprovalApproved or ApprovalDenied); only the first call counts.
 func (g *Gates) Decide(decision, reason string) {
 	g.decide.Do(func() {
+		ch := g.decidedCh()
 		g.mu.Lock()
 		g.decision = protocol.ApprovalResult{Decision: decision, Reason: reason}
 		g.mu.Unlock()
-		close(g.decided)
+		close(ch)
 	})
+}
+
+// decidedCh is closed once Decide was called.
+func (g *Gates) decidedCh() chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.decided == nil {
+		g.decided = make(chan struct{})
+	}
+	return g.decided
 }
 
 // HookEventsSeen lists the hook.beforeToolCall params received, in order.
@@ -107,11 +118,7 @@ func (g *Gates) register(id string) (*protocol.HookOptions, *protocol.ApprovalOp
 	if len(g.ApprovalTools) > 0 {
 		RequireDrivable(protocol.SurfaceApprovals)
 	}
-	g.mu.Lock()
-	if g.decided == nil {
-		g.decided = make(chan struct{})
-	}
-	g.mu.Unlock()
+	g.decidedCh()
 	gatesByRun.Store(id, g)
 	ginkgo.DeferCleanup(func() {
 		g.Decide(protocol.ApprovalDenied, "the spec ended") // release held answers
@@ -176,7 +183,7 @@ func (runGates) RequestApproval(ctx context.Context, p protocol.ApprovalParams) 
 	t := time.NewTimer(pendingHold)
 	defer t.Stop()
 	select {
-	case <-g.decided:
+	case <-g.decidedCh():
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		return g.decision, nil
