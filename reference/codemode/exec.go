@@ -96,6 +96,9 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	if bad != nil {
 		return s.fail(*bad), nil
 	}
+	if blocked := rt.execHook(ctx, r, toolCallID, input, lang); blocked != nil { // CM-NEST-21, hooks.go
+		return s.fail(*blocked), nil
+	}
 	if lang == "typescript" {
 		js, fail := transformTypeScript(code)
 		if fail != nil {

@@ -95,7 +95,7 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 	input := wellFormedInput(q.Input)
 	p := protocol.InvokeParams{Run: s.c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
 		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: s.c.run.ctx}
-	s.launch(q.ID, toolID, true, func(ctx context.Context) (json.RawMessage, error) { return s.rt.inv.Invoke(ctx, p) })
+	s.launch(q.ID, toolID, true, func(ctx context.Context) (json.RawMessage, error) { return s.invokeGated(ctx, p) }) // hooks and approvals first (CM-NEST-02/03, hooks.go)
 }
 
 func (c *cell) callID(reqID int64) string { return fmt.Sprintf("%s/call-%03d", c.id, reqID) }

@@ -56,6 +56,10 @@ type Options struct {
 	// loaded (e.g. the wasm is not installed): the runtime_unavailable
 	// failure of run.prepare says it (CM-CFG-07).
 	UnavailableCause error
+	// WrapGates, if set, wraps the invoker's Gatekeeper (hooks.go); the
+	// broken variants use it to model a runtime that mishandles hooks. It is
+	// called for every hook or approval request.
+	WrapGates func(Gatekeeper) Gatekeeper
 	// Profile is the contract profile served: "v1" (default) or "v2"
 	// (spec/requirements.yaml profiles:); HasFeature derives from it.
 	Profile string
@@ -107,6 +111,7 @@ type agentRun struct {
 	results  ResultsStore
 	sessions SessionStore
 	branch   *store.Branch
+	gate     gating // hooks and approvals (hooks.go)
 
 	mu        sync.Mutex
 	execCount int
@@ -150,7 +155,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 	}
 	mcpRun, p := connectMCP(p) // mcp.go: the MCP servers' tools join p.Tools
 	effective := catalog.Effective(p)
-	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, mcp: mcpRun}
+	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, mcp: mcpRun, gate: rt.gatingOf(p)}
 	switch {
 	case !cfg.Enabled || len(effective) == 0:
 		for _, t := range effective {

@@ -49,7 +49,9 @@ type CancelFunc func(p CancelParams)
 //
 // logf, if not nil, receives the client's own log lines (decoding errors,
 // responses to unknown ids), which explain a misbehaving target.
-func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf func(string)) *jrpc2.Client {
+//
+// gates, if given, answers hook.beforeToolCall and approval.request (hooks.go).
+func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf func(string), gates ...Gates) *jrpc2.Client {
 	return jrpc2.NewClient(ch, &jrpc2.ClientOptions{
 		Logger: jrpc2.Logger(logf),
 		OnNotify: func(req *jrpc2.Request) {
@@ -60,6 +62,11 @@ func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf fu
 			cancel(p)
 		},
 		OnCallback: func(ctx context.Context, req *jrpc2.Request) (any, error) {
+			if len(gates) > 0 && gates[0] != nil {
+				if v, ok, err := answerGate(ctx, req, gates[0]); ok {
+					return v, err
+				}
+			}
 			if req.Method() != MethodToolInvoke {
 				return nil, jrpc2.Errorf(jrpc2.MethodNotFound, "harness does not serve %q", req.Method())
 			}

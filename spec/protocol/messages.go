@@ -151,6 +151,10 @@ type PrepareParams struct {
 	// Session binds the run to a session branch (feature session-store,
 	// store.go). Absent: no bound session.
 	Session *Session `json:"session,omitempty"`
+	// Hooks and Approvals opt the run into hook.beforeToolCall and
+	// approval.request (features hooks and approvals, hooks.go).
+	Hooks     *HookOptions     `json:"hooks,omitempty"`
+	Approvals *ApprovalOptions `json:"approvals,omitempty"`
 }
 
 // MCP server transports in MCPServer.Transport.

@@ -39,6 +39,9 @@ type RunOptions struct {
 	MCPServers []MCPServer
 	// Session binds the run to a session branch (feature session-store).
 	Session *protocol.Session
+	// Gates answers the run's hooks and approvals (gates.go); nil: the run
+	// does not opt in.
+	Gates *Gates
 }
 
 // Enabled returns a `tools.codeMode` object with enabled: true plus fields.
@@ -116,6 +119,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		}
 		p.CodeMode = raw
 	}
+	p.Hooks, p.Approvals = o.Gates.register(id) // gates.go
 	r := &Run{ID: id, Params: p, Tools: set, MCP: mcps, timeout: 10 * time.Second}
 	t.router.add(id, p, set)
 	// The run lives on t: a target restarted since (RestartTarget, or lost)

@@ -288,7 +288,7 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	t.router.onFlood = t.flooded
 	a := &arrivals{see: t.router.arrive, malformed: t.router.malformed, onFlood: t.flooded, onOversize: t.oversized}
 	a.Channel = protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()
-	t.client = protocol.NewClient(a, t.router.invoke, t.router.cancel, t.stdout.clientLog)
+	t.client = protocol.NewClient(a, t.router.invoke, t.router.cancel, t.stdout.clientLog, runGates{})
 	return t, nil
 }
 
