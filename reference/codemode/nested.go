@@ -16,7 +16,7 @@ import (
 // prelude's own checks are not trusted) and starts nested calls.
 func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, yield bool, r result.Result, bad bool) {
 	cfg := s.c.run.cfg
-	if r, over := s.batchOverLimit(reqs); over {
+	if r, over := s.frontOverLimit(reqs); over { // queue.go
 		return nil, false, r, true
 	}
 	for _, q := range reqs {
@@ -36,6 +36,10 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				immediate = append(immediate, d)
 				continue
 			}
+			if s.queueing() { // queue.go: CM-NEST-05, CM-NEST-06
+				s.enqueue(q, t.ID, t.Spec)
+				continue
+			}
 			if int64(s.inflightCount()) >= cfg.MaxPendingToolCalls {
 				return nil, false, s.limit(result.CodeTooManyPendingToolCalls,
 					fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", cfg.MaxPendingToolCalls)), true
@@ -50,6 +54,7 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			immediate = append(immediate, errDelivery(q.ID, "Error", fmt.Sprintf("unknown bridge operation %q", q.Op), "invalid_input", nil))
 		}
 	}
+	s.refill() // queue.go
 	return immediate, yield, r, false
 }
 
@@ -93,7 +98,9 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 		if c.callCtx.Err() != nil {
 			return // the cell ended before the call left: never send it (CM-NEST-23)
 		}
+		c.traceNested(p) // trajectory.go
 		v, err := s.rt.inv.Invoke(c.callCtx, p)
+		c.traceSettled(callID, err)
 		var d prelude.Delivery
 		if err != nil {
 			var te *ToolError

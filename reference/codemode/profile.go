@@ -13,7 +13,7 @@ import (
 var Implemented = []string{
 	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry",
 	"snapshot-executor", "isolation", "fault-injection", "pending-call-limit",
-	"run-lifecycle-messages",
+	"run-lifecycle-messages", "bridge-queue", "execution-mode", "trajectory",
 }
 
 // ProfileName is the profile the options select: Profile, or

@@ -105,6 +105,9 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 	Source      string          `json:"source"`
 	Owner       string          `json:"owner"`
+	// ExecutionMode is "sequential" or "parallel" (default); feature
+	// execution-mode, CM-NEST-06 (scheduling.go).
+	ExecutionMode ExecutionMode `json:"executionMode,omitempty"`
 }
 
 // Policy is the allow/deny tool policy of a run. Entries are tool names or
