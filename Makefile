@@ -48,10 +48,12 @@ conformance-container: container-image
 	left=$$(docker ps -aq --filter "label=org.codemode-conformance.target=container:$(CONTAINER_IMAGE)"); \
 	if [ -n "$$left" ]; then echo "containers left behind by the run: $$left"; exit 1; fi; exit $$rc
 
-## conformance-md: regenerate CONFORMANCE.md from a run against the reference
+## conformance-md: regenerate CONFORMANCE.md from a run against the reference per profile (v1: builtin;
+## v2: the built reference as a separate process, serve --profile v2)
 conformance-md: build
-	./bin/codemode-conformance run --target builtin --results-dir "$(RESULTS)" >/dev/null || true
-	$(GO) run ./tools/conformance-md --report "$(RESULTS)/report.json" --out CONFORMANCE.md
+	./bin/codemode-conformance run --target builtin --profile v1 --results-dir "$(RESULTS)" >/dev/null || true
+	./bin/codemode-conformance run --target "exec:$(CURDIR)/bin/codemode-reference serve --stdio --profile v2" --profile v2 --results-dir "$(RESULTS)-v2" >/dev/null || true
+	$(GO) run ./tools/conformance-md --report "$(RESULTS)/report.json" --profile-report v2="$(RESULTS)-v2/report.json" --out CONFORMANCE.md
 
 ## openclaw-install: install Node 24 + the pinned OpenClaw into the target's cache (npm and the network, once)
 OPENCLAW_VERSION ?= 2026.7.35

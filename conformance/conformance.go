@@ -65,11 +65,13 @@ type Config struct {
 	Target string
 	// Features, if non-nil, replace the features the target declares in
 	// initialize; ExemptFeatures are removed from them. Names must be
-	// features of spec/requirements.yaml (or fault-injection).
+	// features of spec/requirements.yaml (features:).
 	Features, ExemptFeatures []string
-	// Profile is the conformance profile the implementation claims (for
-	// example "v1"). It is recorded in summary.md; profiles do not select
-	// specs yet.
+	// Profile is the profile (spec.Profiles: "v1" or "v2") the run judges
+	// the target against; "" means the one the target declares in
+	// initialize (absent: v1). A target that declares another profile, or
+	// features outside it or excluding each other, is a target error. The
+	// builtin target serves it. Every report names it.
 	Profile string
 	// ResultsDir, if set, receives conformance-report.yaml, summary.md,
 	// junit.xml, report.html and Ginkgo's report.json (created if needed).
@@ -106,10 +108,12 @@ func (c Config) Check() (*report.Baseline, error) {
 	if _, err := types.ParseLabelFilter(c.Filter()); err != nil {
 		return nil, fmt.Errorf("%w: label filter %q: %v", ErrConfig, c.Filter(), err)
 	}
-	known := KnownFeatures()
-	for _, f := range append(append([]string{}, c.Features...), c.ExemptFeatures...) {
-		if !IsKnownFeature(known, f) {
-			return nil, fmt.Errorf("%w: unknown feature %q; known features: %s", ErrConfig, f, strings.Join(known, ", "))
+	if err := spec.CheckFeatures(append(append([]string{}, c.Features...), c.ExemptFeatures...)); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if c.Profile != "" {
+		if _, err := spec.LookupProfile(c.Profile); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 	}
 	if c.ExpectedFailures == "" {
@@ -156,7 +160,7 @@ func Prepare(c Config) (Run, error) {
 			return Run{}, err
 		}
 	}
-	framework.Configure(framework.Config{Target: c.Target, Features: c.Features, ExemptFeatures: c.ExemptFeatures})
+	framework.Configure(framework.Config{Target: c.Target, Features: c.Features, ExemptFeatures: c.ExemptFeatures, Profile: c.Profile})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	framework.Define()
 	filter, err := types.ParseLabelFilter(c.Filter())
@@ -180,7 +184,7 @@ func Test(t *testing.T, c Config) {
 	var out *Outcome
 	ginkgo.ReportAfterSuite("conformance summary", func(r types.Report) {
 		o := run.Evaluate(r)
-		md, text := o.Summary(c.Profile)
+		md, text := o.Summary()
 		if c.ResultsDir != "" {
 			if err := o.Write(c.ResultsDir, md); err != nil {
 				t.Error(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/tools/report"
+	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -46,6 +47,7 @@ func (run Run) Evaluate(r types.Report) Outcome {
 		Requested: c.Features,
 		Exempt:    c.ExemptFeatures,
 	}
+	conf.Profile = report.NewProfile(framework.Profile(), framework.DeclaredProfile(), c.Profile)
 	conf.Selection = report.NewSelection(run.Built, ev, c.Requirements, c.LabelFilter)
 	if conf.ExpectedFailures != nil {
 		conf.ExpectedFailures.File = c.ExpectedFailures
@@ -60,11 +62,11 @@ func (o Outcome) Passed() bool {
 
 // Summary returns summary.md and the text printed at the end of a run
 // (summary.md plus the requirement totals).
-func (o Outcome) Summary(profile string) (md, text string) {
+func (o Outcome) Summary() (md, text string) {
 	c := o.Conformance
 	md = report.Markdown(c.Target, c.ImplementationLine(), report.Summarize(o.Evaluation.Requirements))
-	if profile != "" {
-		md += "\nProfile claimed: " + profile + " (recorded only: profiles do not select specs yet)\n"
+	if line := c.Profile.Line(); line != "" {
+		md += "\nProfile: " + line + "\n"
 	}
 	md += "\n" + c.Selection.Describe() + "\n"
 	if line := c.Selection.NotRunLine(); line != "" {
@@ -107,7 +109,8 @@ func (o *Outcome) Write(dir, md string) error {
 	write("summary.md", []byte(md), nil)
 	y, err := o.Conformance.YAML()
 	write("conformance-report.yaml", y, err)
-	if err := report.WriteJUnit(o.Report, o.Evaluation, filepath.Join(dir, "junit.xml")); err != nil {
+	props := []reporters.JUnitProperty{{Name: "profile", Value: o.Conformance.Profile.Name}, {Name: "catalogueVersion", Value: fmt.Sprint(o.Conformance.Catalogue.Version)}}
+	if err := report.WriteJUnit(o.Report, o.Evaluation, filepath.Join(dir, "junit.xml"), props...); err != nil {
 		write("junit.xml", nil, err)
 	}
 	if err := report.WriteHTML(o.Report, o.Evaluation, o.Conformance, filepath.Join(dir, "report.html")); err != nil {
@@ -116,20 +119,9 @@ func (o *Outcome) Write(dir, md string) error {
 	return errors.Join(errs...)
 }
 
-// KnownFeatures is every feature a requirement names, plus the
-// fault-injection test hook, sorted.
-func KnownFeatures() []string {
-	set := map[string]bool{"fault-injection": true}
-	for _, r := range spec.Requirements() {
-		set[r.Feature] = true
-	}
-	out := make([]string, 0, len(set))
-	for f := range set {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
-}
+// KnownFeatures is every feature of spec/requirements.yaml (features:),
+// sorted: spec.FeatureNames.
+func KnownFeatures() []string { return spec.FeatureNames() }
 
 // IsKnownFeature reports whether name is in known (sorted, as KnownFeatures).
 func IsKnownFeature(known []string, name string) bool {

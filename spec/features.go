@@ -285,16 +285,20 @@ func LookupProfile(name string) (Profile, error) {
 
 // CheckFeatureSet checks a target's declared features against its declared
 // profile ("" means DefaultProfile): every name must be a feature
-// (ErrUnknownFeature), the profile must exist (ErrUnknownProfile), every
-// feature must be one the profile defines (ErrFeatureNotInProfile), and no
-// two may exclude each other (ErrExclusiveFeatures). The error names every
-// offending feature.
+// (ErrUnknownFeature), the profile must exist (ErrUnknownProfile), no
+// two may exclude each other (ErrExclusiveFeatures, checked first), and every
+// feature must be one the profile defines (ErrFeatureNotInProfile). The
+// error names the offending features.
 func CheckFeatureSet(profile string, features []string) error {
 	p, err := LookupProfile(profile)
 	if err != nil {
 		return err
 	}
 	if err := CheckFeatures(features); err != nil {
+		return err
+	}
+	load()
+	if err := checkExclusive(loadedFeat, loadedFeatIdx, features); err != nil {
 		return err
 	}
 	var outside []string
@@ -306,8 +310,7 @@ func CheckFeatureSet(profile string, features []string) error {
 	if len(outside) > 0 {
 		return fmt.Errorf("%w %s: %s", ErrFeatureNotInProfile, p.Name, strings.Join(outside, ", "))
 	}
-	load()
-	return checkExclusive(loadedFeat, loadedFeatIdx, features)
+	return nil
 }
 
 // FeatureTable is the feature table of protocol.md §9, generated from the

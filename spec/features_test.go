@@ -95,6 +95,8 @@ func TestCheckFeatureSet(t *testing.T) {
 		{"v9", []string{"core"}, ErrUnknownProfile},
 		{"v1", []string{"core", "bridge-queue"}, ErrFeatureNotInProfile},
 		{"v2", []string{"core", "typescript"}, ErrFeatureNotInProfile},
+		{"v1", []string{"core", "typescript", "javascript-only"}, ErrExclusiveFeatures},
+		{"v2", []string{"bridge-queue", "pending-call-limit"}, ErrExclusiveFeatures},
 	} {
 		err := CheckFeatureSet(c.profile, c.features)
 		if c.want == nil && err != nil || c.want != nil && !errors.Is(err, c.want) {

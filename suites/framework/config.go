@@ -43,6 +43,10 @@ type Config struct {
 	Features []string
 	// ExemptFeatures are removed from the feature set.
 	ExemptFeatures []string
+	// Profile is the profile (spec.Profiles) the run judges; "" means the
+	// one the target declares. A target declaring another one, or features
+	// outside it or excluding each other, is a target error (Profile()).
+	Profile string
 }
 
 // TargetEnv is the environment variable that selects the target under go test.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/onsi/ginkgo/v2"
 )
@@ -52,8 +53,14 @@ func checkAlive() string {
 // why, when the target does not declare f. For specs that need a test hook
 // beyond their requirement's own feature (fault-injection for CM-CFG-07): a
 // skipped core requirement still makes the run partial.
+//
+// f must be a feature of spec/requirements.yaml: an unknown name (a typo)
+// fails the spec instead of skipping it.
 func RequireFeature(f, why string) {
 	ginkgo.GinkgoHelper()
+	if _, err := spec.LookupFeature(f); err != nil {
+		ginkgo.Fail(fmt.Sprintf("RequireFeature(%q): %v", f, err))
+	}
 	if !Features().Has(f) {
 		ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (%s)", f, why))
 	}
@@ -62,8 +69,8 @@ func RequireFeature(f, why string) {
 // FeatureSet is the effective feature set of the run.
 type FeatureSet map[string]bool
 
-// Has reports whether f is in the set; core is always in.
-func (s FeatureSet) Has(f string) bool { return f == "core" || s[f] }
+// Has reports whether f is in the set; core (spec.FeatureCore) is always in.
+func (s FeatureSet) Has(f string) bool { return f == spec.FeatureCore || s[f] }
 
 var (
 	tgtMu    sync.Mutex
@@ -72,7 +79,44 @@ var (
 	// FeatureSource records where the feature set came from: "declared" or
 	// "command line".
 	FeatureSource = "declared"
+	// profile is the profile the run judges (Profile).
+	profile string
 )
+
+// Profile is the profile the run judges the target against: Config.Profile
+// when given, else the one the target declared in initialize, else
+// spec.DefaultProfile.
+func Profile() string {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	return profile
+}
+
+// RequestedProfile is the profile the run was configured to judge
+// (Config.Profile; "" means the one the target declares). An in-process
+// reference target serves it.
+func RequestedProfile() string { return current.Profile }
+
+// checkProfile returns the profile the run judges and why the target's
+// declaration is a target error (""): the profile it declares must be known
+// and, when the run asks for one, the same; the effective features must be
+// features of that profile that do not exclude each other (protocol.md §9).
+func checkProfile(declared string, list []string, source string) (string, string) {
+	p := current.Profile
+	if p == "" {
+		p = declared
+	}
+	if p == "" {
+		p = spec.DefaultProfile
+	}
+	if declared != "" && declared != p {
+		return p, fmt.Sprintf("target error: the target implements profile %q, the run judges profile %q", declared, p)
+	}
+	if err := spec.CheckFeatureSet(p, list); err != nil {
+		return p, fmt.Sprintf("target error: features %v (%s) under profile %s: %v", list, source, p, err)
+	}
+	return p, ""
+}
 
 // T returns the connected target, reconnecting first if the previous spec
 // left it dead (a crashed target makes that spec an error, never fails the
@@ -151,7 +195,12 @@ func connectTarget(ctx context.Context) {
 		delete(features, f)
 		FeatureSource = "command line"
 	}
-	ginkgo.GinkgoWriter.Printf("target %s: %s %s, features %v (%s)\n", current.Target, t.Init.Implementation.Name, t.Init.Implementation.Version, list, FeatureSource)
+	var why string
+	profile, why = checkProfile(t.Init.Profile, list, FeatureSource)
+	ginkgo.GinkgoWriter.Printf("target %s: %s %s, profile %s, features %v (%s)\n", current.Target, t.Init.Implementation.Name, t.Init.Implementation.Version, profile, list, FeatureSource)
+	if why != "" {
+		ginkgo.Fail(why)
+	}
 }
 
 func disconnectTarget() {
@@ -161,6 +210,14 @@ func disconnectTarget() {
 		tgt.Close()
 		tgt = nil
 	}
+}
+
+// DeclaredProfile returns the profile the target declared in initialize
+// ("" when it declared none, which means spec.DefaultProfile).
+func DeclaredProfile() string {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	return lastInit.Profile
 }
 
 // Implementation returns what the target said in initialize (zero before the

@@ -20,6 +20,7 @@ import (
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
+	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/targets"
 )
 
@@ -42,19 +43,21 @@ func SharedEngine() (*engine.Engine, error) {
 	return eng, engErr
 }
 
-// Serve serves the reference runtime on r/w with the shared engine, or, if
-// the engine cannot be built, a runtime that answers every cell
+// Serve serves the reference runtime on r/w with the shared engine, under
+// the profile the run judges (framework.RequestedProfile, default v1), or,
+// if the engine cannot be built, a runtime that answers every cell
 // runtime_unavailable (fail closed, CM-CFG-07).
 func Serve(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+	p := framework.RequestedProfile()
 	e, err := SharedEngine()
 	if err != nil {
-		return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err}})
+		return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err, Profile: p}})
 	}
-	return server.Serve(ctx, r, w, server.Options{Engine: e})
+	return server.Serve(ctx, r, w, server.Options{Engine: e, Runtime: codemode.Options{Profile: p}})
 }
 
 func init() {
-	targets.Register("builtin", "the reference runtime, in process (default)", Serve)
+	targets.Register("builtin", "the reference runtime, in process (default); serves the profile of --profile (default v1)", Serve)
 	for _, v := range broken.Variants {
 		targets.Register("fake:"+v.Name, v.Defect, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 			e, err := SharedEngine()

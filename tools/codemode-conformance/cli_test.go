@@ -126,21 +126,53 @@ var _ = Describe("the command line", func() {
 		Expect(filepath.Join(o.Dir, "conformance-report.yaml")).NotTo(BeAnExistingFile(), "nothing runs")
 	})
 
-	It("never lists a name the target declares that is no feature among the effective features (protocol.md §9: unknown names are ignored)", func() {
-		// A target that declares "bogus" and answers everything else with a protocol error.
-		script := file("target.sh", `while IFS= read -r l; do
+	// declarer is an exec: target that declares profile and features in
+	// initialize and answers everything else with a protocol error.
+	declarer := func(profile, features string) string {
+		return "exec:sh " + file("target.sh", `while IFS= read -r l; do
   id=$(printf '%s' "$l" | sed -n 's/^.*"id":\([0-9]*\).*$/\1/p')
   [ -z "$id" ] && continue
   case "$l" in
-    *'"initialize"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"1","implementation":{"name":"bogus-declarer","version":"0"},"features":["core","bogus","yield"]}}' ;;
+    *'"initialize"'*) echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"1","implementation":{"name":"declarer","version":"0"},"profile":"`+profile+`","features":[`+features+`]}}' ;;
     *) echo '{"jsonrpc":"2.0","id":'"$id"',"error":{"code":-32601,"message":"not implemented"}}' ;;
   esac
 done
 `)
-		o := conformance("--target", "exec:sh "+script, "--req", "CM-EXEC-01")
-		Expect(o.Code).To(Equal(1), "the target answers run.prepare with an error; stdout:\n%s", o.Stdout)
-		Expect(o.Report.Features.Declared).To(ContainElement("bogus"), "the report records what the target declared")
-		Expect(o.Report.Features.Effective).To(Equal([]string{"core", "yield"}), "only known features are effective")
+	}
+
+	DescribeTable("a declaration that breaks protocol.md §9 is a target error: nothing runs, the suite error says why",
+		func(profile, features, args, want string) {
+			o := conformance(append([]string{"--target", declarer(profile, features), "--req", "CM-EXEC-01"}, strings.Fields(args)...)...)
+			Expect(o.Code).To(Equal(1), "a target error fails the run; stdout:\n%s", o.Stdout)
+			Expect(o.Report.SuiteErrors).To(ContainElement(ContainSubstring(want)), "the suite error names the offending declaration")
+			Expect(o.Report.Totals.Pass+o.Report.Totals.Fail).To(Equal(0), "no spec runs against a target error")
+		},
+		Entry("an unknown declared feature (a typo)", "v1", `"core","bogus","yield"`, "", `target error: features [core bogus yield] (declared) under profile v1: unknown feature: bogus`),
+		Entry("typescript with javascript-only", "v2", `"core","typescript","javascript-only"`, "", "mutually exclusive features: typescript and javascript-only"),
+		Entry("pending-call-limit with bridge-queue", "v2", `"core","pending-call-limit","bridge-queue"`, "", "mutually exclusive features: pending-call-limit and bridge-queue"),
+		Entry("a feature outside the declared profile", "v2", `"core","typescript"`, "", "feature not in profile v2: typescript"),
+		Entry("another profile than --profile", "v1", `"core"`, "--profile v2", `the target implements profile "v1", the run judges profile "v2"`),
+	)
+
+	It("judges the profile the target declares and names it in every report; builtin serves --profile", func() {
+		o := conformance("--target", "builtin", "--profile", "v2", "--req", "CM-EXEC-01")
+		Expect(o.Code).To(Equal(0), "stdout:\n%s", o.Stdout)
+		Expect(o.Report.Profile).To(Equal(report.Profile{Name: "v2", Generation: 2, Page: "001", OpenClaw: "2026.8 to 2026.9.6", Declared: "v2", Requested: "v2"}), "conformance-report.yaml names the judged profile")
+		Expect(o.Report.Features.Declared).To(ContainElement("javascript-only"), "the reference under v2 declares v2's features")
+		Expect(o.Report.Features.Declared).NotTo(ContainElement("typescript"), "and not v1's")
+		Expect(o.Summary).To(ContainSubstring("Profile: v2 (generation 2, page 001, OpenClaw 2026.8 to 2026.9.6; declared by the target: v2)"), "summary.md names it")
+		html, err := os.ReadFile(filepath.Join(o.Dir, "report.html"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(html)).To(ContainSubstring("<th>profile</th><td>v2 (generation 2"), "report.html names it")
+		junit, err := os.ReadFile(filepath.Join(o.Dir, "junit.xml"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(junit)).To(ContainSubstring(`<property name="profile" value="v2">`), "junit.xml carries it as a testsuite property")
+	})
+
+	It("rejects an unknown --profile with exit 2", func() {
+		o := conformance("--target", "builtin", "--profile", "v3", "--req", "CM-EXEC-01")
+		Expect(o.Code).To(Equal(2), "stdout:\n%s", o.Stdout)
+		Expect(o.Stderr).To(ContainSubstring(`--profile: unknown profile "v3" (known: v1, v2)`), "the error names the known profiles")
 	})
 
 	It("prints one line per spec and a one-line reason for each spec that did not pass; the details go to the reports only", func() {

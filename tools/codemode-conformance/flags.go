@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/codemode-conformance/codemode/conformance"
+	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/targets"
 	"github.com/onsi/ginkgo/v2/types"
@@ -34,7 +35,8 @@ Targets:
 %s
 Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,
 or nothing tested: no spec ran or every selected spec was skipped), 2 usage
-error (including an unknown name in --features or --exempt-features) or
+error (including an unknown name in --features, --exempt-features or
+--profile) or
 malformed --expected-failures file. The
 overall verdict judges the selected specs only (see selection: in
 conformance-report.yaml).
@@ -47,9 +49,9 @@ Flags:
 }
 
 var (
-	target, resultsDir, labelFilter, features, exempt, expectedFailures string
-	reqs                                                                multi
-	verbose, failFast                                                   bool
+	target, resultsDir, labelFilter, features, exempt, expectedFailures, profile string
+	reqs                                                                         multi
+	verbose, failFast                                                            bool
 )
 
 // runFlags defines the run flags; it prints parse errors (not usage) to
@@ -68,6 +70,7 @@ func runFlags() *flag.FlagSet {
 	fs.Var(&reqs, "req", "run only the specs of this requirement `ID` (repeatable)")
 	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones")
+	fs.StringVar(&profile, "profile", "", "contract profile to judge the target against: "+strings.Join(spec.ProfileNames(), " or ")+" (default: the one the target declares, else "+spec.DefaultProfile+"; builtin serves it; a target declaring another one, or features outside it or excluding each other, is a target error)")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
 	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
@@ -102,10 +105,18 @@ func checkFeatures() error {
 			msgs = append(msgs, fmt.Sprintf("%s: unknown %s %s", f.flag, plural(len(unknown), "feature", "features"), strings.Join(unknown, ", ")))
 		}
 	}
+	if len(msgs) > 0 {
+		msgs[len(msgs)-1] += "; known features: " + strings.Join(known, ", ")
+	}
+	if profile != "" {
+		if _, err := spec.LookupProfile(profile); err != nil {
+			msgs = append(msgs, "--profile: "+err.Error())
+		}
+	}
 	if len(msgs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("%s; known features: %s", strings.Join(msgs, "; "), strings.Join(known, ", "))
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 func plural(n int, one, many string) string {

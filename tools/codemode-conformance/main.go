@@ -102,7 +102,7 @@ func cli(args []string) int {
 
 func run() int {
 	cfg := conformance.Config{Target: target, ExemptFeatures: split(exempt), ResultsDir: resultsDir,
-		ExpectedFailures: expectedFailures, Requirements: reqs, LabelFilter: labelFilter}
+		ExpectedFailures: expectedFailures, Requirements: reqs, LabelFilter: labelFilter, Profile: profile}
 	if features != "" {
 		cfg.Features = append([]string{}, split(features)...)
 	}

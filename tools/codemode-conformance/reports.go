@@ -59,7 +59,7 @@ func closingLine(o outcome, code int) string {
 func writeReports(r types.Report, run conformance.Run, con *console) outcome {
 	o := run.Evaluate(r)
 	runControl(&o.Conformance)
-	md, text := o.Summary("")
+	md, text := o.Summary()
 	con.Summary(text)
 	if err := o.Write(resultsDir, md); err != nil {
 		fmt.Fprintln(os.Stderr, err)

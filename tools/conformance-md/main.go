@@ -1,9 +1,11 @@
 // Command conformance-md writes CONFORMANCE.md: every requirement of
 // spec/requirements.yaml (named by its catalogue version) with its level,
-// feature, basis, source, the specs that cover it (file:line) and its verdict
-// against the reference, joined from a conformance run's report.json.
+// feature, basis, source, the specs that cover it (file:line) and a verdict
+// column per profile against the reference, joined from the report.json of a
+// conformance run per profile (--report is profile v1's run,
+// --profile-report adds another profile's).
 //
-//	conformance-md --report results/report.json --out CONFORMANCE.md
+//	conformance-md --report results/report.json --profile-report v2=results-v2/report.json --out CONFORMANCE.md
 //	conformance-md --report results/report.json --out CONFORMANCE.md --check
 //
 // --check writes nothing and exits 1 when the file is stale.
@@ -25,7 +27,12 @@ import (
 )
 
 func main() {
-	in := flag.String("report", "results/report.json", "Ginkgo JSON report of a run against the reference (builtin)")
+	in := flag.String("report", "results/report.json", "Ginkgo JSON report of a run against the reference (builtin) under profile "+spec.DefaultProfile)
+	var profileFlags []string
+	flag.Func("profile-report", `"profile=report.json": a verdict column from a run against the reference under another profile (repeatable), e.g. v2=results-v2/report.json`, func(v string) error {
+		profileFlags = append(profileFlags, v)
+		return nil
+	})
 	out := flag.String("out", "CONFORMANCE.md", "file to write")
 	check := flag.Bool("check", false, "exit 1 if --out differs from what would be written; write nothing")
 	var peerFlags []string
@@ -41,18 +48,25 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	b, err := os.ReadFile(*in)
-	if err != nil {
+	runs := []ProfileRun{{Profile: spec.DefaultProfile}}
+	if runs[0].Specs, err = readSpecs(*in); err != nil {
 		fail(err)
 	}
-	var reports []types.Report
-	if err := json.Unmarshal(b, &reports); err != nil {
-		fail(fmt.Errorf("%s: %w", *in, err))
+	for _, f := range profileFlags {
+		name, path, ok := strings.Cut(f, "=")
+		if !ok || name == "" || path == "" {
+			fail(fmt.Errorf("--profile-report %q: want \"profile=path/to/report.json\"", f))
+		}
+		if _, err := spec.LookupProfile(name); err != nil {
+			fail(fmt.Errorf("--profile-report: %w", err))
+		}
+		r := ProfileRun{Profile: name}
+		if r.Specs, err = readSpecs(path); err != nil {
+			fail(err)
+		}
+		runs = append(runs, r)
 	}
-	if len(reports) != 1 {
-		fail(fmt.Errorf("%s: want one suite report, got %d", *in, len(reports)))
-	}
-	md, err := Render(report.Specs(reports[0]), peers...)
+	md, err := Render(runs, peers...)
 	if err != nil {
 		fail(err)
 	}
@@ -69,21 +83,64 @@ func main() {
 	}
 }
 
+// readSpecs reads the specs of a Ginkgo JSON report of one suite run.
+func readSpecs(path string) ([]report.SpecResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var reports []types.Report
+	if err := json.Unmarshal(b, &reports); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(reports) != 1 {
+		return nil, fmt.Errorf("%s: want one suite report, got %d", path, len(reports))
+	}
+	return report.Specs(reports[0]), nil
+}
+
+// ProfileRun is one verdict column: the specs of a run of every suite
+// against the reference under Profile.
+type ProfileRun struct {
+	Profile string
+	Specs   []report.SpecResult
+}
+
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "conformance-md:", err)
 	os.Exit(1)
 }
 
-// Render builds CONFORMANCE.md from the specs of a full run joined with
-// spec.Requirements(). It fails on a spec without a requirement label, on an
+// Render builds CONFORMANCE.md from the specs of a full run per profile
+// (runs[0] decides coverage; every run must hold the same specs) joined with
+// spec.Requirements(). A requirement whose feature a run's profile does not
+// define shows "n/a (not in <profile>)" in that column. It fails on a spec without a requirement label, on an
 // unknown requirement, on two specs with the same text, on a MUST requirement
 // that has no spec and neither an excluded: nor a planned: entry, and on a
 // requirement marked planned: that already has a spec (stale marker).
-func Render(specs []report.SpecResult, peers ...Peer) ([]byte, error) {
-	return render(specs, spec.Requirements(), peers...)
+func Render(runs []ProfileRun, peers ...Peer) ([]byte, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no run")
+	}
+	for _, r := range runs[1:] {
+		if a, b := specTexts(runs[0].Specs), specTexts(r.Specs); a != b {
+			return nil, fmt.Errorf("the %s and %s runs hold different specs (both must run every suite of one build)", runs[0].Profile, r.Profile)
+		}
+	}
+	return render(runs, spec.Requirements(), peers...)
 }
 
-func render(specs []report.SpecResult, reqs []spec.Requirement, peers ...Peer) ([]byte, error) {
+func specTexts(specs []report.SpecResult) string {
+	var t []string
+	for _, s := range specs {
+		t = append(t, s.Text)
+	}
+	sort.Strings(t)
+	return strings.Join(t, "\n")
+}
+
+func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, error) {
+	specs := runs[0].Specs
 	known := map[string]bool{}
 	for _, r := range reqs {
 		known[r.ID] = true
@@ -115,10 +172,18 @@ func render(specs []report.SpecResult, reqs []spec.Requirement, peers ...Peer) (
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("coverage: %s", strings.Join(problems, "; "))
 	}
-	verdicts := report.Verdicts(specs)
+	verdicts := make([]map[string]report.Verdict, len(runs))
+	for i, r := range runs {
+		verdicts[i] = report.Verdicts(r.Specs)
+	}
 	var b strings.Builder
 	b.WriteString("# Conformance coverage\n\n")
-	b.WriteString("Generated by `make conformance-md` from `spec/requirements.yaml` and a run of every suite against the\nreference (`builtin`). Do not edit by hand; `make test` fails when this file is stale.\n\n")
+	b.WriteString("Generated by `make conformance-md` from `spec/requirements.yaml` and a run of every suite against the\nreference (`builtin`) per profile. Do not edit by hand; `make test` fails when this file is stale.\n\n")
+	for _, r := range runs {
+		if p, err := spec.LookupProfile(r.Profile); err == nil {
+			fmt.Fprintf(&b, "Column **%s** is the reference judged against profile `%s` (generation %d, page %s, OpenClaw %s); \"n/a\": the requirement's feature is not part of that profile.\n\n", verdictTitle(r.Profile), p.Name, p.Generation, p.Source, p.OpenClaw)
+		}
+	}
 	fmt.Fprintf(&b, "Requirement catalogue **version %d** (`spec/requirements.yaml`; what each version changed: `spec/CHANGES.md`). Column *basis* says what a requirement rests on: `seed` (a statement of source page 000 or 001, section in *source*), `openclaw-source` (a fact from OpenClaw's code or tests), `hardening` (field reports and hostile cases).\n\n", spec.Version())
 	for _, p := range peers {
 		fmt.Fprintf(&b, "Column **%s** is rendered from the committed `%s` (%s %s, overall %s; not rerun by `make test`). \"not drivable\": its adapter cannot drive what the spec needs; \"fail (baselined)\": a known failure listed in that run's expected-failures baseline, triaged next to the report.\n\n", p.Title, p.Path, p.Report.Implementation.Name, p.Report.Implementation.Version, p.Report.Overall)
@@ -150,14 +215,25 @@ func render(specs []report.SpecResult, reqs []spec.Requirement, peers ...Peer) (
 		if r.Area != area {
 			area = r.Area
 			head, rule := "", ""
+			for _, r := range runs[1:] {
+				head += " " + verdictTitle(r.Profile) + " |"
+				rule += "---|"
+			}
 			for _, p := range peers {
 				head += " " + p.Title + " |"
 				rule += "---|"
 			}
-			fmt.Fprintf(&b, "\n## %s — %s\n\n| ID | level | feature | basis | source | verdict |%s specs |\n|---|---|---|---|---|---|%s---|\n", r.Area, areas[r.Area], head, rule)
+			fmt.Fprintf(&b, "\n## %s — %s\n\n| ID | level | feature | basis | source | %s |%s specs |\n|---|---|---|---|---|---|%s---|\n", r.Area, areas[r.Area], verdictTitle(runs[0].Profile), head, rule)
 		}
 		specsCell := "—"
-		verdict := string(verdicts[r.ID])
+		cells := make([]string, len(runs))
+		for i, run := range runs {
+			cells[i] = string(verdicts[i][r.ID])
+			if p, err := spec.LookupProfile(run.Profile); err == nil && !p.Has(r.Feature) {
+				cells[i] = "n/a (not in " + p.Name + ")"
+			}
+		}
+		verdict := ""
 		if list := byReq[r.ID]; len(list) > 0 {
 			sort.Slice(list, func(i, j int) bool { return list[i].Location < list[j].Location })
 			var locs []string
@@ -172,14 +248,27 @@ func render(specs []report.SpecResult, reqs []spec.Requirement, peers ...Peer) (
 		} else {
 			verdict = "not covered"
 		}
+		if verdict != "" {
+			// No spec: the note once, in the first column.
+			for i := range cells {
+				cells[i] = "—"
+			}
+			cells[0] = verdict
+		}
 		peerCells := ""
+		for _, c := range cells[1:] {
+			peerCells += " " + c + " |"
+		}
 		for _, p := range peers {
 			peerCells += " " + p.Verdict(r.ID) + " |"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |%s %s |\n", r.ID, r.Level, r.Feature, strings.Join(r.Basis, " + "), r.Source, verdict, peerCells, specsCell)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |%s %s |\n", r.ID, r.Level, r.Feature, strings.Join(r.Basis, " + "), r.Source, cells[0], peerCells, specsCell)
 	}
 	return []byte(b.String()), nil
 }
+
+// verdictTitle is the column title of a profile's verdicts.
+func verdictTitle(profile string) string { return "verdict " + profile }
 
 // basisCounts is, per basis in spec.Bases order, how many requirements rest
 // on it and how many of those are covered, e.g. "seed 140 (60 covered),

@@ -18,6 +18,9 @@ import (
 	"github.com/onsi/gomega/gexec"
 )
 
+// v1 is a single run under profile v1.
+func v1(specs []report.SpecResult) []ProfileRun { return []ProfileRun{{Profile: "v1", Specs: specs}} }
+
 func TestConformanceMD(t *testing.T) {
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "conformance-md")
@@ -33,7 +36,7 @@ var _ = Describe("render over a fixture", func() {
 	ok := report.SpecResult{Requirement: "CM-EXEC-01", Text: "CM-EXEC-01 a", Location: "/x/suites/e2e/exec.go:10", State: "passed"}
 
 	It("renders covered, excluded, planned and uncovered requirements with totals", func() {
-		md, err := render([]report.SpecResult{ok}, reqs)
+		md, err := render(v1([]report.SpecResult{ok}), reqs)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(md)).To(ContainSubstring("**4 requirements: 1 covered, 1 excluded, 2 not yet covered (1 of them MUST, each with a planned: note).**"))
 		Expect(string(md)).To(ContainSubstring(fmt.Sprintf("Requirement catalogue **version %d**", spec.Version())), "the file names the catalogue version")
@@ -43,6 +46,25 @@ var _ = Describe("render over a fixture", func() {
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | seed | 000 [exec] | not covered (planned: feature mcp) | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | — |"))
 	})
+	It("adds a verdict column per profile run, n/a where the profile does not define the feature", func() {
+		ts := report.SpecResult{Requirement: "CM-EXEC-04", Text: "CM-EXEC-04 ts", Location: "/x/suites/e2e/ts.go:3", State: "passed"}
+		reqs := append(reqs[:3:3], spec.Requirement{ID: "CM-EXEC-04", Area: "EXEC", Level: "SHOULD", Feature: "typescript", Basis: []string{"hardening"}, Source: "000 [exec]", Text: "ts"})
+		failed := ok
+		failed.State = "failed"
+		skipped := ts
+		skipped.State = "skipped"
+		md, err := render([]ProfileRun{{Profile: "v1", Specs: []report.SpecResult{ok, ts}}, {Profile: "v2", Specs: []report.SpecResult{failed, skipped}}}, reqs)
+		Expect(err).NotTo(HaveOccurred())
+		s := string(md)
+		Expect(s).To(ContainSubstring("| ID | level | feature | basis | source | verdict v1 | verdict v2 | specs |\n|---|---|---|---|---|---|---|---|"), "one verdict column per profile")
+		Expect(s).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail | `/x/suites/e2e/exec.go:10` |"), "each column has its run's verdict")
+		Expect(s).To(ContainSubstring("| CM-EXEC-04 | SHOULD | typescript | hardening | 000 [exec] | pass | n/a (not in v2) | `/x/suites/e2e/ts.go:3` |"), "typescript is no v2 feature")
+		Expect(s).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | seed | 000 [exec] | not covered (planned: feature mcp) | — | — |"), "a note without spec is given once")
+		Expect(s).To(ContainSubstring("Column **verdict v2** is the reference judged against profile `v2` (generation 2, page 001"), "the file says what each column is")
+		_, err = Render([]ProfileRun{{Profile: "v1", Specs: []report.SpecResult{ok}}, {Profile: "v2", Specs: []report.SpecResult{ok, ts}}})
+		Expect(err).To(MatchError(ContainSubstring("hold different specs")), "runs of different builds cannot share a file")
+	})
+
 	It("adds a column per peer report: pass, fail (baselined), not drivable, its verdict, or — when it has none", func() {
 		peer := Peer{Title: "Other 1.0", Path: "reports/other/conformance-report.yaml", Report: report.Conformance{
 			Implementation: report.Peer{Name: "other", Version: "1.0"}, Overall: report.Partial,
@@ -51,10 +73,10 @@ var _ = Describe("render over a fixture", func() {
 				{ID: "CM-EXEC-04", Verdict: report.Skip, Specs: []report.SpecLine{{Verdict: report.Skip, Message: protocol.NotDrivablePrefix + "policy: reason (requirement CM-EXEC-04)"}}},
 			},
 		}}
-		md, err := render([]report.SpecResult{ok}, reqs, peer)
+		md, err := render(v1([]report.SpecResult{ok}), reqs, peer)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(md)).To(ContainSubstring("Column **Other 1.0** is rendered from the committed `reports/other/conformance-report.yaml` (other 1.0, overall partial"))
-		Expect(string(md)).To(ContainSubstring("| ID | level | feature | basis | source | verdict | Other 1.0 | specs |\n|---|---|---|---|---|---|---|---|"))
+		Expect(string(md)).To(ContainSubstring("| ID | level | feature | basis | source | verdict v1 | Other 1.0 | specs |\n|---|---|---|---|---|---|---|---|"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail (baselined) | `/x/suites/e2e/exec.go:10` |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | seed | 000 [exec] | excluded: not observable | — | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | not drivable | — |"))
@@ -62,46 +84,51 @@ var _ = Describe("render over a fixture", func() {
 	It("fails when a spec's requirement label was removed", func() {
 		unlabelled := ok
 		unlabelled.Requirement = ""
-		_, err := render([]report.SpecResult{unlabelled}, reqs)
+		_, err := render(v1([]report.SpecResult{unlabelled}), reqs)
 		Expect(err).To(MatchError(ContainSubstring("carries no req: label")))
 	})
 	It("fails when a MUST loses its only spec and has no exclusion", func() {
-		_, err := render(nil, reqs)
+		_, err := render(v1(nil), reqs)
 		Expect(err).To(MatchError(ContainSubstring("MUST requirement CM-EXEC-01 has no spec")))
 	})
 	It("fails on an unknown requirement id", func() {
 		bad := ok
 		bad.Requirement, bad.Text = "CM-NOPE-01", "other"
-		_, err := render([]report.SpecResult{ok, bad}, reqs)
+		_, err := render(v1([]report.SpecResult{ok, bad}), reqs)
 		Expect(err).To(MatchError(ContainSubstring("unknown requirement CM-NOPE-01")))
 	})
 	It("fails when two specs share a name", func() {
-		_, err := render([]report.SpecResult{ok, ok}, reqs)
+		_, err := render(v1([]report.SpecResult{ok, ok}), reqs)
 		Expect(err).To(MatchError(ContainSubstring("share the name")))
 	})
 	It("fails when a planned requirement gained a spec", func() {
 		planned := report.SpecResult{Requirement: "CM-EXEC-03", Text: "CM-EXEC-03 b", Location: "/x/suites/e2e/exec.go:20", State: "passed"}
-		_, err := render([]report.SpecResult{ok, planned}, reqs)
+		_, err := render(v1([]report.SpecResult{ok, planned}), reqs)
 		Expect(err).To(MatchError(ContainSubstring("CM-EXEC-03 has a spec but is still marked planned")))
 	})
 })
 
 // run runs the conformance CLI against target and renders CONFORMANCE.md
-// from its report.
-func renderFromRun(cli, target string) string {
-	dir := GinkgoT().TempDir()
-	cmd := exec.Command(cli, "run", "--target", target, "--results-dir", dir)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred())
-	Eventually(s).WithTimeout(10 * 60e9).Should(gexec.Exit())
-	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
-	Expect(err).NotTo(HaveOccurred())
-	var reports []types.Report
-	Expect(json.Unmarshal(b, &reports)).To(Succeed())
+// from its reports: v1Target judged against v1, v2Target against v2 (as
+// make conformance-md does).
+func renderFromRun(cli, v1Target, v2Target string) string {
+	var runs []ProfileRun
+	for _, r := range []struct{ profile, target string }{{"v1", v1Target}, {"v2", v2Target}} {
+		dir := GinkgoT().TempDir()
+		cmd := exec.Command(cli, "run", "--target", r.target, "--profile", r.profile, "--results-dir", dir)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(s).WithTimeout(10 * 60e9).Should(gexec.Exit())
+		b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+		Expect(err).NotTo(HaveOccurred())
+		var reports []types.Report
+		Expect(json.Unmarshal(b, &reports)).To(Succeed())
+		runs = append(runs, ProfileRun{Profile: r.profile, Specs: report.Specs(reports[0])})
+	}
 	peers, err := LoadPeers("../..", DefaultPeers)
 	Expect(err).NotTo(HaveOccurred(), "the committed peer reports must load")
-	md, err := Render(report.Specs(reports[0]), peers...)
+	md, err := Render(runs, peers...)
 	Expect(err).NotTo(HaveOccurred())
 	return string(md)
 }
@@ -120,7 +147,7 @@ var _ = Describe("CONFORMANCE.md", Ordered, func() {
 	It("is up to date with a run against the builtin reference", func() {
 		committed, err := os.ReadFile("../../CONFORMANCE.md")
 		Expect(err).NotTo(HaveOccurred())
-		if d := cmp.Diff(string(committed), renderFromRun(cli, "builtin")); d != "" {
+		if d := cmp.Diff(string(committed), renderFromRun(cli, "builtin", "builtin")); d != "" {
 			Fail("CONFORMANCE.md is stale; run `make conformance-md` (-committed +fresh):\n" + d)
 		}
 	})
@@ -128,7 +155,7 @@ var _ = Describe("CONFORMANCE.md", Ordered, func() {
 	It("gets the same verdicts when the reference runs as a separate process over stdio", func() {
 		committed, err := os.ReadFile("../../CONFORMANCE.md")
 		Expect(err).NotTo(HaveOccurred())
-		if d := cmp.Diff(string(committed), renderFromRun(cli, "exec:"+ref+" serve --stdio")); d != "" {
+		if d := cmp.Diff(string(committed), renderFromRun(cli, "exec:"+ref+" serve --stdio", "exec:"+ref+" serve --stdio --profile v2")); d != "" {
 			Fail("verdicts over exec: differ from builtin (-builtin +exec):\n" + d)
 		}
 	})

@@ -228,6 +228,13 @@ func Count(v map[string]Verdict) Totals {
 //	catalogue:                          # the requirement catalogue the run was judged against
 //	  version: 2                        # requirements.yaml version (spec/CHANGES.md)
 //	  basis: {seed: {pass, …}, …}       # requirements per basis and verdict (a row with two bases counts in both)
+//	profile:                            # the contract profile judged (protocol.md §9)
+//	  name: v2                          # --profile, else what the target declared, else v1
+//	  generation: 2
+//	  page: "001"
+//	  openclaw: 2026.8 to 2026.9.6
+//	  declared: v2                      # what initialize declared, if anything
+//	  requested: v2                     # --profile, if given
 //	features:
 //	  effective: [core, …]              # what specs were gated on
 //	  source: declared | command line
@@ -260,6 +267,7 @@ type Conformance struct {
 	Harness          Peer              `yaml:"harness"`
 	Target           string            `yaml:"target"`
 	Catalogue        Catalogue         `yaml:"catalogue"`
+	Profile          Profile           `yaml:"profile"`
 	Features         Features          `yaml:"features"`
 	Selection        Selection         `yaml:"selection"`
 	ExpectedFailures *ExpectedFailures `yaml:"expectedFailures,omitempty"`

@@ -63,6 +63,7 @@ func RenderHTML(w io.Writer, r types.Report, ev Evaluation, c Conformance) error
 		Implementation: c.ImplementationLine(),
 		Harness:        strings.TrimSpace(c.Harness.Name + " " + c.Harness.Version),
 		Catalogue:      c.Catalogue.Line(),
+		Profile:        c.Profile.Line(),
 		Features:       strings.Join(c.Features.Effective, ", "),
 		FeatureSource:  c.Features.Source,
 		Selection:      c.Selection.Describe(),
@@ -137,19 +138,19 @@ func pairSpecs(r types.Report, ev Evaluation) ([]types.SpecReport, error) {
 }
 
 type htmlPage struct {
-	Target, Implementation, Harness, Features, FeatureSource string
-	Catalogue                                                string
-	Started, Duration                                        string
-	Selection, NotRun                                        string
-	Overall                                                  Overall
-	Reasons                                                  []string
-	Totals                                                   Totals
-	Specs                                                    map[Verdict]int
-	Baseline                                                 string
-	Unused                                                   []string
-	SuiteErrors                                              []htmlSuiteError
-	Failing, XFail                                           []htmlSpec
-	Others                                                   []htmlRow
+	Target, Implementation, Harness, Profile, Features, FeatureSource string
+	Catalogue                                                         string
+	Started, Duration                                                 string
+	Selection, NotRun                                                 string
+	Overall                                                           Overall
+	Reasons                                                           []string
+	Totals                                                            Totals
+	Specs                                                             map[Verdict]int
+	Baseline                                                          string
+	Unused                                                            []string
+	SuiteErrors                                                       []htmlSuiteError
+	Failing, XFail                                                    []htmlSpec
+	Others                                                            []htmlRow
 }
 
 type htmlSuiteError struct{ Node, Location, Message string }
@@ -386,6 +387,9 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 <tr><th>implementation</th><td>{{.Implementation}}</td></tr>
 <tr><th>harness</th><td>{{.Harness}}</td></tr>
 <tr><th>catalogue</th><td>{{.Catalogue}}</td></tr>
+{{- if .Profile}}
+<tr><th>profile</th><td>{{.Profile}}</td></tr>
+{{- end}}
 <tr><th>features</th><td>{{.Features}}{{if .FeatureSource}} <span class="muted">({{.FeatureSource}})</span>{{end}}</td></tr>
 {{- if .Started}}
 <tr><th>run</th><td>{{.Started}}, {{.Duration}}</td></tr>

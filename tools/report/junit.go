@@ -27,8 +27,9 @@ import (
 //
 // The status attribute is the verdict for those three. <testsuite> counts
 // skipped (skips and xfails) and disabled (pending) apart, and <testsuites>
-// carries their sums under the same names.
-func WriteJUnit(r types.Report, ev Evaluation, path string) error {
+// carries their sums under the same names. suiteProps are added to every
+// <testsuite>'s properties (the run's "profile", protocol.md §9).
+func WriteJUnit(r types.Report, ev Evaluation, path string, suiteProps ...reporters.JUnitProperty) error {
 	filtered := r
 	filtered.SpecReports = nil
 	var verdicts []*SpecVerdict // parallel to filtered.SpecReports; nil for suite nodes
@@ -65,6 +66,7 @@ func WriteJUnit(r types.Report, ev Evaluation, path string) error {
 			return fmt.Errorf("junit: %d testcases for %d specs", len(suite.TestCases), len(verdicts))
 		}
 		suite.Tests, suite.Failures, suite.Errors, suite.Skipped, suite.Disabled = 0, 0, 0, 0, 0
+		suite.Properties.Properties = append(suite.Properties.Properties, suiteProps...)
 		for j := range suite.TestCases {
 			tc := &suite.TestCases[j]
 			if v := verdicts[j]; v != nil {
