@@ -112,6 +112,36 @@ return out.map((x, i) => callValue(id(i === 2 || i === 3 ? "seq" : "par"), x).ta
 		Expect(wrong).To(BeEmpty(), "sequential calls c and d must not overlap any other call and parallel calls must overlap between them:%s", spansText(rec.Spans()))
 	})
 
+	It("CM-NEST-14", "calls still queued when the cell suspends are sent after wait, each once, in order, with their inputs", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		first := r.Exec(ctx, Guest(`const out = await Promise.all([["a", 1500], ["b", 10], ["c", 10], ["d", 10]].map(([tag, ms]) => tools.call(id("lookup"), {tag, ms})));
+return out.map((x) => callValue(id("lookup"), x).tag);`))
+		Expect(first).To(BeWaiting(), "a 1500 ms call with timeoutMs 1000 must suspend the cell while b, c and d are queued behind it")
+		res, steps := r.Follow(ctx, first)
+		Expect(res).To(CompleteWith([]string{"a", "b", "c", "d"}), "every queued call must be sent after wait and the cell complete %s", EnvelopeNote)
+		spans := rec.Spans()
+		var tags []string
+		for _, s := range spans {
+			tags = append(tags, s.Tag)
+		}
+		Expect(tags).To(Equal([]string{"a", "b", "c", "d"}), "each call must reach the harness once, in the order the guest made them (nothing dropped, duplicated or reordered):%s", spansText(spans))
+		for _, s := range spans[1:] {
+			Expect(s.Start.Before(spans[0].End)).To(BeFalse(), "with maxPendingToolCalls 1, %s must wait for a:%s", s.Tag, spansText(spans))
+		}
+		ids := map[string]bool{}
+		parents := map[string]bool{first.ToolCallID: true}
+		for _, st := range steps {
+			parents[st.ToolCallID] = true
+		}
+		for _, c := range r.Tools.Calls() {
+			Expect(ids).NotTo(HaveKey(c.ToolCallID), "nested call ids must not be reused: %s", c.ToolCallID)
+			ids[c.ToolCallID] = true
+			Expect(parents).To(HaveKey(c.ParentToolCallID), "a queued call must name the exec or a wait of its cell as parent")
+		}
+	})
+
 	It("CM-NEST-07", "nested calls appear in run.trajectory as real tool calls under the exec/wait call they were made in, with the nested tool id", func(ctx SpecContext) {
 		expectTrajectory(ctx)
 	})
