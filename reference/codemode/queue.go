@@ -27,6 +27,7 @@ type queuedCall struct {
 // with their original request ids and inputs (CM-NEST-14).
 type scheduler struct {
 	queue []queuedCall
+	bytes int64          // JSON bytes of the queued inputs
 	seq   map[int64]bool // request ids of sequential calls sent
 }
 
@@ -45,11 +46,12 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	if !s.queueing() {
 		return s.batchOverLimit(reqs)
 	}
-	calls := 0
+	calls, bytes := 0, int64(0)
 	for _, q := range reqs {
 		if q.Op == "call" {
 			if t, ok := s.c.run.catalog.Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
 				calls++
+				bytes += int64(len(q.Input))
 			}
 		}
 	}
@@ -59,7 +61,14 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	maxPending := s.c.run.cfg.MaxPendingToolCalls
 	s.c.mu.Lock()
 	waiting := len(s.c.inflight) + len(s.c.sched.queue) + calls
+	bytes += s.c.sched.bytes
 	s.c.mu.Unlock()
+	// The host holds queued inputs the guest no longer does: they count
+	// against memoryLimitBytes, so queueing raises no limit (CM-NEST-16).
+	if bytes > s.c.run.cfg.MemoryLimitBytes {
+		return s.limit(result.CodeMemoryLimitExceeded,
+			fmt.Sprintf("the inputs of the queued nested tool calls (%d bytes of JSON) exceed memoryLimitBytes (%d bytes); await smaller batches", bytes, s.c.run.cfg.MemoryLimitBytes)), true
+	}
 	if !s.rt.opts.HasFeature("bridge-queue") {
 		if int64(waiting) > maxPending {
 			return s.limit(result.CodeTooManyPendingToolCalls,
@@ -79,6 +88,7 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec) {
 	s.c.mu.Lock()
 	s.c.sched.queue = append(s.c.sched.queue, queuedCall{q: q, toolID: toolID, spec: spec, parent: s.parent})
+	s.c.sched.bytes += int64(len(q.Input))
 	s.c.mu.Unlock()
 }
 
@@ -113,6 +123,7 @@ func (s *step) refill() {
 			return
 		}
 		c.sched.queue = c.sched.queue[1:]
+		c.sched.bytes -= int64(len(head.q.Input))
 		if sequential {
 			if c.sched.seq == nil {
 				c.sched.seq = map[int64]bool{}

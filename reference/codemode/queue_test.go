@@ -149,3 +149,30 @@ func TestSequentialCallsNeverOverlap(t *testing.T) {
 		t.Errorf("six calls of a sequential tool: %+v with %d in flight at once, want completed with 1", res, inv.maxSeen)
 	}
 }
+
+// TestQueuedInputsCountAgainstMemory: the host holds queued inputs for the
+// guest, so their bytes are bounded by memoryLimitBytes (CM-NEST-16): a
+// guest cannot park gigabytes on the host through the queue.
+func TestQueuedInputsCountAgainstMemory(t *testing.T) {
+	rt, inv := queueRun(t, "v2", `{"enabled": true, "maxPendingToolCalls": 1, "memoryLimitBytes": 16777216, "maxSnapshotBytes": 50331648}`)
+	// Each front makes 3 calls with 1 MiB inputs, then yields: the poll took
+	// them out of the VM, so the guest never holds more than one front.
+	res := queueExec(t, rt, "c1", `const big = "x".repeat(1 << 20);
+for (let f = 0; f < 8; f++) { for (let i = 0; i < 3; i++) tools.call(echo, {hold: true, big}).catch(() => {}); await yield_control(); }
+return "unbounded";`)
+	for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
+		in, _ := json.Marshal(map[string]string{"runId": res.RunID})
+		var err error
+		if res, err = rt.Wait(context.Background(), "q", fmt.Sprint("w", i), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res.Status != result.StatusFailed || res.Code != result.CodeMemoryLimitExceeded {
+		t.Errorf("24 MiB of queued inputs with memoryLimitBytes 16 MiB: %+v, want failed memory_limit_exceeded", res)
+	} else if !strings.Contains(res.Error, "queued nested tool calls") {
+		t.Errorf("failed for another reason than the queue bound: %s", res.Error)
+	}
+	if len(inv.calls) > 1 {
+		t.Errorf("%d calls sent, want at most maxPendingToolCalls (1)", len(inv.calls))
+	}
+}
