@@ -5,6 +5,8 @@
 GO      ?= go
 TARGET  ?= builtin
 RESULTS ?= results
+# PROFILE: the contract profile to judge (v1 or v2; empty: what the target declares, builtin serves it)
+PROFILE ?=
 
 .PHONY: all engine build conformance conformance-exec conformance-md test vet fmt fuzz bench clean openclaw-install openclaw-conformance container-image conformance-container
 
@@ -24,9 +26,9 @@ build: engine
 	$(GO) build -o bin/codemode-conformance ./tools/codemode-conformance
 	$(GO) build -o bin/codemode-reference ./reference/cmd/codemode-reference
 
-## conformance: the whole suite against TARGET (default: the embedded reference), reports in RESULTS/
+## conformance: the whole suite against TARGET (default: the embedded reference) under PROFILE, reports in RESULTS/
 conformance: build
-	./bin/codemode-conformance run --target "$(TARGET)" --results-dir "$(RESULTS)"
+	./bin/codemode-conformance run --target "$(TARGET)" $(if $(PROFILE),--profile "$(PROFILE)") --results-dir "$(RESULTS)"
 
 ## conformance-exec: the same, with the reference as a separate process over stdio
 conformance-exec: build

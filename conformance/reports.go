@@ -130,14 +130,14 @@ func IsKnownFeature(known []string, name string) bool {
 }
 
 // EffectiveFeatures lists the run's feature set, core first, then sorted.
-// A name the target declares that is not a feature is ignored (protocol.md
-// §9); it stays in the declared list only.
+// (A name the target declares that is not a feature is a target error,
+// protocol.md §9; it never reaches the effective set.)
 func EffectiveFeatures() []string {
-	out := []string{"core"}
+	out := []string{spec.FeatureCore}
 	var rest []string
 	known := KnownFeatures()
 	for f, on := range framework.Features() {
-		if on && f != "core" && IsKnownFeature(known, f) {
+		if on && f != spec.FeatureCore && IsKnownFeature(known, f) {
 			rest = append(rest, f)
 		}
 	}

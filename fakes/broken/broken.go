@@ -39,6 +39,9 @@ type Variant struct {
 	// ended: the run fails with a suite error naming Breaks, not in Breaks's
 	// spec.
 	AfterLastSpec bool
+	// Profile, when set, is the profile (--profile) the variant is judged
+	// against, and builtin with it; "" means the default, v1.
+	Profile string
 }
 
 // Variants lists every broken variant.
@@ -146,6 +149,12 @@ var Variants = []Variant{
 		Serve: sessionScopedWaits()},
 	{Name: "replay-on-wait", Breaks: "CM-EXEC-18", Defect: "wait resumes by running the suspended cell's code again from the start, so its earlier nested calls and output happen again",
 		Serve: replayingWaits()},
+	{Name: "v1-wait-codes-as-v2", Breaks: "CM-EXEC-10", Profile: "v2", Defect: "declares profile v2 and run-lifecycle-messages but keeps generation 1's wait failures (snapshot_expired on an expired snapshot)",
+		Serve: v1BehindV2()},
+	{Name: "typescript-as-v2", Breaks: "CM-TS-04", Profile: "v2", Defect: "declares profile v2 and javascript-only but still type-strips and runs language typescript cells",
+		Serve: v1BehindV2()},
+	{Name: "direct-only-catalogued", Breaks: "CM-ACT-08", Profile: "v2", Defect: "declares direct-only-tools but puts direct-only tools into the hidden catalog and hides them from the model",
+		Serve: v1BehindV2()},
 	{Name: "generic-failure-codes", Breaks: "CM-EXEC-19", Defect: "every failure of a nested call, an expired snapshot or an aborted run carries internal_error instead of the code named after it",
 		Serve: rewritingResults(func(res map[string]any) bool {
 			switch res["code"] {

@@ -18,7 +18,11 @@ var _ = Describe("the conformance suite", func() {
 	for _, v := range broken.Variants {
 		v := v
 		It("reports "+v.Breaks+" failing against fake:"+v.Name+" ("+v.Defect+") and passing against builtin", func() {
-			o := conformance("--target", "fake:"+v.Name, "--req", v.Breaks)
+			prof := []string{}
+			if v.Profile != "" {
+				prof = []string{"--profile", v.Profile}
+			}
+			o := conformance(append([]string{"--target", "fake:" + v.Name, "--req", v.Breaks}, prof...)...)
 			Expect(o.Code).To(Equal(1), "the CLI must exit non-zero for a broken target")
 			if v.AfterLastSpec {
 				Expect(o.Report.SuiteErrors).To(ContainElement(ContainSubstring(v.Breaks)), "a suite error must name the requirement:\n%s", o.Summary)
@@ -31,7 +35,7 @@ var _ = Describe("the conformance suite", func() {
 					"the spec of %s named %q must be the one that catches the defect:\n%s", v.Breaks, v.Spec, o.Stdout)
 			}
 
-			o = conformance("--target", "builtin", "--req", v.Breaks)
+			o = conformance(append([]string{"--target", "builtin", "--req", v.Breaks}, prof...)...)
 			Expect(o.Code).To(Equal(0), "the same specs must pass against the reference:\n%s", o.Summary)
 			Expect(o.Report.Overall).To(Equal(report.Success))
 		})

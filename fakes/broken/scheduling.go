@@ -19,10 +19,10 @@ import (
 // execution-mode are declared.
 func init() {
 	Variants = append(Variants,
-		Variant{Name: "queue-drops-overflow", Breaks: "CM-NEST-05", Spec: "the 129th fails",
+		Variant{Name: "queue-drops-overflow", Breaks: "CM-NEST-05", Spec: "the 129th fails", Profile: "v2",
 			Defect: "a synchronous front larger than maxPendingToolCalls + 128 is not refused: the calls beyond the queue's capacity are dropped silently (their promises never settle) and the rest are sent",
 			Serve:  dropOverflow()},
-		Variant{Name: "sequential-overlaps", Breaks: "CM-NEST-06",
+		Variant{Name: "sequential-overlaps", Breaks: "CM-NEST-06", Profile: "v2",
 			Defect: "executionMode is ignored: a sequential tool's calls are sent while other calls are in flight and overlap them",
 			Serve: underProfile("v2", func(msg map[string]any) bool {
 				if msg["method"] != "run.prepare" {

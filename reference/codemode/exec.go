@@ -89,6 +89,9 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	if aborted {
 		return s.fail(result.Failed(result.CodeAborted, "the run was aborted")), nil
 	}
+	if bad := rt.opts.refuseTypeScript(input); bad != nil { // CM-TS-04 (javascript-only)
+		return s.fail(*bad), nil
+	}
 	code, lang, bad := parseExecInput(input, r.cfg.Allows)
 	if bad != nil {
 		return s.fail(*bad), nil

@@ -1,9 +1,12 @@
 package codemode
 
 import (
+	"encoding/json"
 	"slices"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 )
 
 // Implemented are the features (spec/requirements.yaml features:) the
@@ -13,7 +16,7 @@ import (
 var Implemented = []string{
 	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry",
 	"snapshot-executor", "isolation", "fault-injection", "pending-call-limit",
-	"run-lifecycle-messages", "bridge-queue", "execution-mode", "trajectory",
+	"run-lifecycle-messages", "direct-only-tools", "bridge-queue", "execution-mode", "trajectory",
 }
 
 // ProfileName is the profile the options select: Profile, or
@@ -49,4 +52,53 @@ func (o Options) Features() []string {
 // "run-lifecycle-messages" gives CM-EXEC-10's wait failures).
 func (o Options) HasFeature(name string) bool {
 	return slices.Contains(o.Features(), name)
+}
+
+// expiredCode is the code of a wait on an expired snapshot: snapshot_expired
+// (000, CM-EXEC-19), or invalid_input under run-lifecycle-messages (001,
+// CM-EXEC-10: expiry is no distinct terminal state).
+func (o Options) expiredCode() result.ErrorCode {
+	if o.HasFeature("run-lifecycle-messages") {
+		return result.CodeInvalidInput
+	}
+	return result.CodeSnapshotExpired
+}
+
+// refuseTypeScript is the failed result of an exec whose language is
+// "typescript" under javascript-only (001, CM-TS-04: cells are plain
+// JavaScript, no compiler is loaded), or nil.
+func (o Options) refuseTypeScript(input json.RawMessage) *result.Result {
+	if !o.HasFeature("javascript-only") {
+		return nil
+	}
+	var in struct {
+		Language *string `json:"language"`
+	}
+	if json.Unmarshal(input, &in) != nil || in.Language == nil || *in.Language != "typescript" {
+		return nil
+	}
+	r := result.Failed(result.CodeInvalidInput, `language "typescript" is not accepted: code mode cells are plain JavaScript (no TypeScript compiler, no type stripping); send the cell as JavaScript without type annotations`)
+	return &r
+}
+
+// splitDirectOnly splits the effective tools of an active run into the
+// hidden catalog's and the direct-only tools that stay model-visible beside
+// exec and wait (direct-only-tools, CM-ACT-08). Without that feature every
+// tool goes to the catalog.
+func (o Options) splitDirectOnly(effective []protocol.ToolSpec) (hidden []protocol.ToolSpec, direct []protocol.ModelTool) {
+	if !o.HasFeature("direct-only-tools") {
+		return effective, nil
+	}
+	for _, t := range effective {
+		if !t.DirectOnly {
+			hidden = append(hidden, t)
+			continue
+		}
+		schema := t.Parameters
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		direct = append(direct, protocol.ModelTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	return hidden, direct
 }

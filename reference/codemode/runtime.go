@@ -138,9 +138,10 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.Failure = &protocol.Failure{Code: "runtime_unavailable", Error: msg}
 	default:
 		run.active = true
-		run.catalog = catalog.Build(effective)
+		hidden, direct := rt.opts.splitDirectOnly(effective) // CM-ACT-08
+		run.catalog = catalog.Build(hidden)
 		res.CodeModeActive = true
-		res.Tools = modelTools(cfg)
+		res.Tools = append(modelTools(cfg), direct...)
 		for _, t := range res.Tools {
 			run.visible = append(run.visible, t.Name)
 		}

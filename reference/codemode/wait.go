@@ -46,8 +46,8 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	rt.mu.Unlock()
 	if !found {
 		switch reason {
-		case "expired":
-			return failNow(result.CodeSnapshotExpired, MsgUnavailable)
+		case "expired": // CM-EXEC-19; under run-lifecycle-messages CM-EXEC-10
+			return failNow(rt.opts.expiredCode(), MsgUnavailable)
 		case "aborted": // CM-EXEC-19
 			return failNow(result.CodeAborted, MsgUnavailable)
 		}

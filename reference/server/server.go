@@ -38,8 +38,13 @@ type Options struct {
 }
 
 // Serve speaks the protocol on r/w until the peer disconnects or sends
-// shutdown. It closes w when done.
+// shutdown. It closes w when done. An unknown opts.Runtime.Profile is an
+// error wrapping spec.ErrUnknownProfile, before anything is served.
 func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) error {
+	if _, err := spec.LookupProfile(opts.Runtime.Profile); err != nil {
+		w.Close()
+		return err
+	}
 	eng := opts.Engine
 	if eng == nil && !opts.Unavailable {
 		var err error
@@ -55,9 +60,6 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 		eng = nil
 	}
 	inv := &invoker{}
-	if _, err := spec.LookupProfile(opts.Runtime.Profile); err != nil {
-		return err
-	}
 	rt := codemode.New(eng, inv, opts.Runtime)
 	defer rt.Close()
 	// shutdown may be called by a handler before NewServer has returned.

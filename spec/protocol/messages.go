@@ -105,6 +105,10 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 	Source      string          `json:"source"`
 	Owner       string          `json:"owner"`
+	// DirectOnly marks a direct-only tool: under feature direct-only-tools
+	// it stays model-visible beside exec/wait and outside the catalog
+	// (CM-ACT-08).
+	DirectOnly bool `json:"directOnly,omitempty"`
 	// ExecutionMode is "sequential" or "parallel" (default); feature
 	// execution-mode, CM-NEST-06 (scheduling.go).
 	ExecutionMode ExecutionMode `json:"executionMode,omitempty"`

@@ -70,7 +70,14 @@ func RequireFeature(f, why string) {
 type FeatureSet map[string]bool
 
 // Has reports whether f is in the set; core (spec.FeatureCore) is always in.
-func (s FeatureSet) Has(f string) bool { return f == spec.FeatureCore || s[f] }
+// f must be a feature of spec/requirements.yaml: an unknown name (a typo in
+// a spec) panics, which fails the spec instead of silently skipping a check.
+func (s FeatureSet) Has(f string) bool {
+	if _, err := spec.LookupFeature(f); err != nil {
+		panic(fmt.Sprintf("FeatureSet.Has(%q): %v", f, err))
+	}
+	return f == spec.FeatureCore || s[f]
+}
 
 var (
 	tgtMu    sync.Mutex

@@ -88,9 +88,9 @@ func split(s string) []string {
 }
 
 // checkFeatures rejects names in --features or --exempt-features that are
-// not features (a typo would otherwise silently skip or run specs, and
-// protocol.md §9 has unknown names ignored, so they never become effective
-// features): the error lists the known features.
+// not features of spec/requirements.yaml (a typo would otherwise silently
+// skip or run specs): the error lists the known features. It also rejects an
+// unknown --profile.
 func checkFeatures() error {
 	known := conformance.KnownFeatures()
 	var msgs []string

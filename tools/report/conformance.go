@@ -152,7 +152,7 @@ func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, 
 	}
 	var core []string
 	for _, id := range by[Skip] {
-		if r, ok := spec.Lookup(id); ok && r.Feature == "core" {
+		if r, ok := spec.Lookup(id); ok && r.Feature == spec.FeatureCore {
 			core = append(core, id)
 		}
 	}

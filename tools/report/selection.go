@@ -124,7 +124,7 @@ func NewSelection(built []BuiltSpec, ev Evaluation, req []string, labelFilter st
 			s.NotRun.Excluded++
 		default:
 			s.NotRun.NoSpec++
-			if r.Feature == "core" && r.Level == spec.LevelMust {
+			if r.Feature == spec.FeatureCore && r.Level == spec.LevelMust {
 				s.NotRun.CoreNoSpec = append(s.NotRun.CoreNoSpec, r.ID)
 			}
 		}
