@@ -30,6 +30,7 @@ type cell struct {
 	expires  time.Time
 	inflight map[int64]*nestedCall
 	ready    []prelude.Delivery // settled results not yet delivered to the VM
+	sched    scheduler          // calls not sent yet (queue.go)
 	yieldID  int64
 
 	counts      map[string]int
@@ -78,6 +79,7 @@ func (c *cell) terminate() {
 	c.snap = nil
 	c.inflight = map[int64]*nestedCall{}
 	c.ready = nil
+	c.sched = scheduler{}
 	c.mu.Unlock()
 	c.discardWrites() // CM-STO-02
 	c.cancel()

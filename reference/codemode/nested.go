@@ -16,7 +16,7 @@ import (
 // prelude's own checks are not trusted) and starts nested calls.
 func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, yield bool, r result.Result, bad bool) {
 	cfg := s.c.run.cfg
-	if r, over := s.batchOverLimit(reqs); over {
+	if r, over := s.frontOverLimit(reqs); over { // queue.go
 		return nil, false, r, true
 	}
 	for _, q := range reqs {
@@ -44,6 +44,10 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				immediate = append(immediate, d)
 				continue
 			}
+			if s.queueing() { // queue.go: CM-NEST-05, CM-NEST-06
+				s.enqueue(q, t.ID, t.Spec)
+				continue
+			}
 			if int64(s.inflightCount()) >= cfg.MaxPendingToolCalls {
 				return nil, false, s.limit(result.CodeTooManyPendingToolCalls,
 					fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", cfg.MaxPendingToolCalls)), true
@@ -68,6 +72,7 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			immediate = append(immediate, errDelivery(q.ID, "Error", fmt.Sprintf("unknown bridge operation %q", q.Op), "invalid_input", nil))
 		}
 	}
+	s.refill() // queue.go
 	return immediate, yield, r, false
 }
 
@@ -95,7 +100,12 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 	input := wellFormedInput(q.Input)
 	p := protocol.InvokeParams{Run: s.c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
 		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: s.c.run.ctx}
-	s.launch(q.ID, toolID, true, func(ctx context.Context) (json.RawMessage, error) { return s.invokeGated(ctx, p) }) // hooks and approvals first (CM-NEST-02/03, hooks.go)
+	s.launch(q.ID, toolID, true, func(ctx context.Context) (json.RawMessage, error) {
+		s.c.traceNested(p)              // trajectory.go
+		v, err := s.invokeGated(ctx, p) // hooks and approvals first (CM-NEST-02/03, hooks.go)
+		s.c.traceSettled(p.ToolCallID, err)
+		return v, err
+	})
 }
 
 func (c *cell) callID(reqID int64) string { return fmt.Sprintf("%s/call-%03d", c.id, reqID) }

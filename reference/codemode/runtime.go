@@ -119,6 +119,7 @@ type agentRun struct {
 	aborted   bool
 	// snapEvents wait for the run's next result (CM-TEL-03, snapshotevents.go).
 	snapEvents snapshotEvents
+	traj       trajectory // run.trajectory (trajectory.go, CM-NEST-07)
 }
 
 // New returns a Runtime. eng may be nil to simulate a missing engine.

@@ -16,6 +16,7 @@ import (
 	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/creachadair/jrpc2"
 	"github.com/creachadair/jrpc2/handler"
 )
@@ -183,13 +184,23 @@ func methods(rt *codemode.Runtime, ro codemode.Options, shutdown func()) handler
 			if err := needRun(protocol.MethodToolExec, p); err != nil {
 				return nil, err
 			}
-			return marshal(rt.Exec(ctx, p.Run, p.ToolCallID, p.Input))
+			return marshal(rt.Traced(p.Run, "exec", p.ToolCallID, p.Input, func() (result.Result, error) { return rt.Exec(ctx, p.Run, p.ToolCallID, p.Input) }))
 		}),
 		protocol.MethodToolWait: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
 			if err := needRun(protocol.MethodToolWait, p); err != nil {
 				return nil, err
 			}
-			return marshal(rt.Wait(ctx, p.Run, p.ToolCallID, p.Input))
+			return marshal(rt.Traced(p.Run, "wait", p.ToolCallID, p.Input, func() (result.Result, error) { return rt.Wait(ctx, p.Run, p.ToolCallID, p.Input) }))
+		}),
+		protocol.MethodRunTrajectory: handler.New(func(ctx context.Context, p *protocol.RunParams) (protocol.TrajectoryResult, error) {
+			if err := needRun(protocol.MethodRunTrajectory, p); err != nil {
+				return protocol.TrajectoryResult{}, err
+			}
+			t, ok := rt.Trajectory(p.Run)
+			if !ok {
+				return t, unknownRun(p.Run)
+			}
+			return t, nil
 		}),
 		protocol.MethodRunAbort: handler.New(func(ctx context.Context, p *protocol.RunParams) (bool, error) {
 			if err := needRun(protocol.MethodRunAbort, p); err != nil {
@@ -238,6 +249,8 @@ func validatePrepare(p protocol.PrepareParams) error {
 			return fmt.Errorf("tools[%d] (%s): owner must be non-empty", i, t.Name)
 		case t.Source != protocol.SourceOpenClaw && t.Source != protocol.SourcePlugin && t.Source != protocol.SourceMCP && t.Source != protocol.SourceClient:
 			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
+		case !t.ExecutionMode.Valid():
+			return fmt.Errorf("tools[%d] (%s): executionMode %q is not sequential or parallel", i, t.Name, t.ExecutionMode)
 		}
 	}
 	return refmcp.Validate(p.MCPServers) // spec/protocol.md §5.5

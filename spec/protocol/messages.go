@@ -109,6 +109,9 @@ type ToolSpec struct {
 	// it stays model-visible beside exec/wait and outside the catalog
 	// (CM-ACT-08).
 	DirectOnly bool `json:"directOnly,omitempty"`
+	// ExecutionMode is "sequential" or "parallel" (default); feature
+	// execution-mode, CM-NEST-06 (scheduling.go).
+	ExecutionMode ExecutionMode `json:"executionMode,omitempty"`
 }
 
 // Policy is the allow/deny tool policy of a run. Entries are tool names or

@@ -432,12 +432,13 @@ var _ = Describe("a target that dies between two calls", func() {
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
 		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
-		// Whatever the order of the containers (new ones move it), the first
-		// spec that runs sends the first exec.
+		// Whatever the order of the containers (new ones move it), the spec
+		// that ran first sent the first exec and is charged with the crash.
 		Expect(lines[0][2]).To(Equal("ERROR"), "the first exec's spec is charged with the crash:\n%s", o.Stdout)
 		want := map[string]report.Verdict{"CM-EXEC-01": report.Pass, "CM-LIM-03": report.Pass, "CM-LIM-05": report.Pass}
 		want[lines[0][3]] = report.Error
-		Expect(cmp.Diff(want, o.Verdicts())).To(BeEmpty(), "later specs run against a fresh target:\n%s", o.Stdout)
+		Expect(cmp.Diff(want, o.Verdicts())).To(BeEmpty(),
+			"later specs run against a fresh target:\n%s", o.Stdout)
 	})
 })
 

@@ -1,0 +1,141 @@
+package codemode
+
+import (
+	"fmt"
+
+	"github.com/codemode-conformance/codemode/reference/prelude"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+)
+
+// MaxQueuedRequests is how many ordinary bridge requests may wait beyond
+// maxPendingToolCalls in flight under feature bridge-queue (001, CM-NEST-05).
+const MaxQueuedRequests = 128
+
+// queuedCall is a validated nested call the guest made that has not been
+// sent yet: it waits for a slot (bridge-queue) or for a sequential call
+// (execution-mode).
+type queuedCall struct {
+	q      prelude.Request
+	toolID string
+	spec   protocol.ToolSpec
+	parent string // the exec/wait call it was made under (tool.invoke parentToolCallId)
+}
+
+// scheduler is a cell's queue of calls not yet sent, guarded by cell.mu. It
+// outlives suspension with the cell, so queued requests are sent after wait
+// with their original request ids and inputs (CM-NEST-14).
+type scheduler struct {
+	queue []queuedCall
+	bytes int64          // JSON bytes of the queued inputs
+	seq   map[int64]bool // request ids of sequential calls sent
+}
+
+// queueing reports whether nested calls go through the cell's queue: under
+// bridge-queue (calls beyond maxPendingToolCalls wait, CM-NEST-05) or
+// execution-mode (sequential calls wait, CM-NEST-06). Otherwise a call
+// beyond maxPendingToolCalls fails the cell (CM-LIM-05).
+func (s *step) queueing() bool {
+	return s.rt.opts.HasFeature("bridge-queue") || s.rt.opts.HasFeature("execution-mode")
+}
+
+// frontOverLimit checks one synchronous front of guest requests before any
+// of them is sent: a front that would overflow fails the cell and sends
+// nothing (CM-NEST-05, CM-LIM-05, CM-NEST-23).
+func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
+	if !s.queueing() {
+		return s.batchOverLimit(reqs)
+	}
+	calls, bytes := 0, int64(0)
+	for _, q := range reqs {
+		if q.Op == "call" {
+			if t, ok := s.c.run.catalog.Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
+				calls++
+				bytes += int64(len(q.Input))
+			}
+		}
+	}
+	if calls == 0 {
+		return result.Result{}, false
+	}
+	maxPending := s.c.run.cfg.MaxPendingToolCalls
+	s.c.mu.Lock()
+	waiting := len(s.c.inflight) + len(s.c.sched.queue) + calls
+	bytes += s.c.sched.bytes
+	s.c.mu.Unlock()
+	// The host holds queued inputs the guest no longer does: they count
+	// against memoryLimitBytes, so queueing raises no limit (CM-NEST-16).
+	if bytes > s.c.run.cfg.MemoryLimitBytes {
+		return s.limit(result.CodeMemoryLimitExceeded,
+			fmt.Sprintf("the inputs of the queued nested tool calls (%d bytes of JSON) exceed memoryLimitBytes (%d bytes); await smaller batches", bytes, s.c.run.cfg.MemoryLimitBytes)), true
+	}
+	if !s.rt.opts.HasFeature("bridge-queue") {
+		if int64(waiting) > maxPending {
+			return s.limit(result.CodeTooManyPendingToolCalls,
+				fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls pending; await smaller batches", maxPending)), true
+		}
+		return result.Result{}, false
+	}
+	if int64(waiting) > maxPending+MaxQueuedRequests {
+		return result.Failed(result.CodeInvalidInput,
+			fmt.Sprintf("too many nested tool calls at once: %d would be pending, but at most maxPendingToolCalls (%d) run and %d more may queue; await smaller batches (for example Promise.all over chunks of %d) instead of creating every call before awaiting",
+				waiting, maxPending, MaxQueuedRequests, maxPending)), true
+	}
+	return result.Result{}, false
+}
+
+// enqueue queues a validated call; refill sends it when it may go.
+func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec) {
+	s.c.mu.Lock()
+	s.c.sched.queue = append(s.c.sched.queue, queuedCall{q: q, toolID: toolID, spec: spec, parent: s.parent})
+	s.c.sched.bytes += int64(len(q.Input))
+	s.c.mu.Unlock()
+}
+
+// refill sends queued calls in request order while they may go: a parallel
+// call while fewer than maxPendingToolCalls are in flight and no sequential
+// call is, a sequential call only when nothing is in flight; a waiting
+// sequential call holds back every later one (CM-NEST-05, CM-NEST-06). The
+// drive loop calls it after the guest has run the continuations of the
+// results just delivered (CM-NEST-15).
+func (s *step) refill() {
+	c := s.c
+	maxPending := int(c.run.cfg.MaxPendingToolCalls)
+	for {
+		c.mu.Lock()
+		if c.state == "ended" || len(c.sched.queue) == 0 {
+			c.mu.Unlock()
+			return
+		}
+		seqBusy := false
+		for id := range c.sched.seq {
+			if _, ok := c.inflight[id]; ok {
+				seqBusy = true
+			} else {
+				delete(c.sched.seq, id)
+			}
+		}
+		head := c.sched.queue[0]
+		sequential := head.spec.ExecutionMode == protocol.ExecutionSequential && s.rt.opts.HasFeature("execution-mode")
+		n := len(c.inflight)
+		if seqBusy || n >= maxPending || (sequential && n > 0) {
+			c.mu.Unlock()
+			return
+		}
+		c.sched.queue = c.sched.queue[1:]
+		c.sched.bytes -= int64(len(head.q.Input))
+		if sequential {
+			if c.sched.seq == nil {
+				c.sched.seq = map[int64]bool{}
+			}
+			c.sched.seq[head.q.ID] = true
+		}
+		c.mu.Unlock()
+		// startCall names s.parent as the parent: a call queued under an
+		// earlier exec/wait keeps the parent it was made under.
+		cur := s.parent
+		s.parent = head.parent
+		s.startCall(head.q, head.toolID, head.spec)
+		s.parent = cur
+	}
+}

@@ -1,0 +1,178 @@
+package codemode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+)
+
+// queueInvoker answers nested calls with their input; a call whose input has
+// hold: true waits until release is closed. It records every call.
+type queueInvoker struct {
+	release chan struct{}
+	mu      sync.Mutex
+	calls   []protocol.InvokeParams
+	active  int
+	maxSeen int
+}
+
+func (g *queueInvoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+	g.mu.Lock()
+	g.calls = append(g.calls, p)
+	g.active++
+	g.maxSeen = max(g.maxSeen, g.active)
+	g.mu.Unlock()
+	defer func() { g.mu.Lock(); g.active--; g.mu.Unlock() }()
+	var in struct{ Hold bool }
+	_ = json.Unmarshal(p.Input, &in)
+	if in.Hold {
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return p.Input, nil
+}
+
+func queueRun(t *testing.T, profile, codeMode string, tools ...protocol.ToolSpec) (*Runtime, *queueInvoker) {
+	t.Helper()
+	eng, err := engine.New(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close(context.Background()) })
+	inv := &queueInvoker{release: make(chan struct{})}
+	rt := New(eng, inv, Options{Profile: profile, DrainFraction: 0.2})
+	t.Cleanup(rt.Close)
+	if len(tools) == 0 {
+		tools = []protocol.ToolSpec{{Name: "echo", Description: "echo", Source: protocol.SourceOpenClaw, Owner: "core"}}
+	}
+	res := rt.Prepare(protocol.PrepareParams{Run: "q", RunContext: protocol.RunContext{AgentID: "a", SessionID: "s", SessionKey: "k", SenderID: "x", Channel: "c"},
+		CodeMode: json.RawMessage(codeMode), Tools: tools})
+	if !res.CodeModeActive {
+		t.Fatalf("prepare: %+v", res)
+	}
+	return rt, inv
+}
+
+func queueExec(t *testing.T, rt *Runtime, call, code string) result.Result {
+	t.Helper()
+	in, _ := json.Marshal(map[string]string{"code": `const echo = ALL_TOOLS[0].id; ` + code})
+	res, err := rt.Exec(context.Background(), "q", call, in)
+	if err != nil {
+		t.Fatalf("exec %q: %v", code, err)
+	}
+	return res
+}
+
+// TestBridgeQueueByProfile: a Promise.all larger than maxPendingToolCalls
+// fails with too_many_pending_tool_calls under v1 (CM-LIM-05) and completes
+// under v2 without more than maxPendingToolCalls in flight (CM-NEST-05); a
+// front beyond 128 queued fails with invalid_input and sends nothing.
+func TestBridgeQueueByProfile(t *testing.T) {
+	const cm = `{"enabled": true, "maxPendingToolCalls": 2}`
+	batch := func(n int) string {
+		return fmt.Sprintf(`return (await Promise.all(Array.from({length: %d}, (_, i) => tools.call(echo, {i})))).length;`, n)
+	}
+	rt, inv := queueRun(t, "v1", cm)
+	if res := queueExec(t, rt, "c1", batch(5)); res.Status != result.StatusFailed || res.Code != result.CodeTooManyPendingToolCalls {
+		t.Errorf("v1, 5 calls with maxPendingToolCalls 2: %+v, want failed too_many_pending_tool_calls", res)
+	}
+	if len(inv.calls) != 0 {
+		t.Errorf("v1 sent %d calls of a front that failed", len(inv.calls))
+	}
+	rt, inv = queueRun(t, "v2", cm)
+	if res := queueExec(t, rt, "c1", batch(2+MaxQueuedRequests)); res.Status != result.StatusCompleted || string(res.Value) != fmt.Sprint(2+MaxQueuedRequests) {
+		t.Errorf("v2, %d calls: %+v, want completed with the count", 2+MaxQueuedRequests, res)
+	}
+	if inv.maxSeen > 2 {
+		t.Errorf("v2 had %d calls in flight, maxPendingToolCalls is 2", inv.maxSeen)
+	}
+	sent := len(inv.calls)
+	res := queueExec(t, rt, "c2", batch(2+MaxQueuedRequests+1))
+	if res.Status != result.StatusFailed || res.Code != result.CodeInvalidInput || !strings.Contains(res.Error, "await smaller batches") {
+		t.Errorf("v2, one call beyond the queue: %+v, want failed invalid_input with guidance", res)
+	}
+	if len(inv.calls) != sent {
+		t.Errorf("v2 sent %d calls of a front that overflowed the queue", len(inv.calls)-sent)
+	}
+}
+
+// TestQueuedCallsSurviveSuspension: calls still queued when the cell
+// suspends are sent after wait, once each, in request order, with their
+// original request ids and inputs (CM-NEST-14).
+func TestQueuedCallsSurviveSuspension(t *testing.T) {
+	rt, inv := queueRun(t, "v2", `{"enabled": true, "maxPendingToolCalls": 1, "timeoutMs": 1000}`)
+	res := queueExec(t, rt, "exec-1", `return (await Promise.all([tools.call(echo, {hold: true, tag: "a"}), tools.call(echo, {tag: "b"}), tools.call(echo, {tag: "c"})])).map((x) => x.tag);`)
+	if res.Status != result.StatusWaiting {
+		t.Fatalf("exec: %+v, want waiting on the held call", res)
+	}
+	if len(inv.calls) != 1 {
+		t.Fatalf("%d calls sent before the held one settled, want 1 (maxPendingToolCalls 1)", len(inv.calls))
+	}
+	close(inv.release)
+	cell := res.RunID
+	in, _ := json.Marshal(map[string]string{"runId": cell})
+	res, err := rt.Wait(context.Background(), "q", "wait-1", in)
+	if err != nil || res.Status != result.StatusCompleted || string(res.Value) != `["a","b","c"]` {
+		t.Fatalf("wait: %+v, %v, want completed [a b c]", res, err)
+	}
+	var got []string
+	for _, c := range inv.calls {
+		got = append(got, fmt.Sprintf("%s %s %s", c.ToolCallID, c.ParentToolCallID, c.Input))
+	}
+	want := []string{
+		cell + `/call-001 exec-1 {"hold":true,"tag":"a"}`,
+		cell + `/call-002 exec-1 {"tag":"b"}`,
+		cell + `/call-003 exec-1 {"tag":"c"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("calls sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestSequentialCallsNeverOverlap: a sequential tool's calls are sent one
+// at a time, and never beside a parallel call (CM-NEST-06).
+func TestSequentialCallsNeverOverlap(t *testing.T) {
+	rt, inv := queueRun(t, "v2", `{"enabled": true, "maxPendingToolCalls": 8}`,
+		protocol.ToolSpec{Name: "seq", Description: "seq", Source: protocol.SourceOpenClaw, Owner: "core", ExecutionMode: protocol.ExecutionSequential})
+	res := queueExec(t, rt, "c1", `return (await Promise.all(Array.from({length: 6}, (_, i) => tools.call(echo, {i})))).length;`)
+	if res.Status != result.StatusCompleted || inv.maxSeen != 1 {
+		t.Errorf("six calls of a sequential tool: %+v with %d in flight at once, want completed with 1", res, inv.maxSeen)
+	}
+}
+
+// TestQueuedInputsCountAgainstMemory: the host holds queued inputs for the
+// guest, so their bytes are bounded by memoryLimitBytes (CM-NEST-16): a
+// guest cannot park gigabytes on the host through the queue.
+func TestQueuedInputsCountAgainstMemory(t *testing.T) {
+	rt, inv := queueRun(t, "v2", `{"enabled": true, "maxPendingToolCalls": 1, "memoryLimitBytes": 16777216, "maxSnapshotBytes": 50331648}`)
+	// Each front makes 3 calls with 1 MiB inputs, then yields: the poll took
+	// them out of the VM, so the guest never holds more than one front.
+	res := queueExec(t, rt, "c1", `const big = "x".repeat(1 << 20);
+for (let f = 0; f < 8; f++) { for (let i = 0; i < 3; i++) tools.call(echo, {hold: true, big}).catch(() => {}); await yield_control(); }
+return "unbounded";`)
+	for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
+		in, _ := json.Marshal(map[string]string{"runId": res.RunID})
+		var err error
+		if res, err = rt.Wait(context.Background(), "q", fmt.Sprint("w", i), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if res.Status != result.StatusFailed || res.Code != result.CodeMemoryLimitExceeded {
+		t.Errorf("24 MiB of queued inputs with memoryLimitBytes 16 MiB: %+v, want failed memory_limit_exceeded", res)
+	} else if !strings.Contains(res.Error, "queued nested tool calls") {
+		t.Errorf("failed for another reason than the queue bound: %s", res.Error)
+	}
+	if len(inv.calls) > 1 {
+		t.Errorf("%d calls sent, want at most maxPendingToolCalls (1)", len(inv.calls))
+	}
+}

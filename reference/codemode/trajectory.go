@@ -1,0 +1,118 @@
+package codemode
+
+import (
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+)
+
+// Trajectory bounds: a run keeps at most maxTrajectoryCalls entries, and an
+// input larger than maxTrajectoryInput bytes is recorded as a marker.
+const (
+	maxTrajectoryCalls = 4096
+	maxTrajectoryInput = 64 << 10
+)
+
+// trajectory is a run's tool calls as its transcript would hold them:
+// exec/wait calls and, under each, the nested calls made during it as real
+// tool calls with the nested tool id (CM-NEST-07, CM-E2E-08).
+type trajectory struct {
+	mu        sync.Mutex
+	calls     []protocol.TrajectoryCall
+	index     map[string]int // by toolCallId
+	truncated bool
+}
+
+func boundedInput(in json.RawMessage) json.RawMessage {
+	if len(in) > maxTrajectoryInput {
+		return json.RawMessage(fmt.Sprintf(`{"omitted":"input larger than %d bytes","bytes":%d}`, maxTrajectoryInput, len(in)))
+	}
+	if len(in) == 0 || !json.Valid(in) {
+		return json.RawMessage("null")
+	}
+	return append(json.RawMessage(nil), in...)
+}
+
+// add records a call that starts now.
+func (t *trajectory) add(c protocol.TrajectoryCall) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.calls) >= maxTrajectoryCalls {
+		t.truncated = true
+		return
+	}
+	if t.index == nil {
+		t.index = map[string]int{}
+	}
+	c.Input = boundedInput(c.Input)
+	t.index[c.ToolCallID] = len(t.calls)
+	t.calls = append(t.calls, c)
+}
+
+// settle sets the status of a recorded call.
+func (t *trajectory) settle(toolCallID, status string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if i, ok := t.index[toolCallID]; ok {
+		t.calls[i].Status = status
+	}
+}
+
+func (t *trajectory) snapshot(run string) protocol.TrajectoryResult {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	calls := make([]protocol.TrajectoryCall, len(t.calls))
+	copy(calls, t.calls)
+	return protocol.TrajectoryResult{Run: run, Calls: calls, Truncated: t.truncated}
+}
+
+// Traced runs f, the exec or wait call callID of run, and records it in the
+// run's trajectory before f starts (so its nested calls follow it) and with
+// its result status after. tool is "exec" or "wait".
+func (rt *Runtime) Traced(run, tool, callID string, input json.RawMessage, f func() (result.Result, error)) (result.Result, error) {
+	r, ok := rt.run(run)
+	if ok {
+		r.traj.add(protocol.TrajectoryCall{ToolCallID: callID, Tool: tool, Input: input, Status: "running"})
+	}
+	res, err := f()
+	if ok {
+		status := string(res.Status)
+		if err != nil {
+			status = "error"
+		}
+		r.traj.settle(callID, status)
+	}
+	return res, err
+}
+
+// Trajectory returns the tool calls of run in the order they started
+// (run.trajectory, feature trajectory); ok is false for an unknown run.
+func (rt *Runtime) Trajectory(run string) (protocol.TrajectoryResult, bool) {
+	r, ok := rt.run(run)
+	if !ok {
+		return protocol.TrajectoryResult{}, false
+	}
+	return r.traj.snapshot(run), true
+}
+
+// traceNested records a nested call as it is sent.
+func (c *cell) traceNested(p protocol.InvokeParams) {
+	c.run.traj.add(protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID,
+		Tool: p.Tool, CatalogID: p.CatalogID, Input: p.Input, Status: "pending"})
+}
+
+// traceSettled records how a nested call ended: "ok", "error" or, when the
+// cell or run ended first, "cancelled".
+func (c *cell) traceSettled(callID string, err error) {
+	status := "ok"
+	switch {
+	case c.callCtx.Err() != nil:
+		status = "cancelled"
+	case err != nil:
+		status = "error"
+	}
+	c.run.traj.settle(callID, status)
+}
