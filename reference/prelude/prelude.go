@@ -13,11 +13,12 @@ import (
 //go:embed prelude.js
 var preludeSource string
 
-// Source is the script evaluated as Filename: the namespace builder
-// (namespaces.js), which prelude.js takes before any guest code runs, then
-// prelude.js. A package-level expression (not an init func) so that Scripts,
-// which depends on it, sees the whole text.
-var Source = namespacesSource + preludeSource
+// Source is the script evaluated as Filename: the store installer
+// (store.js) and the namespace builder (namespaces.js), which prelude.js
+// takes before any guest code runs, then prelude.js. A package-level
+// expression (not an init func) so that Scripts, which depends on it, sees
+// the whole text.
+var Source = storeSource + namespacesSource + preludeSource
 
 // Filename is the script name the prelude is evaluated under.
 const Filename = "codemode-prelude.js"

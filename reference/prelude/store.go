@@ -8,10 +8,6 @@ import _ "embed"
 //go:embed store.js
 var storeSource string
 
-// The store installer is evaluated first, in the same script as prelude.js,
-// which takes it before any guest code runs.
-func init() { Source = storeSource + Source }
-
 // StoreOps are the bridge operations of store.js. Request.Key carries the
 // reference or the key, Request.Input the value.
 const (
