@@ -135,7 +135,7 @@ func ReadToolResult(v any) (ToolResult, error) {
 		return ToolResult{}, fmt.Errorf("profile %s: an MCP call must resolve to an object (McpToolResult), got %T %v", Profile(), v, v)
 	}
 	raw, shape := m, "raw"
-	if d, ok := m["details"].(map[string]any); ok && Profile() == "v1" && len(m) == 2 {
+	if d, ok := m["details"].(map[string]any); ok && Profile() != "v2" && len(m) == 2 {
 		if _, hasContent := m["content"]; hasContent {
 			raw, shape = d, "{content, details}"
 			if _, ok := raw["content"]; !ok {
