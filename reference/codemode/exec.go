@@ -122,16 +122,9 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 		return s.fail(result.Failed(result.CodeRuntimeUnavailable, err.Error())), nil
 	}
 	s.vm = vm
-	boot, err := prelude.BootScript(prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
-		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit})
-	if err != nil {
-		return s.fail(result.Failed(result.CodeInternalError, err.Error())), nil
-	}
-	if _, err := vm.Eval(vctx, boot, "boot"); err != nil {
-		return s.fail(s.trapResult(err)), nil
-	}
-	if _, err := vm.Eval(vctx, prelude.StartScript(code), "start"); err != nil {
-		return s.fail(s.trapResult(err)), nil
+	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
+		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit}, code); bad {
+		return r, nil
 	}
 	return s.drive(ctx), nil
 }
