@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -32,6 +33,14 @@ type cell struct {
 	ready    []prelude.Delivery // settled results not yet delivered to the VM
 	sched    scheduler          // calls not sent yet (queue.go)
 	yieldID  int64
+
+	// br is the bridge of the template the cell's VM came from; value is
+	// the promise of the cell's value (0 if the code never started) and
+	// sealed whether the prelude was told it settled (CM-NEST-23). Both
+	// handles live in VM memory, so they survive a snapshot.
+	br     *prelude.Bridge
+	value  engine.Value
+	sealed bool
 
 	counts      map[string]int
 	calledTools []string

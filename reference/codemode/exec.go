@@ -134,17 +134,10 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
 	s.vm = vm
-	boot, err := prelude.BootScript(prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
+	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
-		Results: r.results != nil, Store: r.sessions != nil})
-	if err != nil {
-		return s.fail(result.Failed(result.CodeInternalError, err.Error())), nil
-	}
-	if _, err := vm.Eval(vctx, boot, "boot"); err != nil {
-		return s.fail(s.trapResult(err)), nil
-	}
-	if _, err := vm.Eval(vctx, prelude.StartScript(code), "start"); err != nil {
-		return s.fail(s.trapResult(err)), nil
+		Results: r.results != nil, Store: r.sessions != nil}, code); bad {
+		return r, nil
 	}
 	return s.drive(ctx), nil
 }

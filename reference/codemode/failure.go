@@ -35,6 +35,7 @@ func (s *step) guestFailure(p prelude.Poll) result.Result {
 // typed errors.
 func (s *step) trapResult(err error) result.Result {
 	var ex *engine.Exception
+	var unc *engine.Uncatchable
 	switch {
 	case errors.Is(err, engine.ErrDeadline):
 		return s.limit(result.CodeTimeout, fmt.Sprintf("the cell exceeded timeoutMs (%d ms)", s.c.run.cfg.TimeoutMs))
@@ -43,6 +44,10 @@ func (s *step) trapResult(err error) result.Result {
 	case errors.Is(err, engine.ErrOutOfMemory):
 		return s.limit(result.CodeMemoryLimitExceeded,
 			fmt.Sprintf("the guest exceeded memoryLimitBytes (%d bytes, out of memory); the VM was terminated", s.c.run.cfg.MemoryLimitBytes))
+	case errors.As(err, &unc):
+		// A limit the engine enforces on the guest (string too long): the
+		// guest's error, with the engine's text, not an engine fault.
+		return result.Result{Status: result.StatusFailed, Error: unc.Message + " (uncatchable: the engine ended the cell)"}
 	case errors.As(err, &ex):
 		return result.Failed(result.CodeInternalError, "bridge evaluation failed: "+ex.Message)
 	}

@@ -158,4 +158,3 @@ func orNone(reason string) string {
 	}
 	return reason
 }
-

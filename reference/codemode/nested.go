@@ -198,6 +198,5 @@ func (s *step) collect(ctx context.Context, wait time.Duration) ([]prelude.Deliv
 
 func (s *step) deliver(ctx context.Context, ds []prelude.Delivery) error {
 	s.noteToolFailures(ds)
-	_, err := s.vm.Eval(ctx, prelude.DeliverScript(ds), "deliver")
-	return err
+	return s.c.br.Deliver(ctx, s.vm, ds)
 }

@@ -97,10 +97,10 @@ func (s *step) drive(ctx context.Context) result.Result {
 // counts and a fatal error. end is true when the cell has failed (r).
 func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end bool) {
 	cfg := s.c.run.cfg
-	if _, err := s.vm.RunJobs(vctx); err != nil {
+	if err := s.runJobs(vctx); err != nil {
 		return p, s.fail(s.trapResult(err)), true
 	}
-	raw, err := s.vm.Eval(vctx, prelude.PollScript, "poll")
+	raw, err := s.c.br.Poll(vctx, s.vm)
 	if err != nil {
 		return p, s.fail(s.trapResult(err)), true
 	}
@@ -132,6 +132,59 @@ func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end 
 		return p, s.fail(result.Failed(code, p.Fatal.Message)), true
 	}
 	return p, r, false
+}
+
+// bootAndStart boots the prelude with the run's catalog and limits in a VM
+// restored from tpl and starts the model's code. bad is true when the cell
+// has failed (r).
+func (s *step) bootAndStart(ctx context.Context, tpl *booted, boot prelude.Boot, code string) (r result.Result, bad bool) {
+	s.c.br = tpl.br
+	if err := s.c.br.Boot(ctx, s.vm, boot); err != nil {
+		return s.fail(s.trapResult(err)), true
+	}
+	v, err := s.c.br.Start(ctx, s.vm, code)
+	if err != nil {
+		return s.fail(s.trapResult(err)), true
+	}
+	s.c.value = v
+	if err := s.sealIfSettled(ctx); err != nil {
+		return s.fail(s.trapResult(err)), true
+	}
+	return r, false
+}
+
+// runJobs runs the guest's pending promise jobs. Until the cell's value is
+// determined it runs them one at a time and checks the cell's promise after
+// each, so that the prelude is sealed in the job that settled it: a nested
+// call made by any later job (a continuation, a finally) is never
+// dispatched (CM-NEST-23).
+func (s *step) runJobs(ctx context.Context) error {
+	for !s.c.sealed {
+		ran, err := s.vm.RunJob(ctx)
+		if err != nil || !ran {
+			return err
+		}
+		if err := s.sealIfSettled(ctx); err != nil {
+			return err
+		}
+	}
+	_, err := s.vm.RunJobs(ctx)
+	return err
+}
+
+func (s *step) sealIfSettled(ctx context.Context) error {
+	if s.c.sealed || s.c.value == 0 {
+		return nil
+	}
+	st, err := s.vm.PromiseStateOf(ctx, s.c.value)
+	if err != nil || st == engine.PromisePending {
+		return err
+	}
+	if err := s.c.br.Seal(ctx, s.vm); err != nil {
+		return err
+	}
+	s.c.sealed = true
+	return nil
 }
 
 func (s *step) closeVM() {

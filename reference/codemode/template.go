@@ -22,14 +22,24 @@ const maxTemplates = 8
 
 type templateSlot struct {
 	once sync.Once
-	t    *engine.Template
+	t    *booted
 	err  error
 }
+
+// booted is a booted template and the bridge its VMs share (the bridge's
+// handles live in the template's memory).
+type booted struct {
+	t  *engine.Template
+	br *prelude.Bridge
+}
+
+// NewVM restores the template into a fresh instance.
+func (b *booted) NewVM(ctx context.Context) (*engine.VM, error) { return b.t.NewVM(ctx) }
 
 // template returns the booted template for a memory limit, booting it on
 // first use. A failed boot is remembered: the engine is then unavailable for
 // that limit.
-func (rt *Runtime) template(ctx context.Context, memoryBytes int64) (*engine.Template, error) {
+func (rt *Runtime) template(ctx context.Context, memoryBytes int64) (*booted, error) {
 	rt.tpl.mu.Lock()
 	if rt.tpl.by == nil {
 		rt.tpl.by = map[int64]*templateSlot{}
@@ -52,16 +62,15 @@ func (rt *Runtime) template(ctx context.Context, memoryBytes int64) (*engine.Tem
 	slot.once.Do(func() {
 		// Booting is not the cell's work: it must not fail because one
 		// cell's deadline or abort ended first.
-		slot.t, slot.err = rt.eng.NewTemplate(context.WithoutCancel(ctx), engine.Limits{MemoryBytes: memoryBytes}, bootPrelude)
+		b := &booted{}
+		b.t, slot.err = rt.eng.NewTemplate(context.WithoutCancel(ctx), engine.Limits{MemoryBytes: memoryBytes},
+			func(ctx context.Context, vm *engine.VM) (err error) {
+				b.br, err = prelude.Load(ctx, vm)
+				return err
+			})
+		if slot.err == nil {
+			slot.t = b
+		}
 	})
 	return slot.t, slot.err
-}
-
-func bootPrelude(ctx context.Context, vm *engine.VM) error {
-	for _, sc := range prelude.Scripts {
-		if _, err := vm.Eval(ctx, sc.Source, sc.Filename); err != nil {
-			return err
-		}
-	}
-	return nil
 }

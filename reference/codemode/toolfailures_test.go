@@ -6,8 +6,10 @@ import (
 	"github.com/codemode-conformance/codemode/spec/result"
 )
 
-// Guest code can reach the bridge's poll and deliver functions: a failure it
-// delivers to itself must not pass for a nested tool failure.
+// Guest code once reached the bridge's poll and deliver functions (a global
+// the prelude kept): a failure it delivered to itself must not pass for a
+// nested tool failure. The global is gone (prelude.Load); the host still
+// accepts nested_tool_failed only from its own deliveries.
 func TestForgedDeliveryIsNotANestedToolFailure(t *testing.T) {
 	rt, _ := faultsRun(t, `{"enabled":true}`)
 	res := execCode(t, rt, `const p = tools.call(ALL_TOOLS[0].id, {});

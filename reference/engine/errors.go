@@ -18,6 +18,12 @@ var (
 	// ErrOutOfMemory: QuickJS failed an allocation (JS_SetMemoryLimit) or the
 	// wasm memory cap was reached (CM-LIM-02).
 	ErrOutOfMemory = errors.New("out of memory")
+	// ErrUncatchable: the engine threw an uncatchable error of its own that
+	// is neither an interrupt nor out of memory: a limit QuickJS-NG enforces
+	// on the guest, such as "InternalError: string too long" (the rope
+	// string length limit). It is the guest's failure, not the engine's; the
+	// error's text follows the colon.
+	ErrUncatchable = errors.New("uncatchable guest error")
 	// ErrAbandoned is wrapped together with ErrDeadline or ErrCanceled when a
 	// native operation did not reach an interrupt check within Grace after
 	// the deadline and the VM was given up (its wasm call may still finish in
@@ -32,6 +38,13 @@ var (
 // Exception is a JavaScript exception that escaped a host-level evaluation.
 // The VM stays usable.
 type Exception struct{ Message string }
+
+// Uncatchable is ErrUncatchable with the engine's error text (Message, e.g.
+// "InternalError: string too long"); errors.Is(err, ErrUncatchable) matches it.
+type Uncatchable struct{ Message string }
+
+func (e *Uncatchable) Error() string        { return ErrUncatchable.Error() + ": " + e.Message }
+func (e *Uncatchable) Is(target error) bool { return target == ErrUncatchable }
 
 func (e *Exception) Error() string { return e.Message }
 

@@ -39,6 +39,16 @@ type VM struct {
 	oom       atomic.Bool  // set by the out-of-memory listener (oom.go)
 }
 
+// MaxStackBytes is QuickJS's stack limit (JS_SetMaxStackSize), in bytes of
+// the wasm shadow stack, which is 1 MiB in this build and grows down from
+// its top. QuickJS-NG checks it under WASI too, so unbounded recursion is a
+// catchable RangeError (CM-EXEC-23) instead of a wasm trap when the shadow
+// stack runs below address 0. The rest (256 KiB) is headroom for the native
+// frames between two checks (measured: 14 recursion shapes, including
+// JSON, the parser, Proxy traps and getters, all throw RangeError at 768
+// KiB; without a limit every one of them traps).
+const MaxStackBytes = 768 << 10
+
 const (
 	stopNone int32 = iota
 	stopDeadline
@@ -86,6 +96,9 @@ func (vm *VM) setup(ctx context.Context) error {
 		return err
 	}
 	if _, err := vm.call(ctx, "qjs_set_interrupt_handler", 1); err != nil {
+		return err
+	}
+	if _, err := vm.call(ctx, "qjs_set_max_stack_size", MaxStackBytes); err != nil {
 		return err
 	}
 	r, err := vm.call(ctx, "qjs_get_context_ptr")
@@ -231,7 +244,7 @@ func (vm *VM) pendingException(ctx context.Context) error {
 		if vm.oom.Load() {
 			return vm.kill(fmt.Errorf("%w: %s", ErrOutOfMemory, msg))
 		}
-		return vm.kill(fmt.Errorf("uncatchable error: %s", msg))
+		return vm.kill(&Uncatchable{Message: msg})
 	}
 	return &Exception{Message: msg}
 }

@@ -61,20 +61,14 @@ var _ = Describe("mcp.js", func() {
 	})
 })
 
-// loadAndBoot evaluates the prelude and its extensions (prelude.Scripts)
-// in vm, boots it with b, and returns a function that polls the bridge.
+// loadAndBoot loads the prelude and its extensions (prelude.Load) in vm, boots it with b, and returns a function that polls the bridge.
 func loadAndBoot(ctx context.Context, vm *engine.VM, b prelude.Boot) (poll func() string) {
 	GinkgoHelper()
-	for _, sc := range prelude.Scripts {
-		_, err := vm.Eval(ctx, sc.Source, sc.Filename)
-		Expect(err).NotTo(HaveOccurred(), "evaluating %s", sc.Filename)
-	}
-	boot, err := prelude.BootScript(b)
-	Expect(err).NotTo(HaveOccurred())
-	_, err = vm.Eval(ctx, boot, "boot")
-	Expect(err).NotTo(HaveOccurred(), "booting with an MCP table")
+	br, err := prelude.Load(ctx, vm) // prelude.Scripts, then the bridge taken
+	Expect(err).NotTo(HaveOccurred(), "loading the prelude and its extensions")
+	Expect(br.Boot(ctx, vm, b)).To(Succeed(), "booting with an MCP table")
 	return func() string {
-		raw, err := vm.Eval(ctx, prelude.PollScript, "poll")
+		raw, err := br.Poll(ctx, vm)
 		Expect(err).NotTo(HaveOccurred(), "polling the bridge")
 		return raw
 	}

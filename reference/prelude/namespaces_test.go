@@ -18,13 +18,10 @@ var _ = Describe("namespaces.js", func() {
 		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { vm.Close(context.Background()) })
-		_, err = vm.Eval(ctx, prelude.Source, prelude.Filename)
+		br, err := prelude.Load(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
 		descs := json.RawMessage(`[{"id":"gh","globalName":"Issues","value":{"repo":{"name":"demo"},"list":null,"deep":{"update":null},"items":[1,null]},"callables":[["list"],["deep","update"],["items","1"]]}]`)
-		boot, err := prelude.BootScript(prelude.Boot{MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 8, Namespaces: descs})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.Eval(ctx, boot, "boot")
-		Expect(err).NotTo(HaveOccurred())
+		Expect(br.Boot(ctx, vm, prelude.Boot{MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 8, Namespaces: descs})).To(Succeed())
 
 		out, err := vm.Eval(ctx, `JSON.stringify((() => {
   "use strict";
@@ -39,7 +36,7 @@ var _ = Describe("namespaces.js", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(out).To(MatchJSON(`{"same":true,"repo":"demo","frozen":true,"assignFails":true,"addFails":true,"kit":"undefined","keys":["Issues"],"name":"update"}`))
 
-		raw, err := vm.Eval(ctx, prelude.PollScript, "poll")
+		raw, err := br.Poll(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
 		var p prelude.Poll
 		Expect(json.Unmarshal([]byte(raw), &p)).To(Succeed())
@@ -60,12 +57,10 @@ var _ = Describe("namespaces.js", func() {
 		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { vm.Close(context.Background()) })
-		_, err = vm.Eval(ctx, prelude.Source, prelude.Filename)
+		br, err := prelude.Load(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
-		boot, err := prelude.BootScript(prelude.Boot{MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 8,
+		err = br.Boot(ctx, vm, prelude.Boot{MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 8,
 			Namespaces: json.RawMessage(`[{"id":"x","globalName":"JSON","value":{},"callables":[]}]`)})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.Eval(ctx, boot, "boot")
 		Expect(err).To(HaveOccurred(), "the host refuses such a globalName; the guest builder refuses it too")
 	})
 })

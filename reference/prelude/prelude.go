@@ -34,7 +34,7 @@ type Entry struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// Boot is the argument of __codemode.boot.
+// Boot is the argument of the bridge's boot, as JSON.
 type Boot struct {
 	// Results and Store install the globals of store.js (features results
 	// and session-store).
@@ -51,26 +51,7 @@ type Boot struct {
 	MCP *MCPBoot `json:"mcp,omitempty"`
 }
 
-// BootScript returns the script that boots the prelude with b.
-func BootScript(b Boot) (string, error) {
-	j, err := json.Marshal(b)
-	if err != nil {
-		return "", err
-	}
-	return "__codemode.boot(" + string(j) + ")", nil
-}
-
-// StartScript returns the script that compiles and starts the model's code
-// as the body of an async function (so top-level await and return work).
-func StartScript(code string) string {
-	j, _ := json.Marshal(code)
-	return "__codemode.start(" + string(j) + ")"
-}
-
-// PollScript returns the script whose value is the poll JSON.
-const PollScript = "__codemode.poll()"
-
-// Poll is what __codemode.poll() reports. It comes from guest memory and is
+// Poll is what the bridge's poll reports. It comes from guest memory and is
 // untrusted: the host validates it.
 type Poll struct {
 	State    string            `json:"state"`
@@ -111,11 +92,4 @@ type Delivery struct {
 	OK    bool            `json:"ok"`
 	Value json.RawMessage `json:"value,omitempty"`
 	Error json.RawMessage `json:"error,omitempty"`
-}
-
-// DeliverScript returns the script that settles ds inside the guest.
-func DeliverScript(ds []Delivery) string {
-	j, _ := json.Marshal(ds)
-	lit, _ := json.Marshal(string(j))
-	return "__codemode.deliver(" + string(lit) + ")"
 }

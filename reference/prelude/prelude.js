@@ -2,12 +2,16 @@
 //
 // Evaluated once in every fresh QuickJS context before the model's code. It
 // defines the guest API (ALL_TOOLS, tools, MCP, namespaces, text, json,
-// yield_control, API — CM-GUEST-01) and the host side of the bridge: a queue of
-// requests the host drains with __codemode.poll() and answers with
-// __codemode.deliver(). The host never trusts what this file reports: it
-// re-validates every request and measures every output itself.
+// yield_control, API — CM-GUEST-01) and the guest half of the bridge: a queue
+// of requests the host drains with poll() and answers with deliver(). The
+// host never trusts what this file reports: it re-validates every request and
+// measures every output itself.
 //
-// Boot: the host evaluates this file, then `__codemode.boot(<config JSON>)`.
+// The bridge functions (boot, start, poll, deliver, seal) are the properties
+// of the global __codemode only while the template boots: the host takes them
+// as handles and deletes the global before any guest code runs (prelude.Load),
+// so guest code can neither answer its own calls nor drain its own output.
+// Per cell the host calls boot(<config JSON>), then start(<code>).
 (function (global) {
   "use strict";
   // Capture everything used later: guest code may replace globals and
@@ -70,6 +74,7 @@
   let nextId = 1;
   const pending = new MapCtor(); // request id -> {resolve, reject}
   let outbox = list(); // requests not yet polled by the host
+  let sealed = false; // the cell's value is determined: no request leaves (seal)
   let output = list(); // output items not yet polled
   let pendingCount = 0;
   let outChars = 0;
@@ -375,6 +380,9 @@
 
   // request enqueues a host request and returns its promise.
   function request(op, fields) {
+    // After the cell's value is determined a request is never sent
+    // (CM-NEST-23): it stays pending; the cell is ending anyway.
+    if (sealed) return new PromiseCtor(function () {});
     const id = nextId++;
     const msg = record();
     msg.id = id;
@@ -647,7 +655,8 @@
     boot: function (config) {
       if (booted) throw plainError("Error", "__codemode.boot is reserved for the host");
       booted = true;
-      cfg = config;
+      cfg = typeof config === "string" ? parse(config) : config;
+      config = cfg;
       catalog = config.catalog || [];
       const all = [];
       for (let i = 0; i < catalog.length; i++) all[all.length] = freeze(compact(catalog[i]));
@@ -699,7 +708,13 @@
           state = "error";
         },
       ]);
-      return "started";
+      return p; // the host watches it to seal the bridge the moment it settles
+    },
+    // seal: the cell's value is determined (the host saw its promise settle,
+    // checked after every job); requests made from now on are never sent.
+    seal: function () {
+      sealed = true;
+      return "sealed";
     },
     // poll hands the host everything new, as one JSON text.
     poll: function () {
@@ -744,6 +759,7 @@
       return "ok";
     },
   });
-  defineProperty(global, "__codemode", { value: host, enumerable: false, writable: false, configurable: false });
+  // Configurable: the host deletes it once it holds the functions.
+  defineProperty(global, "__codemode", { value: host, enumerable: false, writable: false, configurable: true });
 })(globalThis);
 "prelude-loaded";

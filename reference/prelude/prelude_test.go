@@ -34,12 +34,9 @@ var _ = Describe("prelude.js", func() {
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { vm.Close(context.Background()) })
 
-		_, err = vm.Eval(ctx, prelude.Source, prelude.Filename)
+		br, err := prelude.Load(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
-		boot, err := prelude.BootScript(prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3})
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.Eval(ctx, boot, "boot")
-		Expect(err).NotTo(HaveOccurred())
+		Expect(br.Boot(ctx, vm, prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3})).To(Succeed())
 
 		src, err := os.ReadFile("testdata/prelude.test.js")
 		Expect(err).NotTo(HaveOccurred())
@@ -58,7 +55,7 @@ var _ = Describe("prelude.js", func() {
 		Expect(got.Failures).To(BeEmpty())
 		Expect(got.Settled).To(Equal(6))
 
-		raw, err := vm.Eval(ctx, prelude.PollScript, "poll")
+		raw, err := br.Poll(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
 		var p prelude.Poll
 		Expect(json.Unmarshal([]byte(raw), &p)).To(Succeed())

@@ -1,9 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
@@ -38,30 +35,4 @@ var _ = Describe("e2e", "unawaited nested calls", func() {
 		Expect(s.Tools.Canceled()).To(BeZero(), "the unawaited call was canceled instead of settled")
 	})
 
-	It("CM-NEST-23", "no nested call reaches the harness after the answer that ended its cell", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
-		cells := []struct{ name, code string }{
-			{"queued, then a throw", `tools.call(id("echo"), {tag: "queued-then-throw"}); throw new Error("boom");`},
-			{"made after the return", `Promise.resolve().then(() => tools.call(id("echo"), {tag: "after-return"}).catch(() => {})); return "ok";`},
-			{"made after a nested result", `tools.call(id("echo"), {tag: "first"}).then(() => tools.call(id("echo"), {tag: "second"})).catch(() => {}); return "ok";`},
-			{"queued, then a rejection", `tools.call(id("echo"), {tag: "queued-then-reject"}); await Promise.reject(new Error("no"));`},
-		}
-		for _, c := range cells {
-			res, _ := r.RunToCompletion(ctx, Guest(c.code))
-			Expect(res.Status).NotTo(Equal(result.StatusWaiting), "%s: the cell must end", c.name)
-			Consistently(r.InvokesAfterEnd).WithTimeout(time.Second).Should(BeEmpty(),
-				"%s: a tool.invoke arrived after the answer that ended the cell (%s)", c.name, res.Status)
-		}
-		b := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
-		over := 3 // one beyond maxPendingToolCalls (CM-LIM-05)
-		if Features().Has("bridge-queue") {
-			over = 2 + 128 + 1 // one beyond the queue (CM-NEST-05)
-		}
-		res, _ := b.RunToCompletion(ctx, Guest(fmt.Sprintf(`const ps = Array.from({length: %d}, (_, i) => tools.call(id("slow"), {ms: 200, tag: String(i)})); return (await Promise.all(ps)).length;`, over)))
-		// Which code the over-limit batch fails with is CM-LIM-05's or
-		// CM-NEST-05's; here only that the cell failed and nothing of it is
-		// dispatched afterwards.
-		Expect(res).To(BeFailed(), "%d concurrent nested calls exceed what maxPendingToolCalls 2 allows: the cell must fail", over)
-		Consistently(b.InvokesAfterEnd).WithTimeout(time.Second).Should(BeEmpty(), "a call of a batch that failed the cell arrived after the failed answer")
-	})
 })
