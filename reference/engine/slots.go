@@ -58,9 +58,9 @@ func (s *slots) limit() int {
 	return goruntime.GOMAXPROCS(0)
 }
 
-// acquire takes a slot, waiting in FIFO order; it returns false, holding
-// nothing, once done is closed first.
-func (s *slots) acquire(done <-chan struct{}) bool {
+// acquire takes a slot, waiting in FIFO order (first, with urgent); it
+// returns false, holding nothing, once done is closed first.
+func (s *slots) acquire(done <-chan struct{}, urgent bool) bool {
 	s.mu.Lock()
 	if s.busy < s.limit() && len(s.queue) == 0 {
 		s.busy++
@@ -68,7 +68,11 @@ func (s *slots) acquire(done <-chan struct{}) bool {
 		return true
 	}
 	w := make(chan struct{})
-	s.queue = append(s.queue, w)
+	if urgent {
+		s.queue = append([]chan struct{}{w}, s.queue...)
+	} else {
+		s.queue = append(s.queue, w)
+	}
 	s.waiting.Add(1)
 	s.mu.Unlock()
 	select {
@@ -128,7 +132,7 @@ type slot struct {
 // nil, holding nothing, when ctx ends first (the caller reports the VM's
 // stop error), else a slot to pass to withSlot and to release.
 func enterGuest(ctx context.Context, vm *VM) *slot {
-	if !runSlots.acquire(ctx.Done()) {
+	if !runSlots.acquire(ctx.Done(), false) {
 		vm.markStop(ctx)
 		return nil
 	}
@@ -159,7 +163,7 @@ func yieldSlot(ctx context.Context) {
 		return
 	}
 	sl.release()
-	if !sl.s.acquire(sl.ctx.Done()) {
+	if !sl.s.acquire(sl.ctx.Done(), false) {
 		sl.vm.markStop(sl.ctx)
 		return
 	}
@@ -177,3 +181,14 @@ func Running() int {
 
 // Waiting is how many VMs of the process wait for a run slot.
 func Waiting() int { return int(runSlots.waiting.Load()) }
+
+// holdSlot takes a run slot for CPU work outside guest code that every cell
+// does (restoring a snapshot into a fresh instance) and returns its release.
+// It goes ahead of the VMs waiting to run guest code (a cell is not slowed
+// to the pace of hundreds of spinning ones before it starts) and waits
+// whatever the context: a restore is short, and the cell's deadline is
+// checked when its guest code starts.
+func holdSlot() func() {
+	runSlots.acquire(nil, true)
+	return runSlots.release
+}
