@@ -33,10 +33,15 @@ func (vm *VM) guest(ctx context.Context, f api.Function, args ...uint64) ([]uint
 	}
 	disarm := context.AfterFunc(ctx, func() { vm.markStop(ctx) })
 	defer disarm()
+	sl := enterGuest(ctx, vm) // a run slot (slots.go)
+	if sl == nil {
+		return nil, vm.stopped()
+	}
 	done := make(chan outcome, 1)
-	call := context.WithValue(context.WithoutCancel(ctx), vmKey{}, vm)
+	call := withSlot(context.WithValue(context.WithoutCancel(ctx), vmKey{}, vm), sl)
 	go func() {
 		res, err := f.Call(call, args...)
+		sl.release()
 		done <- outcome{res, err}
 	}()
 	var o outcome
@@ -48,6 +53,7 @@ func (vm *VM) guest(ctx context.Context, f api.Function, args ...uint64) ([]uint
 		case o = <-done:
 			t.Stop()
 		case <-t.C:
+			sl.release()
 			return nil, vm.abandon(done)
 		}
 	}

@@ -28,6 +28,7 @@ func vmOf(ctx context.Context) *VM {
 func instantiateHost(ctx context.Context, r wazero.Runtime) error {
 	_, err := r.NewHostModuleBuilder("env").
 		NewFunctionBuilder().WithFunc(func(ctx context.Context) int32 {
+		yieldSlot(ctx) // time slicing (slots.go)
 		if vm := vmOf(ctx); vm != nil && vm.stop.Load() != 0 {
 			return 1
 		}

@@ -121,6 +121,7 @@ type errStopped struct{}
 type stopListener struct{}
 
 func (stopListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	yieldSlot(ctx) // time slicing (slots.go)
 	if vm := vmOf(ctx); vm != nil && vm.stop.Load() != stopNone {
 		panic(errStopped{})
 	}

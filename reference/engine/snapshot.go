@@ -101,6 +101,7 @@ func (e *Engine) Restore(ctx context.Context, s *Snapshot) (*VM, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer holdSlot()() // copying memory is CPU work too (slots.go)
 	vm, err := e.instantiate(ctx, rt)
 	if err != nil {
 		return nil, err

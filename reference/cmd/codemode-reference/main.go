@@ -24,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--profile v1|v2]\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2]\n", os.Args[0])
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
@@ -32,11 +32,12 @@ func main() {
 	listen := fs.String("listen", "", "accept driver protocol connections on this TCP address (one session per connection)")
 	unavailable := fs.Bool("unavailable", false, "simulate a runtime that cannot be loaded (every enabled run fails closed with runtime_unavailable)")
 	maxMessage := fs.Int("max-message-bytes", protocol.DefaultMaxMessageBytes, "longest message read from a peer, in bytes without the newline; a longer one is dropped and answered with error -32011 (spec/protocol.md §1)")
-	maxLiveVMs := fs.Int("max-live-vms", codemode.DefaultMaxLiveVMs, "VMs running at once over all sessions of the process; a cell waits for a free one within its timeoutMs, then fails with runtime_unavailable")
+	maxLiveVMs := fs.Int("max-live-vms", codemode.DefaultMaxLiveVMs, "live VMs (a cell's VM from its start to its end) at once over all sessions of the process; a cell waits for a free one within its timeoutMs, then fails with runtime_unavailable")
+	maxRunning := fs.Int("max-running-vms", 0, "VMs executing guest code at the same moment over the process (0: GOMAXPROCS); the others wait, time-sliced every few ms, so control requests keep the CPU they need")
 	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
 	profile := fs.String("profile", spec.DefaultProfile, "contract profile to serve: "+strings.Join(spec.ProfileNames(), " or ")+" (spec/requirements.yaml profiles:)")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--profile v1|v2]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
 		fs.PrintDefaults()
 	}
 	fs.Parse(os.Args[2:])
@@ -54,6 +55,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "codemode-reference: --max-message-bytes must be positive")
 		os.Exit(2)
 	}
+	if *maxRunning < 0 {
+		fmt.Fprintln(os.Stderr, "codemode-reference: --max-running-vms must not be negative")
+		os.Exit(2)
+	}
+	engine.SetMaxRunning(*maxRunning)
 	opts := server.Options{Unavailable: *unavailable, MaxMessageBytes: *maxMessage, Runtime: codemode.Options{Profile: *profile}}
 	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended})
 	if *stdio {
