@@ -11,7 +11,7 @@ package broken
 func continuationDispatch() serveFunc {
 	return rewritingCode(func(code string) string {
 		return `const __calls = []; const __value = await (async () => { ` +
-			`const tools = new Proxy(globalThis.tools, {get(t, k) { const v = t[k]; return typeof v === "function" ? (...a) => { const p = v.apply(t, a); __calls.push(p); return p; } : v; }}); ` +
+			`const tools = new Proxy({}, {get(_, k) { const t = globalThis.tools, v = t[k]; return typeof v === "function" ? (...a) => { const p = v.apply(t, a); __calls.push(p); return p; } : v; }}); ` + // a proxy of an empty target: tools is frozen, and a get trap may not change a frozen member
 			code + "\n})(); " +
 			`for (let n = -1; n !== __calls.length;) { n = __calls.length; await Promise.allSettled(__calls); for (let i = 0; i < 20; i++) await null; } ` +
 			`return __value;`

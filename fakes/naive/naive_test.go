@@ -10,6 +10,10 @@ import (
 	. "github.com/onsi/gomega"
 )
 
+// The corpus cases (suites/security/cases) carry req: labels too; these
+// specs count the specs of a requirement, so they leave the cases out.
+const noCases = "!/^case:/"
+
 var _ = Describe("the harness against the naive Node.js target", func() {
 	It("reports its real faults as failures of the right requirements, and passes what it does right", func() {
 		o := conformance(
@@ -72,7 +76,7 @@ var _ = Describe("the harness against the naive Node.js target", func() {
 		// its input for good. The other requirements are ones the naive
 		// target passes: CM-LIM-03 runs after CM-LIM-01 in the same container
 		// whatever the container order.
-		o := conformance("--req", "CM-LIM-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05", "--req", "CM-EXEC-02", "--req", "CM-GUEST-07", "--req", "CM-SEC-03")
+		o := conformance("--req", "CM-LIM-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05", "--req", "CM-EXEC-02", "--req", "CM-GUEST-07", "--req", "CM-SEC-03", "--label-filter", noCases)
 		Expect(o.requirement("CM-LIM-01").Verdict).To(Equal(report.Fail),
 			"CM-LIM-01 hung the target, which that requirement forbids: a failure of that spec (HangIsFailure), not of a later one\n%s", o.Stdout)
 		// From the first CM-LIM-01 spec on (the spinning guests hang the

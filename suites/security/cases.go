@@ -68,6 +68,8 @@ func runCase(ctx SpecContext, c corpus.Case) {
 	Expect(c.Expect.CheckRaw(res.Raw)).To(BeEmpty(), "case %s: %s\nrequirements %v, class %s\nexpected: %s\nactual %s\n%s",
 		c.File, c.Description, c.Requirements, c.Class, c.Expect, res, caseRequest(r, c, steps))
 	if c.WatchesLateCalls() {
+		Expect(corpus.MadeLate(r.Tools.Calls())).To(BeEmpty(),
+			"case %s: a call the guest made after the cell's value was determined (input member late) reached the harness\n%s", c.File, caseRequest(r, c, steps))
 		Consistently(r.InvokesAfterEnd).WithTimeout(corpus.QuietFor).Should(BeEmpty(),
 			"case %s: a tool.invoke of the cell arrived after the answer that ended it (%s)\n%s", c.File, res.Status, caseRequest(r, c, steps))
 	}

@@ -52,8 +52,8 @@ var _ = Describe("the case command", func() {
 		Expect(o.Stdout).To(ContainSubstring("FAIL case bridge-denied-id-guesses.js"))
 	})
 
-	It("catches a late dispatch: fake:late-dispatch sends a nested call after the cell's answer", func() {
-		o := invoke(os.Environ(), "case", corpusCase("bridge-call-after-return.js"), "--target", "fake:late-dispatch")
+	It("catches a late dispatch: fake:continuation-dispatch sends a call made after the cell's value was determined", func() {
+		o := invoke(os.Environ(), "case", corpusCase("bridge-call-after-nested-result.js"), "--target", "fake:continuation-dispatch")
 		Expect(o.Code).To(Equal(1), "the broken variant must fail the case:\n%s", o.Stdout)
 		Expect(o.Stdout).To(ContainSubstring("CM-NEST-23"))
 	})

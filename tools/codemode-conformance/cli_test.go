@@ -52,6 +52,10 @@ func lastLine(s string) string {
 	return lines[len(lines)-1]
 }
 
+// The corpus cases (suites/security/cases) carry req: labels too; these
+// specs count the specs of a requirement, so they leave the cases out.
+const noCases = "!/^case:/"
+
 var _ = Describe("the command line", func() {
 	DescribeTable("prints usage on stdout and exits 0 when help is asked for",
 		func(args ...string) {
@@ -119,7 +123,7 @@ var _ = Describe("the command line", func() {
 	})
 
 	It("rejects an unknown name in --features or --exempt-features with exit 2, listing the known features, before running anything", func() {
-		o := conformance("--target", "builtin", "--req", "CM-EXEC-01", "--features", "core,yeild", "--exempt-features", "nope")
+		o := conformance("--target", "builtin", "--req", "CM-EXEC-01", "--features", "core,yeild", "--exempt-features", "nope", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(2), "an unknown feature name is a usage error; stdout:\n%s", o.Stdout)
 		Expect(o.Stderr).To(ContainSubstring(`--features: unknown feature "yeild"; --exempt-features: unknown feature "nope"`), "both flags' unknown names are named")
 		Expect(o.Stderr).To(MatchRegexp(`known features: [a-z-, ]*\bcore\b[a-z-, ]*\bfault-injection\b[a-z-, ]*\byield\b`), "the error lists the known features")
@@ -176,7 +180,7 @@ done
 	})
 
 	It("prints one line per spec and a one-line reason for each spec that did not pass; the details go to the reports only", func() {
-		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--req", "CM-EXEC-01", "--req", "CM-TS-01", "--exempt-features", "typescript")
+		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--req", "CM-EXEC-01", "--req", "CM-TS-01", "--exempt-features", "typescript", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "CM-LIM-03 fails against fake:no-output-limit; stdout:\n%s", o.Stdout)
 		before, _, found := strings.Cut(o.Stdout, "\n# Conformance summary\n")
 		Expect(found).To(BeTrue(), "stdout has the summary table:\n%s", o.Stdout)
@@ -218,7 +222,7 @@ done
 	})
 
 	It("fails a run in which every selected spec was skipped: nothing was tested", func() {
-		o := conformance("--target", "builtin", "--req", "CM-TS-01", "--exempt-features", "typescript")
+		o := conformance("--target", "builtin", "--req", "CM-TS-01", "--exempt-features", "typescript", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "a run that tested nothing must not exit 0; stdout:\n%s", o.Stdout)
 		Expect(o.Report.Overall).To(Equal(report.Failure))
 		Expect(o.Report.Reasons).To(ContainElement("nothing tested: every selected requirement was skipped: CM-TS-01"))
@@ -235,7 +239,7 @@ done
 	})
 
 	It("names a failed initialize in summary.md and counts the selected requirements as not reached", func() {
-		o := conformance("--target", "exec:false", "--req", "CM-EXEC-01")
+		o := conformance("--target", "exec:false", "--req", "CM-EXEC-01", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1))
 		Expect(o.Summary).To(ContainSubstring("Target: `exec:false` (initialize failed)\n"))
 		Expect(o.Report.SuiteErrors).NotTo(BeEmpty())
@@ -249,7 +253,7 @@ var _ = Describe("junit.xml and the closing line with a baseline", func() {
 	const listed = "requirements:\n  - id: CM-LIM-03\n    reason: output limit not implemented yet\n"
 
 	It("shows an xfail as skipped with its reason, and says Ginkgo counted it as failed", func() {
-		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--expected-failures", file("known.yaml", listed))
+		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--expected-failures", file("known.yaml", listed), "--label-filter", noCases)
 		Expect(o.Code).To(Equal(0), "%s", o.Stdout)
 		doc := junit(o.Dir)
 		Expect([]int{doc.Tests, doc.Failures, doc.Errors}).To(Equal([]int{1, 0, 0}), "an xfail does not fail junit.xml")
@@ -262,7 +266,7 @@ var _ = Describe("junit.xml and the closing line with a baseline", func() {
 	})
 
 	It("shows an xpass of a listed requirement as a failure: stale expected failure", func() {
-		o := conformance("--target", "builtin", "--req", "CM-LIM-03", "--expected-failures", file("known.yaml", listed))
+		o := conformance("--target", "builtin", "--req", "CM-LIM-03", "--expected-failures", file("known.yaml", listed), "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XPass}, o.Verdicts())).To(BeEmpty())
 		Expect(o.Report.Requirements[0].Specs[0].Verdict).To(Equal(report.XPass), "the passing spec of a stale requirement entry is an xpass too")
@@ -279,7 +283,7 @@ var _ = Describe("junit.xml and the closing line with a baseline", func() {
 
 var _ = Describe("report.html", func() {
 	It("shows the failing spec with its requirement, guest code and transcript, escaped", func() {
-		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03")
+		o := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		data, err := os.ReadFile(filepath.Join(o.Dir, "report.html"))
 		Expect(err).NotTo(HaveOccurred(), "the CLI wrote no report.html")
@@ -371,7 +375,7 @@ while :; do sleep 1; done
 var _ = Describe("a target that hangs", func() {
 	It("is killed when a call times out; the spec that hung it is an error and later specs run against a fresh target", func() {
 		// CM-EXEC-01, not CM-LIM-01: for CM-LIM-01 a hang is the violation (HangIsFailure).
-		o := conformance("--target", "fake:hang-once", "--req", "CM-EXEC-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05")
+		o := conformance("--target", "fake:hang-once", "--req", "CM-EXEC-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
 		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
@@ -384,7 +388,7 @@ var _ = Describe("a target that hangs", func() {
 
 	It("that hangs on every cell still gives a run in bounded time, each spec an error of its own", func() {
 		start := time.Now()
-		o := conformance("--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01")
+		o := conformance("--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01", "--label-filter", noCases)
 		took := time.Since(start)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-EXEC-01", report.Error), "%s", o.Stdout)
@@ -402,7 +406,7 @@ var _ = Describe("--fail-fast", func() {
 		// Fast requirements from several containers, so that some come after
 		// CM-LIM-03 whatever the container order.
 		sel := []string{"CM-LIM-03", "CM-LIM-04", "CM-CAT-01", "CM-SEC-03", "CM-EXEC-02", "CM-GUEST-07", "CM-LIM-05"}
-		args := []string{"--target", "fake:no-output-limit", "--fail-fast"}
+		args := []string{"--target", "fake:no-output-limit", "--fail-fast", "--label-filter", noCases}
 		for _, id := range sel {
 			args = append(args, "--req", id)
 		}
@@ -428,7 +432,7 @@ var _ = Describe("--fail-fast", func() {
 
 var _ = Describe("a target that dies between two calls", func() {
 	It("charges the spec during which it died, not the next one, and runs every later spec", func() {
-		o := conformance("--target", "fake:crash-after-answer", "--req", "CM-EXEC-01", "--req", "CM-LIM-05", "--req", "CM-LIM-03")
+		o := conformance("--target", "fake:crash-after-answer", "--req", "CM-EXEC-01", "--req", "CM-LIM-05", "--req", "CM-LIM-03", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
 		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
@@ -444,7 +448,7 @@ var _ = Describe("a target that dies between two calls", func() {
 
 var _ = Describe("a target that forges nested calls", func() {
 	It("fails the spec during which the forged tool.invoke arrived, naming the requirements and the request", func() {
-		o := conformance("--target", "fake:forged-invoke", "--req", "CM-EXEC-01", "--req", "CM-CFG-01")
+		o := conformance("--target", "fake:forged-invoke", "--req", "CM-EXEC-01", "--req", "CM-CFG-01", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		Expect(cmp.Diff(map[string]report.Verdict{"CM-EXEC-01": report.Fail, "CM-CFG-01": report.Pass}, o.Verdicts())).To(BeEmpty(),
 			"a forged invoke is a failure of the target, not an error; a spec without exec sends none:\n%s", o.Stdout)
@@ -458,7 +462,7 @@ var _ = Describe("a target that forges nested calls", func() {
 
 var _ = Describe("a target that forges a nested call after the last spec", func() {
 	It("fails the run with a suite error naming the refused tool.invoke, though every spec passed", func() {
-		o := conformance("--target", "fake:forged-invoke-at-shutdown", "--req", "CM-CFG-01")
+		o := conformance("--target", "fake:forged-invoke-at-shutdown", "--req", "CM-CFG-01", "--label-filter", noCases)
 		Expect(o.Code).To(Equal(1), "a refusal during shutdown must fail the run:\n%s", o.Stdout)
 		Expect(o.Verdicts()).To(Equal(map[string]report.Verdict{"CM-CFG-01": report.Pass}), "no spec is charged with it:\n%s", o.Stdout)
 		Expect(o.Report.Overall).To(Equal(report.Failure))

@@ -35,6 +35,24 @@ const QuietFor = 500 * time.Millisecond
 // followed by a QuietFor watch for nested calls after the cell's answer.
 func (c Case) WatchesLateCalls() bool { return contains(c.Requirements, "CM-NEST-23") }
 
+// MadeLate are the calls whose input has a member "late": by the corpus's
+// convention, a CM-NEST-23 case marks so each call its guest makes after the
+// cell's value was determined. Such a call must never reach the harness,
+// not even before the answer (a target that waits for it before answering
+// fails too).
+func MadeLate(calls []protocol.InvokeParams) []protocol.InvokeParams {
+	var out []protocol.InvokeParams
+	for _, c := range calls {
+		var in map[string]json.RawMessage
+		if json.Unmarshal(c.Input, &in) == nil {
+			if _, ok := in["late"]; ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // BaselineWithin is how long the live VMs and stored snapshots of
 // runtime.stats may take to return to their level before a case.
 const BaselineWithin = 10 * time.Second
@@ -63,6 +81,10 @@ var driveSeq atomic.Int64
 // answer that ended its cell (CM-NEST-23).
 var ErrLateCall = errors.New("a nested call reached the harness after the answer that ended its cell (CM-NEST-23)")
 
+// ErrCallAfterValue marks a call the guest made after the cell's value was
+// determined (marked late, see MadeLate) that reached the harness at all.
+var ErrCallAfterValue = errors.New("a nested call made after the cell's value was determined reached the harness (CM-NEST-23)")
+
 // Drive runs c on t outside Ginkgo: it prepares a run with the case's
 // fixtures and limits, execs the code, follows waiting results with wait,
 // checks the outcome, ends the run, then runs TrivialCell in a fresh run
@@ -87,7 +109,7 @@ func Drive(ctx context.Context, t *framework.Target, c Case) (rep Report, err er
 	}()
 	base, statsErr := t.Stats(ctx)
 	res, steps, err := runCell(ctx, t, c, c.Code)
-	if errors.Is(err, ErrLateCall) {
+	if errors.Is(err, ErrLateCall) || errors.Is(err, ErrCallAfterValue) {
 		rep.Final, rep.Steps, rep.Raw = res, steps, steps[len(steps)-1]
 		rep.Mismatch = err.Error()
 		return rep, nil
@@ -199,6 +221,10 @@ func runCell(ctx context.Context, t *framework.Target, c Case, code string) (res
 		res, err = call(i+2, protocol.MethodToolWait, res.RunID, map[string]string{"runId": res.RunID})
 	}
 	if err == nil && res.Status != result.StatusWaiting && c.WatchesLateCalls() {
+		if late := MadeLate(set.Calls()); len(late) > 0 {
+			b, _ := json.Marshal(late)
+			return res, steps, fmt.Errorf("%w: %s", ErrCallAfterValue, b)
+		}
 		n := len(set.Calls())
 		for end := time.Now().Add(QuietFor); time.Now().Before(end); {
 			if calls := set.Calls(); len(calls) > n {
