@@ -8,4 +8,7 @@ expect:
     - value: '"done"'
     - status: failed
 ---*/
-return Promise.resolve("done").finally(() => { tools.call(id("echo"), {late: "finally"}); });
+// The finally handler runs before the returned promise settles, so this call
+// is made before the value is determined: it may be dispatched, but never
+// after the answer (not marked late, see corpus.MadeLate).
+return Promise.resolve("done").finally(() => { tools.call(id("echo"), {inFinally: true}); });
