@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -266,7 +267,7 @@ func (r *Run) Close() error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := closeBounded(cs); err != nil && !isExitError(err) {
+			if err := closeBounded(cs); err != nil && !isExitError(err) && !errors.Is(err, syscall.ECONNREFUSED) { // refused: an HTTP server already gone, nothing left to close
 				emu.Lock()
 				errs = append(errs, fmt.Errorf("closing MCP server %q: %w", name, err))
 				emu.Unlock()
