@@ -13,7 +13,7 @@ import (
 // input larger than maxTrajectoryInput bytes is recorded as a marker.
 const (
 	maxTrajectoryCalls = 4096
-	maxTrajectoryInput = 64 << 10
+	maxTrajectoryInput = 2 << 10 // 4096 × 2 KiB stays well inside the 16 MiB message bound (protocol.md §1)
 )
 
 // trajectory is a run's tool calls as its transcript would hold them:
