@@ -24,11 +24,13 @@ const (
 // connectMCP connects the run's MCP servers (§5.6) and returns p with their
 // tools added to p.Tools, so policy and the catalog treat them like any
 // tool. A raw run or one with tools disabled starts no server.
-func connectMCP(p protocol.PrepareParams) (*refmcp.Run, protocol.PrepareParams) {
+//
+// ctx is the runtime's: Close cancels a connect still in flight.
+func connectMCP(ctx context.Context, p protocol.PrepareParams) (*refmcp.Run, protocol.PrepareParams) {
 	if len(p.MCPServers) == 0 || p.Raw || p.DisableTools {
 		return nil, p
 	}
-	r := refmcp.Connect(context.Background(), p.MCPServers, refmcp.Options{})
+	r := refmcp.Connect(ctx, p.MCPServers, refmcp.Options{})
 	p.Tools = append(slices.Clone(p.Tools), r.ToolSpecs()...)
 	return r, p
 }

@@ -90,6 +90,11 @@ type Runtime struct {
 	seq atomic.Int64
 
 	sweeper sweepTimer // sweep.go
+	// closing is cancelled by Close; MCP connects in flight (connects)
+	// run on it, so a shutdown during run.prepare leaves no server behind.
+	closing      context.Context
+	stopConnects context.CancelFunc
+	connects     sync.WaitGroup
 }
 
 // agentRun is one prepared agent run: its identity, config and catalog.
@@ -137,6 +142,7 @@ func New(eng *engine.Engine, inv Invoker, opts Options) *Runtime {
 		opts.Suspender = SnapshotSuspender{}
 	}
 	rt := &Runtime{eng: eng, inv: inv, opts: opts, ns: namespaces.NewRegistry(), runs: map[string]*agentRun{}, cells: map[string]*cell{}, ended: map[string]string{}}
+	rt.closing, rt.stopConnects = context.WithCancel(context.Background())
 	opts.Admission.register(rt)
 	return rt
 }
@@ -154,7 +160,13 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		c := cfg
 		res.EffectiveConfig = &c
 	}
-	mcpRun, p := connectMCP(p) // mcp.go: the MCP servers' tools join p.Tools
+	rt.connects.Add(1)
+	mcpRun, p := connectMCP(rt.closing, p) // mcp.go: the MCP servers' tools join p.Tools
+	rt.connects.Done()
+	if rt.closing.Err() != nil && mcpRun != nil { // shut down while connecting: stop what started
+		_ = mcpRun.Close()
+		mcpRun = nil
+	}
 	effective := catalog.Effective(p)
 	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, mcp: mcpRun, gate: rt.gatingOf(p)}
 	switch {
@@ -315,8 +327,14 @@ func (rt *Runtime) sweep() {
 	}
 }
 
+// StopConnecting cancels the MCP connects of run.prepare calls still in
+// flight (shutdown): they end at once and stop the servers they started.
+func (rt *Runtime) StopConnecting() { rt.stopConnects() }
+
 // Close ends every run and leaves the process's Admission.
 func (rt *Runtime) Close() {
+	rt.stopConnects() // in-flight MCP connects end now; their children are stopped
+	rt.connects.Wait()
 	defer rt.opts.Admission.unregister(rt)
 	defer rt.sweeper.stop()
 	rt.mu.Lock()

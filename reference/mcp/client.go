@@ -48,6 +48,9 @@ const TerminateGrace = 2 * time.Second
 // unique name; transport stdio with a command, or http with a url. Errors
 // wrap ErrBadServer.
 func Validate(servers []protocol.MCPServer) error {
+	if len(servers) > MaxServers {
+		return fmt.Errorf("%w: %d mcpServers, at most %d per run", ErrBadServer, len(servers), MaxServers)
+	}
 	seen := map[string]bool{}
 	for i, s := range servers {
 		switch {
@@ -66,6 +69,10 @@ func Validate(servers []protocol.MCPServer) error {
 	}
 	return nil
 }
+
+// MaxServers is how many MCP servers one run may list (§5.6): each stdio
+// entry is a child process started at once.
+const MaxServers = 16
 
 // Options configure Connect.
 type Options struct {
@@ -135,6 +142,7 @@ func connect(ctx context.Context, s protocol.MCPServer, opts Options) (*sdk.Clie
 		}
 		cmd.Stderr = opts.Stderr
 		cmd.WaitDelay = TerminateGrace // a grandchild holding stderr cannot hold Close
+		dieWithParent(cmd)             // no child outlives the reference process (pdeathsig_linux.go)
 		t = &sdk.CommandTransport{Command: cmd, TerminateDuration: TerminateGrace}
 	case protocol.MCPTransportHTTP:
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1}
@@ -144,6 +152,10 @@ func connect(ctx context.Context, s protocol.MCPServer, opts Options) (*sdk.Clie
 	c := sdk.NewClient(&sdk.Implementation{Name: "codemode-reference", Version: "0.1.0"}, nil)
 	cs, err := c.Connect(ctx, t, nil)
 	if err != nil {
+		if ct, ok := t.(*sdk.CommandTransport); ok && ct.Command.Process != nil {
+			_ = ct.Command.Process.Kill() // a child that never finished the handshake must not linger
+			go func() { _ = ct.Command.Wait() }()
+		}
 		return nil, nil, err
 	}
 	var tools []*sdk.Tool

@@ -74,6 +74,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 	// shutdown may be called by a handler before NewServer has returned.
 	var stopFn atomic.Pointer[func()]
 	shutdown := func() {
+		rt.StopConnecting() // a run.prepare still connecting MCP servers ends now
 		if f := stopFn.Load(); f != nil {
 			(*f)()
 		}
