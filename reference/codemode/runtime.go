@@ -335,6 +335,7 @@ func (rt *Runtime) StopConnecting() { rt.stopConnects() }
 func (rt *Runtime) Close() {
 	rt.stopConnects() // in-flight MCP connects end now; their children are stopped
 	rt.connects.Wait()
+	defer rt.sessions.Release() // its session stores no longer count against the process bound
 	defer rt.opts.Admission.unregister(rt)
 	defer rt.sweeper.stop()
 	rt.mu.Lock()

@@ -22,4 +22,7 @@ var (
 	ErrBadKey = errors.New("store key must be a non-empty string of at most 256 bytes")
 	// ErrValueTooLarge: a stored value over the branch's byte budget.
 	ErrValueTooLarge = errors.New("stored value exceeds the session store's byte budget")
+	// ErrStoreFull: a store() past the cell's key count or byte budget, or
+	// past the process's MaxProcessBytes (sessions.go).
+	ErrStoreFull = errors.New("session store is full")
 )

@@ -4,10 +4,28 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // MaxKeyBytes bounds a session store key.
 const MaxKeyBytes = 256
+
+// Bounds of the session store (hardening; protocol.md §5.7): one cell may
+// write at most MaxCellKeys keys and its budget of bytes (keys and values),
+// and the committed keys and values of every branch of the process together
+// stay within MaxProcessBytes. Past either, store() rejects with
+// ErrStoreFull and nothing of the cell's earlier writes is lost.
+const (
+	MaxCellKeys     = 1024
+	MaxProcessBytes = 256 << 20
+)
+
+// committed is the bytes (keys and values) committed in every Sessions of
+// the process.
+var committed atomic.Int64
+
+// CommittedBytes is the bytes the session stores of the process hold.
+func CommittedBytes() int64 { return committed.Load() }
 
 // Branch identifies one session branch: the session (id and key) and the
 // branch of its transcript (protocol.Session.Branch). Values committed under
@@ -27,8 +45,9 @@ type Sessions struct {
 // lives with the cell on the host, so it survives suspend and resume
 // (CM-STO-01), and is committed only when the cell completes (CM-STO-02).
 type WriteSet struct {
-	mu   sync.Mutex
-	sets map[string][]byte // nil value: deleted
+	mu    sync.Mutex
+	sets  map[string][]byte // nil value: deleted
+	bytes int64             // keys and values in sets
 }
 
 // CheckKey validates a store key.
@@ -56,10 +75,24 @@ func (w *WriteSet) Set(key string, v json.RawMessage, maxBytes int64) error {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	old, had := w.sets[key]
+	next := w.bytes + int64(len(key)+len(b))
+	if had {
+		next -= int64(len(key) + len(old))
+	}
+	switch {
+	case !had && len(w.sets) >= MaxCellKeys:
+		return fmt.Errorf("%w: a cell may write at most %d keys", ErrStoreFull, MaxCellKeys)
+	case next > maxBytes:
+		return fmt.Errorf("%w: the cell's writes would hold %d bytes, the budget is %d", ErrStoreFull, next, maxBytes)
+	case committed.Load()+next > MaxProcessBytes:
+		return fmt.Errorf("%w: the process's session stores hold %d bytes, at most %d", ErrStoreFull, committed.Load(), MaxProcessBytes)
+	}
 	if w.sets == nil {
 		w.sets = map[string][]byte{}
 	}
 	w.sets[key] = b
+	w.bytes = next
 	return nil
 }
 
@@ -97,7 +130,7 @@ func (s *Sessions) Load(b Branch, w *WriteSet, key string) (v json.RawMessage, f
 // Discard drops w: its cell did not complete (CM-STO-02).
 func (s *Sessions) Discard(_ Branch, w *WriteSet) {
 	w.mu.Lock()
-	w.sets = nil
+	w.sets, w.bytes = nil, 0
 	w.mu.Unlock()
 }
 
@@ -109,7 +142,7 @@ func (s *Sessions) Commit(b Branch, w *WriteSet) {
 	}
 	w.mu.Lock()
 	sets := w.sets
-	w.sets = nil
+	w.sets, w.bytes = nil, 0
 	w.mu.Unlock()
 	if len(sets) == 0 {
 		return
@@ -125,10 +158,30 @@ func (s *Sessions) Commit(b Branch, w *WriteSet) {
 		s.by[b] = m
 	}
 	for k, v := range sets {
+		if old, ok := m[k]; ok {
+			committed.Add(-int64(len(k) + len(old)))
+		}
 		if v == nil {
 			delete(m, k)
 		} else {
 			m[k] = v
+			committed.Add(int64(len(k) + len(v)))
 		}
 	}
+	if len(m) == 0 {
+		delete(s.by, b)
+	}
+}
+
+// Release drops every committed value of s (its runtime closed), so that
+// they no longer count against MaxProcessBytes.
+func (s *Sessions) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.by {
+		for k, v := range m {
+			committed.Add(-int64(len(k) + len(v)))
+		}
+	}
+	s.by = nil
 }

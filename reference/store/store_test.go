@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -89,5 +90,47 @@ func TestSessionsCommit(t *testing.T) {
 	}
 	if err := del.Set("", json.RawMessage(`1`), 3); !errors.Is(err, ErrBadKey) {
 		t.Fatalf("got %v, want ErrBadKey", err)
+	}
+}
+
+// TestSessionStoreBounds pins the session store's bounds (protocol.md §5.7):
+// a cell's keys and bytes, and the bytes of the process, which a closed
+// runtime's stores give back.
+func TestSessionStoreBounds(t *testing.T) {
+	var w WriteSet
+	for i := 0; i < MaxCellKeys; i++ {
+		if err := w.Set("k"+strconv.Itoa(i), json.RawMessage(`1`), 1<<20); err != nil {
+			t.Fatalf("key %d: %v", i, err)
+		}
+	}
+	if err := w.Set("one-more", json.RawMessage(`1`), 1<<20); !errors.Is(err, ErrStoreFull) {
+		t.Fatalf("key %d: got %v, want ErrStoreFull", MaxCellKeys+1, err)
+	}
+	if err := w.Set("k0", json.RawMessage(`2`), 1<<20); err != nil {
+		t.Fatalf("overwriting a key the cell wrote is no new key: %v", err)
+	}
+
+	var v WriteSet
+	big := json.RawMessage(`"` + strings.Repeat("y", 600) + `"`)
+	if err := v.Set("a", big, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Set("b", big, 1000); !errors.Is(err, ErrStoreFull) {
+		t.Fatalf("a second 600-byte value within a 1000-byte budget: got %v, want ErrStoreFull", err)
+	}
+	if v.Empty() {
+		t.Fatal("a refused store must keep the cell's earlier writes")
+	}
+
+	before := CommittedBytes()
+	var s Sessions
+	b := Branch{SessionID: "s", SessionKey: "k", Name: "main"}
+	s.Commit(b, &v)
+	if got := CommittedBytes() - before; got != int64(len("a")+len(big)) {
+		t.Fatalf("committed bytes grew by %d, want %d", got, len("a")+len(big))
+	}
+	s.Release()
+	if CommittedBytes() != before {
+		t.Fatalf("Release left %d bytes counted", CommittedBytes()-before)
 	}
 }
