@@ -3,7 +3,6 @@ package prelude_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -22,28 +21,10 @@ var mcpTable = &prelude.MCPBoot{
 
 var _ = Describe("mcp.js", func() {
 	It("passes its own JavaScript tests (testdata/mcp.test.js)", func(ctx SpecContext) {
-		eng, err := engine.New(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { eng.Close(context.Background()) })
-		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { vm.Close(context.Background()) })
+		vm := newVM(ctx)
 		poll := loadAndBoot(ctx, vm, prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3, MCP: mcpTable})
 
-		src, err := os.ReadFile("testdata/mcp.test.js")
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.Eval(ctx, "globalThis.__t = ("+string(src)+")()", "mcp.test.js")
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.RunJobs(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		out, err := vm.Eval(ctx, `(() => { for (const [name, kind, v, cb] of __t.results) { try { cb(v, kind) } catch (e) { __t.failures.push(name + ": " + e) } }
-			return JSON.stringify({failures: __t.failures, settled: __t.results.length}) })()`, "collect")
-		Expect(err).NotTo(HaveOccurred())
-		var got struct {
-			Failures []string
-			Settled  int
-		}
-		Expect(json.Unmarshal([]byte(out), &got)).To(Succeed())
+		got := runJSTests(ctx, vm, "testdata/mcp.test.js")
 		Expect(got.Failures).To(BeEmpty(), "failures of mcp.test.js")
 		Expect(got.Settled).To(Equal(13), "every settle() of mcp.test.js ran")
 

@@ -1,10 +1,8 @@
 package prelude_test
 
 import (
-	"context"
 	"encoding/json"
 
-	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -12,12 +10,7 @@ import (
 
 var _ = Describe("namespaces.js", func() {
 	It("installs each namespace as a frozen global and namespaces member whose callables send {namespace, path, args}", func(ctx SpecContext) {
-		eng, err := engine.New(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { eng.Close(context.Background()) })
-		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { vm.Close(context.Background()) })
+		vm := newVM(ctx)
 		br, err := prelude.Load(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
 		descs := json.RawMessage(`[{"id":"gh","globalName":"Issues","value":{"repo":{"name":"demo"},"list":null,"deep":{"update":null},"items":[1,null]},"callables":[["list"],["deep","update"],["items","1"]]}]`)
@@ -51,12 +44,7 @@ var _ = Describe("namespaces.js", func() {
 	})
 
 	It("fails the boot when a namespace would replace an existing global", func(ctx SpecContext) {
-		eng, err := engine.New(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { eng.Close(context.Background()) })
-		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { vm.Close(context.Background()) })
+		vm := newVM(ctx)
 		br, err := prelude.Load(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
 		err = br.Boot(ctx, vm, prelude.Boot{MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 8,

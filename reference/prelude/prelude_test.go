@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/codemode-conformance/codemode/reference/engine"
@@ -27,31 +28,13 @@ var catalog = []prelude.Entry{
 
 var _ = Describe("prelude.js", func() {
 	It("passes its own JavaScript tests (testdata/prelude.test.js)", func(ctx SpecContext) {
-		eng, err := engine.New(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { eng.Close(context.Background()) })
-		vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { vm.Close(context.Background()) })
+		vm := newVM(ctx)
 
 		br, err := prelude.Load(ctx, vm)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(br.Boot(ctx, vm, prelude.Boot{Catalog: catalog, MaxOutputBytes: 65536, SearchDefaultLimit: 8, MaxSearchLimit: 3})).To(Succeed())
 
-		src, err := os.ReadFile("testdata/prelude.test.js")
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.Eval(ctx, "globalThis.__t = ("+string(src)+")()", "prelude.test.js")
-		Expect(err).NotTo(HaveOccurred())
-		_, err = vm.RunJobs(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		out, err := vm.Eval(ctx, `(() => { for (const [name, kind, v, cb] of __t.results) { try { cb(v, kind) } catch (e) { __t.failures.push(name + ": " + e) } }
-			return JSON.stringify({failures: __t.failures, settled: __t.results.length}) })()`, "collect")
-		Expect(err).NotTo(HaveOccurred())
-		var got struct {
-			Failures []string
-			Settled  int
-		}
-		Expect(json.Unmarshal([]byte(out), &got)).To(Succeed())
+		got := runJSTests(ctx, vm, "testdata/prelude.test.js")
 		Expect(got.Failures).To(BeEmpty())
 		Expect(got.Settled).To(Equal(6))
 
@@ -65,3 +48,40 @@ var _ = Describe("prelude.js", func() {
 		Expect(p.Requests).To(BeEmpty(), "no host request for an unknown tool")
 	})
 })
+
+// newVM is a fresh engine and VM (32 MiB) for one spec, closed after it.
+func newVM(ctx context.Context) *engine.VM {
+	GinkgoHelper()
+	eng, err := engine.New(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { eng.Close(context.Background()) })
+	vm, err := eng.NewVM(ctx, engine.Limits{MemoryBytes: 32 << 20})
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { vm.Close(context.Background()) })
+	return vm
+}
+
+// jsTests is what a testdata/*.test.js file reports: the failures of its
+// settle() callbacks and how many ran.
+type jsTests struct {
+	Failures []string
+	Settled  int
+}
+
+// runJSTests evaluates the test file at path in vm, runs its promise jobs
+// and collects its results.
+func runJSTests(ctx context.Context, vm *engine.VM, path string) jsTests {
+	GinkgoHelper()
+	src, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = vm.Eval(ctx, "globalThis.__t = ("+string(src)+")()", filepath.Base(path))
+	Expect(err).NotTo(HaveOccurred())
+	_, err = vm.RunJobs(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	out, err := vm.Eval(ctx, `(() => { for (const [name, kind, v, cb] of __t.results) { try { cb(v, kind) } catch (e) { __t.failures.push(name + ": " + e) } }
+			return JSON.stringify({failures: __t.failures, settled: __t.results.length}) })()`, "collect")
+	Expect(err).NotTo(HaveOccurred())
+	var got jsTests
+	Expect(json.Unmarshal([]byte(out), &got)).To(Succeed())
+	return got
+}
