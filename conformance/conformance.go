@@ -43,7 +43,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec"
 	_ "github.com/codemode-conformance/codemode/suites/abuse" // the suites Test runs
-	_ "github.com/codemode-conformance/codemode/suites/e2e"
+	_ "github.com/codemode-conformance/codemode/suites/codemode"
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"

@@ -111,7 +111,7 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 			execsInFirst = target.execs.Load()
 		}
 	})
-	Describe("e2e", "a target that crashes between calls", func() {
+	Describe("codemode", "a target that crashes between calls", func() {
 		It("CM-EXEC-09", "two calls with a crash between them", func(ctx SpecContext) {
 			r := NewRun(ctx, RunOptions{CodeMode: true})
 			gomega.Expect(string(r.Exec(ctx, "return 1").Status)).To(gomega.Equal("completed"), "the first exec is answered")

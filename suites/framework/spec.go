@@ -28,7 +28,7 @@ var (
 	defined  bool
 )
 
-// Describe registers a container of specs for suite ("abuse", "e2e",
+// Describe registers a container of specs for suite ("abuse", "codemode", "e2e",
 // "limits", "mcp", "namespaces", "security"). Use it from a package-level var: `var _ = framework.Describe(...)`.
 func Describe(suite, text string, body func()) bool {
 	regMu.Lock()

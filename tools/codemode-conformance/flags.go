@@ -28,7 +28,7 @@ func usage(w io.Writer) {
        codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
        codemode-conformance help
 
-Runs the code mode conformance suites (abuse, e2e, limits, mcp, namespaces, security) against a target,
+Runs the code mode conformance suites (abuse, codemode, e2e, limits, mcp, namespaces, security) against a target,
 prints a line per spec and a verdict per requirement area, and writes
 conformance-report.yaml, summary.md, junit.xml, report.html and report.json
 to --results-dir.
@@ -68,7 +68,7 @@ func runFlags() *flag.FlagSet {
 	}
 	fs.StringVar(&target, "target", def, "target to test (also $"+framework.TargetEnv+")")
 	fs.StringVar(&resultsDir, "results-dir", "results", "directory for conformance-report.yaml, summary.md, junit.xml, report.html and report.json")
-	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:abuse|e2e|limits|mcp|namespaces|security)")
+	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:abuse|codemode|e2e|limits|mcp|namespaces|security)")
 	fs.Var(&reqs, "req", "run only the specs of this requirement `ID` (repeatable)")
 	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones")
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones")

@@ -33,7 +33,7 @@ var _ = Describe("render over a fixture", func() {
 		{ID: "CM-EXEC-03", Area: "EXEC", Level: "MUST", Feature: "mcp", Basis: []string{"seed"}, Source: "000 [exec]", Text: "planned", Planned: "feature mcp"},
 		{ID: "CM-EXEC-04", Area: "EXEC", Level: "SHOULD", Feature: "core", Basis: []string{"hardening"}, Source: "000 [exec]", Text: "optional"},
 	}
-	ok := report.SpecResult{Requirement: "CM-EXEC-01", Text: "CM-EXEC-01 a", Location: "/x/suites/e2e/exec.go:10", State: "passed"}
+	ok := report.SpecResult{Requirement: "CM-EXEC-01", Text: "CM-EXEC-01 a", Location: "/x/suites/codemode/exec.go:10", State: "passed"}
 
 	It("renders covered, excluded, planned and uncovered requirements with totals", func() {
 		md, err := render(v1([]report.SpecResult{ok}), reqs)
@@ -41,13 +41,13 @@ var _ = Describe("render over a fixture", func() {
 		Expect(string(md)).To(ContainSubstring("**4 requirements: 1 covered, 1 excluded, 2 not yet covered (1 of them MUST, each with a planned: note).**"))
 		Expect(string(md)).To(ContainSubstring(fmt.Sprintf("Requirement catalogue **version %d**", spec.Version())), "the file names the catalogue version")
 		Expect(string(md)).To(ContainSubstring("By basis (a requirement resting on two counts under both): seed 3 (1 covered), openclaw-source 1 (1 covered), hardening 1 (0 covered)."))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | `/x/suites/e2e/exec.go:10` |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | `/x/suites/codemode/exec.go:10` |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | seed | 000 [exec] | excluded: not observable | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | seed | 000 [exec] | not covered (planned: feature mcp) | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | — |"))
 	})
 	It("adds a verdict column per profile run, n/a where the profile does not define the feature", func() {
-		ts := report.SpecResult{Requirement: "CM-EXEC-04", Text: "CM-EXEC-04 ts", Location: "/x/suites/e2e/ts.go:3", State: "passed"}
+		ts := report.SpecResult{Requirement: "CM-EXEC-04", Text: "CM-EXEC-04 ts", Location: "/x/suites/codemode/ts.go:3", State: "passed"}
 		reqs := append(reqs[:3:3], spec.Requirement{ID: "CM-EXEC-04", Area: "EXEC", Level: "SHOULD", Feature: "typescript", Basis: []string{"hardening"}, Source: "000 [exec]", Text: "ts"})
 		failed := ok
 		failed.State = "failed"
@@ -57,8 +57,8 @@ var _ = Describe("render over a fixture", func() {
 		Expect(err).NotTo(HaveOccurred())
 		s := string(md)
 		Expect(s).To(ContainSubstring("| ID | level | feature | basis | source | verdict v1 | verdict v2 | specs |\n|---|---|---|---|---|---|---|---|"), "one verdict column per profile")
-		Expect(s).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail | `/x/suites/e2e/exec.go:10` |"), "each column has its run's verdict")
-		Expect(s).To(ContainSubstring("| CM-EXEC-04 | SHOULD | typescript | hardening | 000 [exec] | pass | n/a (not in v2) | `/x/suites/e2e/ts.go:3` |"), "typescript is no v2 feature")
+		Expect(s).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail | `/x/suites/codemode/exec.go:10` |"), "each column has its run's verdict")
+		Expect(s).To(ContainSubstring("| CM-EXEC-04 | SHOULD | typescript | hardening | 000 [exec] | pass | n/a (not in v2) | `/x/suites/codemode/ts.go:3` |"), "typescript is no v2 feature")
 		Expect(s).To(ContainSubstring("| CM-EXEC-03 | MUST | mcp | seed | 000 [exec] | not covered (planned: feature mcp) | — | — |"), "a note without spec is given once")
 		Expect(s).To(ContainSubstring("Column **verdict v2** is the reference judged against profile `v2` (generation 2, page 001"), "the file says what each column is")
 		_, err = Render([]ProfileRun{{Profile: "v1", Specs: []report.SpecResult{ok}}, {Profile: "v2", Specs: []report.SpecResult{ok, ts}}})
@@ -77,7 +77,7 @@ var _ = Describe("render over a fixture", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(md)).To(ContainSubstring("Column **Other 1.0** is rendered from the committed `reports/other/conformance-report.yaml` (other 1.0, overall partial"))
 		Expect(string(md)).To(ContainSubstring("| ID | level | feature | basis | source | verdict v1 | Other 1.0 | specs |\n|---|---|---|---|---|---|---|---|"))
-		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail (baselined) | `/x/suites/e2e/exec.go:10` |"))
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail (baselined) | `/x/suites/codemode/exec.go:10` |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | seed | 000 [exec] | excluded: not observable | — | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | not drivable | — |"))
 	})
@@ -102,7 +102,7 @@ var _ = Describe("render over a fixture", func() {
 		Expect(err).To(MatchError(ContainSubstring("share the name")))
 	})
 	It("fails when a planned requirement gained a spec", func() {
-		planned := report.SpecResult{Requirement: "CM-EXEC-03", Text: "CM-EXEC-03 b", Location: "/x/suites/e2e/exec.go:20", State: "passed"}
+		planned := report.SpecResult{Requirement: "CM-EXEC-03", Text: "CM-EXEC-03 b", Location: "/x/suites/codemode/exec.go:20", State: "passed"}
 		_, err := render(v1([]report.SpecResult{ok, planned}), reqs)
 		Expect(err).To(MatchError(ContainSubstring("CM-EXEC-03 has a spec but is still marked planned")))
 	})

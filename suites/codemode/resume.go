@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func heldTool() (t tools.Tool, release func()) {
 	return t, release
 }
 
-var _ = Describe("e2e", "resuming suspended cells", func() {
+var _ = Describe("codemode", "resuming suspended cells", func() {
 	It("CM-EXEC-17", "host work still pending at the time budget gives waiting with pending_tools, not timeout, on exec and on wait", func(ctx SpecContext) {
 		held, release := heldTool()
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: []tools.Tool{held, tools.Echo()}})

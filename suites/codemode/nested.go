@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"time"
@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "nested tool execution", func() {
+var _ = Describe("codemode", "nested tool execution", func() {
 	It("CM-NEST-01", "nested calls carry the agent, session, sender and channel context", func(ctx SpecContext) {
 		rc := protocol.RunContext{AgentID: "agent-nest-01", SessionID: "session-nest-01", SessionKey: "agent:agent-nest-01:session-nest-01", SenderID: "sender-42", Channel: "telegram"}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Context: rc})

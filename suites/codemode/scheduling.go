@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func spansText(spans []tools.Span) string {
 	return b.String()
 }
 
-var _ = Describe("e2e", "scheduling of nested calls", func() {
+var _ = Describe("codemode", "scheduling of nested calls", func() {
 	It("CM-NEST-05", "five awaited slow calls then Promise.all over 40 quick calls complete with the default maxPendingToolCalls", func(ctx SpecContext) {
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 20000}),

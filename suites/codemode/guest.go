@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "guest API", func() {
+var _ = Describe("codemode", "guest API", func() {
 	It("CM-GUEST-01", "ALL_TOOLS, tools, MCP, namespaces, text, json, yield_control and API exist in every cell", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		code := `return {ALL_TOOLS: Array.isArray(ALL_TOOLS), tools: typeof tools, MCP: typeof MCP, namespaces: typeof namespaces,

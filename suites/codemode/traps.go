@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "engine faults", func() {
+var _ = Describe("codemode", "engine faults", func() {
 	It("CM-EXEC-23", "unbounded recursion is a catchable RangeError or an honest internal_error, never a guest error made up by the runtime", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
 		// Each cell catches what the recursion throws: a working stack check

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "TypeScript", func() {
+var _ = Describe("codemode", "TypeScript", func() {
 	It("CM-TS-07", "a language outside the configured languages fails with unsupported_language", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"languages": []string{"javascript"}}), Tools: tools.Standard()})
 		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "typescript"})).To(BeFailedWith(result.CodeUnsupportedLanguage), "typescript outside the configured languages [javascript] must fail with unsupported_language")

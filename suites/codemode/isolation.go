@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"context"
@@ -98,7 +98,7 @@ func clockTool() tools.Tool {
 		})
 }
 
-var _ = Describe("e2e", "isolation between cells", func() {
+var _ = Describe("codemode", "isolation between cells", func() {
 	It("CM-EXEC-12", "globals, built-ins and prototypes a cell changes are gone in the next cell of the run and of another run; a waiting cell keeps its own", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		clean := func(r *Run, where string) {

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"encoding/json"
@@ -64,7 +64,7 @@ func catalogIDs(ctx SpecContext, r *Run) map[string]string {
 	return m
 }
 
-var _ = Describe("e2e", "activation and configuration errors", func() {
+var _ = Describe("codemode", "activation and configuration errors", func() {
 	std := tools.Standard()
 
 	It("CM-CFG-06", "unsupported runtime, mode or languages yield invalid_config and no tools, never a fallback", func(ctx SpecContext) {

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -16,7 +16,7 @@ import (
 const caughtGuest = `try { await tools.call(id("echo"), {message: "guarded"}); return {caught: false}; }
 	catch (e) { return {caught: true, message: String(e && e.message)}; }`
 
-var _ = Describe("e2e", "hooks and approvals", func() {
+var _ = Describe("codemode", "hooks and approvals", func() {
 	It("CM-NEST-02", "a nested call a before_tool_call hook blocks is a catchable guest error and never reaches the tool", func(ctx SpecContext) {
 		g := &Gates{Hook: Block("policy forbids echo here", "echo")}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: []tools.Tool{tools.Echo()}, Gates: g})

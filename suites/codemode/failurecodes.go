@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"time"
@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "failure codes", func() {
+var _ = Describe("codemode", "failure codes", func() {
 	It("CM-EXEC-19", "a failure carries the code named after its condition: nested_tool_failed, snapshot_expired, aborted", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // tested separately because a core exec is the shell tool (CM-CAT-04).
 var controlTools = []string{"wait", "tool_search_code", "tool_search", "tool_describe", "tool_call"}
 
-var _ = Describe("e2e", "hidden catalog", func() {
+var _ = Describe("codemode", "hidden catalog", func() {
 	It("CM-CAT-01", "the catalog holds core, bundled-plugin, external-plugin and client tools with their source", func(ctx SpecContext) {
 		ts := mixedSources()
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
@@ -205,7 +205,7 @@ var _ = Describe("e2e", "hidden catalog", func() {
 	})
 })
 
-var _ = Describe("e2e", "guest helpers", func() {
+var _ = Describe("codemode", "guest helpers", func() {
 	It("CM-GUEST-06", "helpers exist only for unambiguous safe names and never shadow search, describe or call", func(ctx SpecContext) {
 		ts := []tools.Tool{
 			tools.Named(protocol.SourcePlugin, "mail-a", "lookup", "Look up a contact (plugin a)."),

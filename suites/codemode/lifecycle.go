@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ func holding(mib int) string {
 
 func heldResult(mib int) string { return fmt.Sprintf("%d strings, slept 1500", mib*16) }
 
-var _ = Describe("e2e", "run state and snapshots", func() {
+var _ = Describe("codemode", "run state and snapshots", func() {
 	It("CM-RUN-01", "a waiting run holds a snapshot, not a live VM, and wait restores it into a fresh VM", func(ctx SpecContext) {
 		// No behaviour shows from outside that a waiting cell holds no live VM
 		// (the size specs below show that a snapshot holds its state).

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func loadOf(key string) string {
 	return fmt.Sprintf(`const v = await load(%q); return v === undefined ? "<absent>" : v;`, key)
 }
 
-var _ = Describe("e2e", "results store", func() {
+var _ = Describe("codemode", "results store", func() {
 	It("CM-RES-01", "results.save keeps normalised JSON across cells, beyond the output budget, and load returns a detached copy", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 1024}), Tools: tools.Standard()})
 		save := `const ref = await results.save({s: "x".repeat(4000), n: [1, 2, 3], u: undefined}); return ref;`
@@ -90,7 +90,7 @@ return {refused, kept, b: (await results.load(b)).length};`
 	})
 })
 
-var _ = Describe("e2e", "session store", func() {
+var _ = Describe("codemode", "session store", func() {
 	It("CM-STO-01", "store and load work across a suspension within a cell", func(ctx SpecContext) {
 		r := sessionRun(ctx, freshSession(), &protocol.Session{Branch: "main"}, suspendable(nil))
 		code := Guest(`await store("k", {a: 1}); const before = await load("k");

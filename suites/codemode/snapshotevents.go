@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"time"
@@ -21,7 +21,7 @@ func snapshotEvents(res Result) []string {
 	return out
 }
 
-var _ = Describe("e2e", "snapshot telemetry", func() {
+var _ = Describe("codemode", "snapshot telemetry", func() {
 	It("CM-TEL-03", "telemetry reports snapshot lifecycle events: created, restored, expired and deleted", func(ctx SpecContext) {
 		// Only the run e lets its snapshot expire: a busy machine must not expire the others.
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "late nested calls", func() {
+var _ = Describe("codemode", "late nested calls", func() {
 	It("CM-NEST-23", "no nested call reaches the harness after the answer that ended its cell, and none made after the cell's value was determined", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
 		// late is the tag of a call made only after the cell's outcome was

@@ -1,11 +1,11 @@
-package e2e_test
+package codemode_test
 
 import (
 	"testing"
 
-	_ "github.com/codemode-conformance/codemode/suites/e2e"
+	_ "github.com/codemode-conformance/codemode/suites/codemode"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/targets/builtin" // builtin and fake:* (CODEMODE_TARGET)
 )
 
-func TestE2E(t *testing.T) { framework.RunSuite(t, "codemode e2e") }
+func TestCodemode(t *testing.T) { framework.RunSuite(t, "codemode exec/wait contract") }

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"time"
@@ -23,7 +23,7 @@ func suspendable(extra map[string]any) map[string]any {
 // slowCall is guest code whose nested call outlives one exec.
 const slowCall = `const r = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); text("after restore: " + r.tag); return r;`
 
-var _ = Describe("e2e", "exec and wait", func() {
+var _ = Describe("codemode", "exec and wait", func() {
 	It("CM-EXEC-01", "exactly one of code/command must be non-empty, and both must match when present", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		Expect(r.ExecInput(ctx, map[string]any{})).To(BeFailedWith(result.CodeInvalidInput), "an exec input with neither code nor command must fail with invalid_input")

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "continuing after a failure", func() {
+var _ = Describe("codemode", "continuing after a failure", func() {
 	It("CM-GUEST-12", "the next exec after a failed cell does not re-run the nested calls that already completed", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 1}); await tools.call(id("add"), {a: 1, b: 2}); throw new Error("after two side effects");`))

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "unawaited nested calls", func() {
+var _ = Describe("codemode", "unawaited nested calls", func() {
 	It("CM-NEST-22", "the failure of a nested call the guest never handles fails the cell with nested_tool_failed instead of vanishing", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`tools.call(id("fail"), {message: "lost-failure-7"}); tools.call(id("echo"), {n: 1}); return "ok";`))

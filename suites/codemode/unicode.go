@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "well-formed Unicode", func() {
+var _ = Describe("codemode", "well-formed Unicode", func() {
 	It("CM-EXEC-21", "every channel carries well-formed Unicode: a lone surrogate becomes U+FFFD in the value, output, error text and tool input", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		wellFormed := func(what string, raw []byte) {

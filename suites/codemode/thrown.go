@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "thrown values and Error values", func() {
+var _ = Describe("codemode", "thrown values and Error values", func() {
 	It("CM-EXEC-22", "a thrown non-Error keeps its content in the error text, and an Error value becomes {name, message}", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		thrown := []struct {

@@ -1,6 +1,6 @@
-// Package e2e holds the functional contract specs: configuration, activation,
+// Package codemode holds the specs of the exec/wait contract itself: configuration, activation,
 // exec/wait, the guest API and run lifecycle.
-package e2e
+package codemode
 
 import (
 	"encoding/json"
@@ -29,7 +29,7 @@ func directNames(ts []tools.Tool) []string {
 	return out
 }
 
-var _ = Describe("e2e", "configuration", func() {
+var _ = Describe("codemode", "configuration", func() {
 	std := tools.Standard()
 
 	It("CM-CFG-01", "enabled: true is the only activation gate; other fields alone do not enable code mode", func(ctx SpecContext) {

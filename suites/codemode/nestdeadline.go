@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -6,7 +6,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-var _ = Describe("e2e", "nested call deadline", func() {
+var _ = Describe("codemode", "nested call deadline", func() {
 	It("CM-NEST-24", "a nested call left unanswered for snapshotTtlSeconds is canceled and rejects in the guest, however often the model calls wait", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		res, steps := r.RunToCompletion(ctx, Guest(`try { await tools.call(id("slow"), {ms: 120000}); return "answered"; } catch (e) { return "caught: " + String(e && e.message).slice(0, 300); }`))

@@ -1,4 +1,4 @@
-package e2e
+package codemode
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ const (
 	msgOtherSession = "code mode run belongs to a different session."
 )
 
-var _ = Describe("e2e", "generation 2", func() {
+var _ = Describe("codemode", "generation 2", func() {
 	It("CM-EXEC-10", "unknown, expired, already resuming, wrong-session and wrong-run waits fail with invalid_input and 001's messages", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
 		res := r.Wait(ctx, "no-such-run-id")
