@@ -59,10 +59,11 @@ function readTail(file) {
 // every name in `wanted`. A name exported by several chunks goes to the one
 // that defines it (`function name(`). Missing names throw an error that says
 // which, where it looked, and what that means.
-export function discoverChunks(dir, wanted = REQUIRED) {
+// ext is the chunk file extension (generation 2 ships .mjs chunks).
+export function discoverChunks(dir, wanted = REQUIRED, ext = ".js") {
   let files;
   try {
-    files = fs.readdirSync(dir).filter((f) => f.endsWith(".js")).sort();
+    files = fs.readdirSync(dir).filter((f) => f.endsWith(ext)).sort();
   } catch (err) {
     throw new Error(`cannot read OpenClaw dist directory ${dir}: ${err.message}`);
   }
