@@ -147,6 +147,8 @@ function prepare(p) {
 }
 
 async function toolCall(which, p) {
+  // Wrong member types are invalid params (-32602) before any run lookup.
+  if (typeof p.run !== "string" || typeof p.toolCallId !== "string") throw new ProtocolError(-32602, `${which}: run and toolCallId must be strings`);
   const run = getRun(p);
   if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
