@@ -94,7 +94,7 @@ export function discoverChunks(dir, wanted = REQUIRED, ext = ".js") {
     const hint = headless
       ? " This looks like a later generation (it exports runCodeModeScriptHeadless but not the generation-1 code-mode tools); this adapter drives generation 1 (2026.5–2026.7.x)."
       : " Is this the dist/ folder of an installed openclaw package (2026.5–2026.7.x)?";
-    throw new Error(`OpenClaw dist ${dir}: no chunk exports ${missing.join(", ")} (scanned ${files.length} .js files by their export clause).${hint}`);
+    throw new Error(`OpenClaw dist ${dir}: no chunk exports ${missing.join(", ")} (scanned ${files.length} ${ext} files by their export clause).${hint}`);
   }
   return found;
 }
