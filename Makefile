@@ -65,6 +65,10 @@ mcp-golden: engine
 ## openclaw-install: install Node 24 + the pinned OpenClaw into the target's cache (npm and the network, once)
 OPENCLAW_VERSION ?= 2026.7.35
 OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)
+# OPENCLAW_PROFILE: the profile to judge (empty: the one the target declares);
+# generation 2: make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2
+OPENCLAW_PROFILE ?=
+OPENCLAW_RESULTS ?= $(RESULTS)-openclaw
 openclaw-install:
 	$(GO) run ./targets/openclaw/cmd/openclaw-install $(OPENCLAW_VERSION)
 
@@ -73,11 +77,11 @@ openclaw-install:
 ## $(OPENCLAW_REPORT)/ (full results in $(RESULTS)-openclaw; the committed junit.xml leaves out local paths, Ginkgo's
 ## per-spec logs and the transcripts, which report.html and report.json there keep). Fails on drift from the baseline.
 openclaw-conformance: build openclaw-install
-	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)" --results-dir "$(RESULTS)-openclaw" \
+	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) --results-dir "$(OPENCLAW_RESULTS)" \
 		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
-	cp "$(RESULTS)-openclaw/conformance-report.yaml" "$(RESULTS)-openclaw/summary.md" "$(OPENCLAW_REPORT)/" && \
+	cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
 	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
-		"$(RESULTS)-openclaw/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
+		"$(OPENCLAW_RESULTS)/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
 
 ## fuzz: run each fuzz target for FUZZTIME (their seed corpora already run under make test)
 FUZZTIME ?= 30s

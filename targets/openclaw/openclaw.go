@@ -35,7 +35,7 @@ const Prefix = "openclaw:"
 // CacheEnv overrides the cache directory.
 const CacheEnv = "CODEMODE_OPENCLAW_CACHE"
 
-//go:embed adapter.mjs lib/*.mjs */package.json */package-lock.json
+//go:embed adapter.mjs adapter-v2.mjs lib/*.mjs */package.json */package-lock.json
 var files embed.FS
 
 // Errors, matched with errors.Is.
@@ -132,7 +132,7 @@ func Install(ctx context.Context, version string, progress io.Writer) (Installat
 		Dist:    filepath.Join(dir, "node_modules", "openclaw", "dist"),
 		// Per content hash: harness builds with different adapters can share
 		// one install without overwriting each other's adapter.
-		Adapter: filepath.Join(dir, "adapter-"+adapterHash()[:12], "adapter.mjs"),
+		Adapter: filepath.Join(dir, "adapter-"+adapterHash()[:12], adapterEntry(version)),
 	}
 	unlock, err := lockFile(ctx, dir+".lock")
 	if err != nil {

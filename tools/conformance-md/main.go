@@ -186,7 +186,7 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 	}
 	fmt.Fprintf(&b, "Requirement catalogue **version %d** (`spec/requirements.yaml`; what each version changed: `spec/CHANGES.md`). Column *basis* says what a requirement rests on: `seed` (a statement of source page 000 or 001, section in *source*), `openclaw-source` (a fact from OpenClaw's code or tests), `hardening` (field reports and hostile cases).\n\n", spec.Version())
 	for _, p := range peers {
-		fmt.Fprintf(&b, "Column **%s** is rendered from the committed `%s` (%s %s, overall %s; not rerun by `make test`). \"not drivable\": its adapter cannot drive what the spec needs; \"fail (baselined)\": a known failure listed in that run's expected-failures baseline, triaged next to the report.\n\n", p.Title, p.Path, p.Report.Implementation.Name, p.Report.Implementation.Version, p.Report.Overall)
+		fmt.Fprintf(&b, "Column **%s** is rendered from the committed `%s` (%s %s%s, overall %s; not rerun by `make test`). \"not drivable\": its adapter cannot drive what the spec needs; \"fail (baselined)\": a known failure listed in that run's expected-failures baseline, triaged next to the report.\n\n", p.Title, p.Path, p.Report.Implementation.Name, p.Report.Implementation.Version, p.profileNote(), p.Report.Overall)
 	}
 	var covered, excluded, uncovered, mustUncovered int
 	for _, r := range reqs {

@@ -81,6 +81,25 @@ var _ = Describe("render over a fixture", func() {
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | seed | 000 [exec] | excluded: not observable | — | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | not drivable | — |"))
 	})
+	It("names the profile a peer report was judged against, and the committed peers hold a v2 column for OpenClaw 2026.9.6", func() {
+		v2peer := Peer{Title: "Other 2.0 (v2)", Path: "reports/other2/conformance-report.yaml", Report: report.Conformance{
+			Implementation: report.Peer{Name: "other", Version: "2.0"}, Overall: report.Failure, Profile: report.NewProfile("v2", "v2", "v2"),
+			Requirements: []report.RequirementLine{{ID: "CM-EXEC-01", Verdict: report.Fail}},
+		}}
+		md, err := render(v1([]report.SpecResult{ok}), reqs, v2peer)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(md)).To(ContainSubstring("Column **Other 2.0 (v2)** is rendered from the committed `reports/other2/conformance-report.yaml` (other 2.0, profile v2, overall failure"), "a peer judged against v2 says so")
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | fail | `/x/suites/codemode/exec.go:10` |"), "the v2 peer's verdict is its own column")
+		peers, err := LoadPeers("../..", DefaultPeers)
+		Expect(err).NotTo(HaveOccurred(), "the committed peer reports must load")
+		byTitle := map[string]Peer{}
+		for _, p := range peers {
+			byTitle[p.Title] = p
+		}
+		Expect(byTitle).To(HaveKey("OpenClaw 2026.9.6 (v2)"), "CONFORMANCE.md must carry the generation-2 column")
+		Expect(byTitle["OpenClaw 2026.9.6 (v2)"].Report.Profile.Name).To(Equal("v2"), "the 2026.9.6 report must be judged against profile v2")
+		Expect(byTitle["OpenClaw 2026.9.6 (v2)"].Report.Target).To(Equal("openclaw:2026.9.6"), "the column must come from a run against openclaw:2026.9.6")
+	})
 	It("fails when a spec's requirement label was removed", func() {
 		unlabelled := ok
 		unlabelled.Requirement = ""

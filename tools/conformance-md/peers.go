@@ -14,7 +14,19 @@ import (
 // DefaultPeers are the committed reports of other implementations that
 // CONFORMANCE.md shows as columns ("Title=path", path relative to the module
 // root).
-var DefaultPeers = []string{"OpenClaw 2026.7.35=reports/openclaw-2026.7.35/conformance-report.yaml"}
+var DefaultPeers = []string{
+	"OpenClaw 2026.7.35=reports/openclaw-2026.7.35/conformance-report.yaml",
+	"OpenClaw 2026.9.6 (v2)=reports/openclaw-2026.9.6/conformance-report.yaml",
+}
+
+// profileNote is ", profile <name>" for a peer report that names the
+// profile it was judged against, else "".
+func (p Peer) profileNote() string {
+	if p.Report.Profile.Name == "" {
+		return ""
+	}
+	return ", profile " + p.Report.Profile.Name
+}
 
 // Peer is one column: another implementation's committed conformance report.
 type Peer struct {

@@ -59,10 +59,11 @@ function readTail(file) {
 // every name in `wanted`. A name exported by several chunks goes to the one
 // that defines it (`function name(`). Missing names throw an error that says
 // which, where it looked, and what that means.
-export function discoverChunks(dir, wanted = REQUIRED) {
+// ext is the chunk file extension (generation 2 ships .mjs chunks).
+export function discoverChunks(dir, wanted = REQUIRED, ext = ".js") {
   let files;
   try {
-    files = fs.readdirSync(dir).filter((f) => f.endsWith(".js")).sort();
+    files = fs.readdirSync(dir).filter((f) => f.endsWith(ext)).sort();
   } catch (err) {
     throw new Error(`cannot read OpenClaw dist directory ${dir}: ${err.message}`);
   }
@@ -93,7 +94,7 @@ export function discoverChunks(dir, wanted = REQUIRED) {
     const hint = headless
       ? " This looks like a later generation (it exports runCodeModeScriptHeadless but not the generation-1 code-mode tools); this adapter drives generation 1 (2026.5–2026.7.x)."
       : " Is this the dist/ folder of an installed openclaw package (2026.5–2026.7.x)?";
-    throw new Error(`OpenClaw dist ${dir}: no chunk exports ${missing.join(", ")} (scanned ${files.length} .js files by their export clause).${hint}`);
+    throw new Error(`OpenClaw dist ${dir}: no chunk exports ${missing.join(", ")} (scanned ${files.length} ${ext} files by their export clause).${hint}`);
   }
   return found;
 }

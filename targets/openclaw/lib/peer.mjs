@@ -70,7 +70,10 @@ export class Peer {
       if (!p) return; // late or unknown: dropped
       this.pending.delete(msg.id);
       p.resolve(msg);
+      return;
     }
+    // Neither a request nor a response (e.g. {}): JSON-RPC 2.0 says -32600.
+    this.#send({ jsonrpc: "2.0", id: msg.id ?? null, error: { code: -32600, message: "invalid request" } });
   }
 
   // request sends a request and resolves with the response message

@@ -1,0 +1,93 @@
+// What the generation-2 adapter (adapter-v2.mjs) drives: OpenClaw
+// 2026.8–2026.9.6, profile v2 (page 001).
+
+// The functions it calls, by source name, found by discoverChunks in the
+// .mjs chunks. createAgentHarnessToolSurfaceRuntimeCore is OpenClaw's run
+// setup for the tool surface; generation 2 no longer exports
+// createCodeModeTools, applyCodeModeCatalog or resolveCodeModeConfig.
+export const V2_REQUIRED = [
+  "createAgentHarnessToolSurfaceRuntimeCore",
+  "addClientToolsToCodeModeCatalog",
+  "setPluginToolMeta",
+  "getPluginToolMeta",
+  "toToolDefinitions",
+  "pickSandboxToolPolicy",
+  "buildDefaultToolPolicyPipelineSteps",
+  "applyToolPolicyPipeline",
+];
+
+// Features of profile v2 whose behaviour the adapter drives through
+// OpenClaw's functions (spec/protocol.md §9). The guest program is passed
+// unchanged, so whatever guest API the specs use is judged as OpenClaw runs
+// it. yield: yield_control suspends with reason "yield". javascript-only:
+// OpenClaw's exec refuses `language`. shell-exec: a core tool named exec is
+// catalogued as openclaw:core:exec. telemetry: passed through unchanged.
+// bridge-queue, execution-mode: OpenClaw's guest controller and
+// ToolSearchRuntime queue and order the nested calls; the adapter only
+// forwards each call and the tool's executionMode. run-lifecycle-messages:
+// wait failures are OpenClaw's. results: results.save is OpenClaw's store.
+export const V2_FEATURES = [
+  "core",
+  "yield",
+  "javascript-only",
+  "shell-exec",
+  "telemetry",
+  "bridge-queue",
+  "execution-mode",
+  "run-lifecycle-messages",
+  "results",
+];
+
+export const V2_NOT_DRIVABLE = [
+  { requirement: "CM-ACT-03", reason: "its cases are one spec: a raw call and disableTools are decided in OpenClaw's agent setup, which builds the model-visible tool list outside the tool-surface module (not drivable), so the spec cannot be judged as a whole" },
+  { surface: "disableTools", reason: "OpenClaw's tool-surface plan only turns code mode off for disableTools; which tools the model then sees is decided by the agent setup outside the module" },
+  { surface: "raw", reason: "a raw model call builds no tools in OpenClaw; the tool-surface module only turns code mode off" },
+  { surface: "runtime.stats", reason: "OpenClaw keeps suspended runs in a module-private map (activeRuns in code-mode-state) and runs cells in worker threads it pools privately; neither count is exported" },
+  { surface: "run.abort", reason: "OpenClaw 2026.9.6 exports no abort entry point for one code-mode run; aborting the agent run's signal is what run.end does, and it ends the run" },
+  { surface: "hooks", reason: "before_tool_call hooks are registered by plugins through OpenClaw's plugin loader and hook runner (a gateway or agent process), not through the code-mode module" },
+  { surface: "approvals", reason: "approvals go through OpenClaw's gateway approval flow, not through the code-mode module" },
+];
+
+// v2Tool turns a harness ToolSpec into an OpenClaw tool whose execute sends
+// tool.invoke; the answer becomes OpenClaw's tool result shape
+// {content: [{type: "text", text}], details}. executionMode is OpenClaw's
+// own tool field (the scheduler in ToolSearchRuntime reads it).
+export function v2Tool(surface, peer, run, spec) {
+  const tool = {
+    name: spec.name,
+    label: spec.label,
+    description: spec.description ?? "",
+    parameters: spec.parameters ?? { type: "object", properties: {} },
+    execute: async (toolCallId, input, signal, _onUpdate, meta) => {
+      const params = {
+        run: run.id,
+        toolCallId,
+        parentToolCallId: meta?.parentToolCallId ?? "",
+        catalogId: run.catalogIds.get(tool) ?? "",
+        tool: spec.name,
+        source: spec.source,
+        owner: spec.owner,
+        input: input ?? {},
+        context: run.context,
+      };
+      const answer = await peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: run.id, toolCallId }));
+      if (answer.error) {
+        const e = new Error(answer.error.message);
+        if (answer.error.data !== undefined) e.data = answer.error.data;
+        throw e;
+      }
+      const value = answer.result?.result;
+      return { content: [{ type: "text", text: JSON.stringify(value) ?? "null" }], details: value };
+    },
+  };
+  if (spec.executionMode !== undefined) tool.executionMode = spec.executionMode;
+  if (spec.source === "plugin") surface.setPluginToolMeta(tool, { pluginId: spec.owner, optional: false });
+  if (spec.source === "mcp") {
+    surface.setPluginToolMeta(tool, {
+      pluginId: "bundle-mcp",
+      optional: false,
+      mcp: { serverName: spec.owner, safeServerName: spec.owner, toolName: spec.name, operation: "tool" },
+    });
+  }
+  return tool;
+}
