@@ -40,6 +40,8 @@ const Model = "codemode-fake"
 type Reply struct {
 	ToolCalls []ToolCall
 	Text      string
+	// Again keeps the step: it also answers the next request.
+	Again bool
 }
 
 // ToolCall is one tool call of a Reply. ID is filled in ("call_<n>",
@@ -131,6 +133,23 @@ func WaitLast() Step {
 			return Reply{}, fmt.Errorf("script step wait: the last tool result has no runId: %.300q", last)
 		}
 		return Reply{ToolCalls: []ToolCall{{Name: "wait", Input: map[string]any{"runId": res.RunID}}}}, nil
+	}
+}
+
+// Settle calls wait {runId} while the last tool result is waiting (the
+// step answers again), then answers with that result as the final text:
+// the model follows a suspended cell to its end.
+func Settle() Step {
+	return func(r Request) (Reply, error) {
+		var res struct {
+			Status string `json:"status"`
+			RunID  string `json:"runId"`
+		}
+		last := r.LastToolResult()
+		if json.Unmarshal([]byte(last), &res) == nil && res.Status == "waiting" && res.RunID != "" {
+			return Reply{ToolCalls: []ToolCall{{Name: "wait", Input: map[string]any{"runId": res.RunID}}}, Again: true}, nil
+		}
+		return Reply{Text: last}, nil
 	}
 }
 
@@ -244,9 +263,9 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	rec := Request{Seq: len(s.reqs) + 1, Time: time.Now().UTC(), ChatRequest: req}
 	var step Step
-	if s.next < len(s.steps) {
-		step = s.steps[s.next]
-		s.next++
+	at := s.next
+	if at < len(s.steps) {
+		step = s.steps[at]
 	}
 	s.mu.Unlock()
 
@@ -255,6 +274,13 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("%w (request %d)", ErrScriptExhausted, rec.Seq)
 	} else {
 		reply, err = step(rec)
+		if err != nil || !reply.Again {
+			s.mu.Lock()
+			if s.next == at {
+				s.next++
+			}
+			s.mu.Unlock()
+		}
 	}
 	var calls []protocol.ChatToolCall
 	if err == nil {
