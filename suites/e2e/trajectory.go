@@ -120,10 +120,10 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 		// Persist, then replay in a second turn.
 		path := filepath.Join(ginkgo.GinkgoT().TempDir(), "transcript.json")
 		b, err := json.Marshal(res.Messages)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(os.WriteFile(path, b, 0o644)).To(Succeed())
+		Expect(err).NotTo(HaveOccurred(), "the transcript must marshal")
+		Expect(os.WriteFile(path, b, 0o644)).To(Succeed(), "persisting the transcript")
 		b, err = os.ReadFile(path)
-		Expect(err).NotTo(HaveOccurred())
+		Expect(err).NotTo(HaveOccurred(), "reading the persisted transcript")
 		var history []protocol.ChatMessage
 		Expect(json.Unmarshal(b, &history)).To(Succeed(), "the persisted transcript must read back")
 
