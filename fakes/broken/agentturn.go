@@ -27,6 +27,9 @@ func init() {
 		Variant{Name: "no-final-tool-check", Breaks: "CM-ACT-09",
 			Defect: "the provider payload is not checked after activation: a tool a later stage adds is sent",
 			Serve:  payloadTools(skipFinalCheck)},
+		Variant{Name: "agent-code-mode-ignored", Breaks: "CM-CFG-10",
+			Defect: "the agent's own tools.codeMode is ignored: only the runtime's value counts",
+			Serve:  rewriting(func(p map[string]any) { delete(p, "agentCodeMode") })},
 		Variant{Name: "replay-drops-call-ids", Breaks: "CM-E2E-09",
 			Defect: "a replayed transcript loses its tool-call ids (tool_calls[].id and tool_call_id)",
 			Serve: proxied(func(msg map[string]any) (bool, bool) {
