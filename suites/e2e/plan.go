@@ -44,10 +44,15 @@ var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model pro
 			o.MCPServers = []MCPServer{{Name: "docs", Kind: "docs", Transport: protocol.MCPTransportHTTP}}
 		}
 		r := NewRun(ctx, o)
-		prov := StartProvider(provider.Exec("return ALL_TOOLS.length"), provider.Final("done"))
+		// The model also calls a hidden catalog tool by name: it must not run.
+		prov := StartProvider(provider.Exec("return ALL_TOOLS.length"), provider.Call("echo", map[string]any{"message": "direct"}), provider.Final("done"))
 		res := r.Turn(ctx, prov, "How many tools are there?", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
-		Expect(prov.Requests()).To(HaveLen(2), "one request for exec, one with its result%s", evidence(prov, res))
+		Expect(prov.Requests()).To(HaveLen(3), "one request for exec, one for the echo call, one with its result%s", evidence(prov, res))
+		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "a catalog tool the model calls by name, outside exec, must not run while code mode is active%s", evidence(prov, res))
+		results := toolResults(res)
+		Expect(results).To(HaveLen(2), "two tool results%s", evidence(prov, res))
+		Expect(results[1]).To(HaveKey("error"), "the model's call of a tool outside exec/wait is answered with an error%s", evidence(prov, res))
 		for _, q := range prov.Requests() {
 			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}),
 				"request %d: with code mode enabled the provider payload must carry exactly exec and wait, none of the %d catalog tools%s", q.Seq, len(planTools()), evidence(prov, res))

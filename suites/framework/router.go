@@ -107,6 +107,9 @@ type routedRun struct {
 	// the last one was answered (turn.go).
 	turns    int
 	turnDone time.Time
+	// visible is the run's model-visible surface (run.prepare's tools):
+	// the only tools a turn may call directly, with parentToolCallId "".
+	visible map[string]bool
 }
 
 // suspendedCell is a cell whose last exec/wait returned waiting: calls are
@@ -316,6 +319,10 @@ func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
 			add(fmt.Sprintf("parentToolCallId %q is neither an outstanding tool.exec/tool.wait of the run nor one that drove a cell of it that is now suspended: guest code of this run was not running", p.ParentToolCallID),
 				"CM-GUEST-05", "CM-SEC-05")
 		}
+		if p.ParentToolCallID == "" && rr.inTurn() && !rr.visible[p.Tool] {
+			add(fmt.Sprintf("a direct call (no parentToolCallId) of tool %q, which is not in the run's model-visible surface: only exec/wait's guest code may call hidden tools", p.Tool),
+				"CM-ACT-02", "CM-E2E-02")
+		}
 		if reason, reqs := callable(rr.prep, p.Source, p.Owner, p.Tool); reason != "" {
 			add(reason, reqs...)
 		}
@@ -490,4 +497,16 @@ func (r *router) finishTurn(run string) {
 // answered less than lateGrace ago.
 func (rr *routedRun) inTurn() bool {
 	return rr.turns > 0 || (!rr.turnDone.IsZero() && time.Since(rr.turnDone) <= lateGrace)
+}
+
+// surface records the model-visible tools run.prepare returned for run.
+func (r *router) surface(run string, tools []protocol.ModelTool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rr, ok := r.runs[run]; ok {
+		rr.visible = map[string]bool{}
+		for _, t := range tools {
+			rr.visible[t.Name] = true
+		}
+	}
 }

@@ -148,6 +148,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	err := t.Call(cctx, protocol.MethodRunPrepare, p, &r.Prepared)
 	r.log("run.prepare", p, r.Prepared, err)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.prepare failed at the protocol level")
+	t.router.surface(id, r.Prepared.Tools)
 	if r.Prepared.EffectiveConfig != nil && r.Prepared.EffectiveConfig.TimeoutMs > 0 {
 		r.timeout = time.Duration(min(r.Prepared.EffectiveConfig.TimeoutMs, 60000)) * time.Millisecond // the clamp's maximum (CM-CFG-05): a target cannot stretch the harness's wait
 	} else if m, ok := o.CodeMode.(map[string]any); ok {
