@@ -19,11 +19,14 @@ import (
 // RunOptions describe one agent run. CodeMode is the raw `tools.codeMode`
 // value: nil (omitted), a bool, a map, or json.RawMessage.
 type RunOptions struct {
-	CodeMode     any
-	Tools        []tools.Tool
-	Policy       *protocol.Policy
-	DisableTools bool
-	Raw          bool
+	CodeMode any
+	// AgentCodeMode is the agent's own tools.codeMode (run.prepare
+	// agentCodeMode, CM-CFG-10), in CodeMode's forms; nil: none.
+	AgentCodeMode any
+	Tools         []tools.Tool
+	Policy        *protocol.Policy
+	DisableTools  bool
+	Raw           bool
 	// Context overrides the run identity; empty fields get unique values.
 	Context protocol.RunContext
 	// ID reuses a run id (after RestartTarget); empty means a fresh one.
@@ -119,6 +122,11 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		}
 		p.CodeMode = raw
 	}
+	if o.AgentCodeMode != nil {
+		raw, err := json.Marshal(o.AgentCodeMode)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "marshalling AgentCodeMode")
+		p.AgentCodeMode = raw
+	}
 	p.Hooks, p.Approvals = o.Gates.register(id) // gates.go
 	r := &Run{ID: id, Params: p, Tools: set, MCP: mcps, timeout: 10 * time.Second}
 	t.router.add(id, p, set)
@@ -140,6 +148,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	err := t.Call(cctx, protocol.MethodRunPrepare, p, &r.Prepared)
 	r.log("run.prepare", p, r.Prepared, err)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.prepare failed at the protocol level")
+	t.router.surface(id, r.Prepared.Tools)
 	if r.Prepared.EffectiveConfig != nil && r.Prepared.EffectiveConfig.TimeoutMs > 0 {
 		r.timeout = time.Duration(min(r.Prepared.EffectiveConfig.TimeoutMs, 60000)) * time.Millisecond // the clamp's maximum (CM-CFG-05): a target cannot stretch the harness's wait
 	} else if m, ok := o.CodeMode.(map[string]any); ok {

@@ -1,0 +1,239 @@
+package e2e
+
+import (
+	"encoding/json"
+
+	"github.com/codemode-conformance/codemode/fakes/provider"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/google/go-cmp/cmp"
+	. "github.com/onsi/gomega"
+)
+
+var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model provider", func() {
+	It("CM-E2E-01", "with code mode disabled, a turn sends the direct tools unchanged to the provider and runs the model's direct call", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"enabled": false}, Tools: planTools()})
+		prov := StartProvider(provider.Call("add", map[string]any{"a": 2, "b": 3}), provider.Final("five"))
+		res := r.Turn(ctx, prov, "Add 2 and 3.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		reqs := prov.Requests()
+		Expect(reqs).To(HaveLen(2), "one request for the tool call, one with its result%s", evidence(prov, res))
+		var want []protocol.ChatFunction
+		for _, s := range r.Tools.Specs() {
+			want = append(want, protocol.ChatFunction{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+		}
+		for _, q := range reqs {
+			var got []protocol.ChatFunction
+			for _, t := range q.Tools {
+				got = append(got, t.Function)
+			}
+			Expect(cmp.Diff(canonicalTools(want), canonicalTools(got))).To(BeEmpty(),
+				"request %d: with code mode disabled the provider must receive the run's tools unchanged (names, descriptions, parameters) (-want +got)%s", q.Seq, evidence(prov, res))
+		}
+		Expect(r.Tools.CallsOf("add")).To(HaveLen(1), "the model's direct add call must reach the harness once%s", evidence(prov, res))
+		Expect(r.Tools.CallsOf("add")[0].ParentToolCallID).To(BeEmpty(), "a direct call has no parent exec/wait")
+		results := reqs[1].ToolResults()
+		Expect(results).To(HaveKey(reqs[0].Reply.ToolCalls[0].ID), "the result must come back as a tool message naming the call id%s", evidence(prov, res))
+		Expect(results[reqs[0].Reply.ToolCalls[0].ID]).To(MatchJSON(`{"sum":5}`), "the direct call's result%s", evidence(prov, res))
+		Expect(res.Text).To(Equal("five"), "the turn's final text is the model's%s", evidence(prov, res))
+	})
+
+	It("CM-E2E-02", "with code mode enabled and core, plugin, MCP and client tools, every provider request carries exactly exec and wait", func(ctx SpecContext) {
+		o := RunOptions{CodeMode: true, Tools: planTools()}
+		if Features().Has("mcp") {
+			o.MCPServers = []MCPServer{{Name: "docs", Kind: "docs", Transport: protocol.MCPTransportHTTP}}
+		}
+		r := NewRun(ctx, o)
+		// The model also calls a hidden catalog tool by name: it must not run.
+		prov := StartProvider(provider.Exec("return ALL_TOOLS.length"), provider.Call("echo", map[string]any{"message": "direct"}), provider.Final("done"))
+		res := r.Turn(ctx, prov, "How many tools are there?", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		Expect(prov.Requests()).To(HaveLen(3), "one request for exec, one for the echo call, one with its result%s", evidence(prov, res))
+		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "a catalog tool the model calls by name, outside exec, must not run while code mode is active%s", evidence(prov, res))
+		results := toolResults(res)
+		Expect(results).To(HaveLen(2), "two tool results%s", evidence(prov, res))
+		Expect(results[1]).To(HaveKey("error"), "the model's call of a tool outside exec/wait is answered with an error%s", evidence(prov, res))
+		for _, q := range prov.Requests() {
+			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}),
+				"request %d: with code mode enabled the provider payload must carry exactly exec and wait, none of the %d catalog tools%s", q.Seq, len(planTools()), evidence(prov, res))
+		}
+	})
+
+	It("CM-E2E-03", "inside exec, ALL_TOOLS lists the effective test tools and search, describe and call reach core, plugin and client tools", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools()})
+		code := Guest(`const names = ALL_TOOLS.map((t) => t.name).sort();
+const hits = (await tools.search("weather city")).map((t) => t.name);
+const described = await tools.describe(id("weather"));
+const echoed = callValue(id("echo"), await tools.call(id("echo"), {message: "core"}));
+const sky = callValue(id("weather"), await tools.call(id("weather"), {city: "Oslo"}));
+const picked = callValue(id("pick_color"), await tools.call(id("pick_color"), {}));
+return {names, found: hits.includes("weather"), params: !!(described && described.parameters), echoed, sky, picked};`)
+		prov := StartProvider(provider.Exec(code), provider.FinalFromLast())
+		res := r.Turn(ctx, prov, "Use the tools.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		results := toolResults(res)
+		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+		Expect(results[0]["status"]).To(Equal("completed"), "the exec must complete%s", evidence(prov, res))
+		got, _ := json.Marshal(results[0]["value"])
+		Expect(got).To(MatchJSON(`{"names":["add","echo","pick_color","slow","weather"],"found":true,"params":true,
+			"echoed":{"message":"core"},"sky":{"city":"Oslo","sky":"clear"},"picked":{"tool":"pick_color"}}`),
+			"ALL_TOOLS must list the five effective tools, search must find weather, describe must give its parameters, and call must reach the core, plugin and client tools %s%s", EnvelopeNote, evidence(prov, res))
+		for _, n := range []string{"echo", "weather", "pick_color"} {
+			calls := r.Tools.CallsOf(n)
+			Expect(calls).To(HaveLen(1), "tools.call of %s must reach the harness once%s", n, evidence(prov, res))
+			Expect(calls[0].ParentToolCallID).To(Equal(toolCalls(res)[0].ID), "the nested %s call must name the model's exec call id as its parent%s", n, evidence(prov, res))
+		}
+	})
+
+	It("CM-E2E-04", "inside exec, API.list and API.read describe the visible MCP server, MCP.<server>.<tool>() calls it, and MCP tools stay out of ALL_TOOLS and tools.search", func(ctx SpecContext) {
+		RequireFeature("mcp", "CM-E2E-04 runs a turn with an MCP server")
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(),
+			MCPServers: []MCPServer{{Name: "docs", Kind: "docs", Transport: protocol.MCPTransportHTTP}}})
+		code := `const paths = (l) => Array.isArray(l) ? l.map((f) => typeof f === "string" ? f : f && f.path) : l;
+const isMCP = (t) => t.source === "mcp" || String(t.id).startsWith("mcp:");
+const listed = paths(await API.list("mcp"));
+const dts = await API.read("mcp/docs.d.ts");
+const echoName = Object.getOwnPropertyNames(MCP.docs).find((k) => k.toLowerCase() === "echo");
+const echoed = echoName ? await MCP.docs[echoName]({probe: 1}) : null;
+return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), echoed: echoed !== null && echoed !== undefined,
+  inAllTools: ALL_TOOLS.filter(isMCP).map((t) => t.id), searched: (await tools.search("echo", {limit: 50})).filter(isMCP).map((t) => t.id)};`
+		before := r.MCP["docs"].HTTP.Calls()
+		prov := StartProvider(provider.Exec(code), provider.FinalFromLast())
+		res := r.Turn(ctx, prov, "Use the docs server.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		results := toolResults(res)
+		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+		Expect(results[0]["status"]).To(Equal("completed"), "the exec must complete%s", evidence(prov, res))
+		got, _ := json.Marshal(results[0]["value"])
+		var v struct {
+			Listed       []string `json:"listed"`
+			DeclaresEcho bool     `json:"declaresEcho"`
+			Echoed       bool     `json:"echoed"`
+			InAllTools   []string `json:"inAllTools"`
+			Searched     []string `json:"searched"`
+		}
+		Expect(json.Unmarshal(got, &v)).To(Succeed(), "the cell's value: %s", got)
+		Expect(v.Listed).To(ContainElement("mcp/docs.d.ts"), "API.list(\"mcp\") must list the docs server's declaration: %s%s", got, evidence(prov, res))
+		Expect(v.DeclaresEcho).To(BeTrue(), "API.read(\"mcp/docs.d.ts\") must declare the echo tool: %s%s", got, evidence(prov, res))
+		Expect(v.Echoed).To(BeTrue(), "MCP.docs.echo() must resolve: %s%s", got, evidence(prov, res))
+		Expect(r.MCP["docs"].HTTP.Calls()-before).To(BeNumerically(">=", 1), "the echo call must reach the MCP server%s", evidence(prov, res))
+		Expect(v.InAllTools).To(BeEmpty(), "MCP tools must be absent from ALL_TOOLS: %s", got)
+		Expect(v.Searched).To(BeEmpty(), "MCP tools must be absent from tools.search: %s", got)
+		for _, q := range prov.Requests() {
+			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}), "request %d: MCP tools stay behind exec%s", q.Seq, evidence(prov, res))
+		}
+	})
+
+	It("CM-E2E-05", "denied tools are absent from ALL_TOOLS and cannot be called with a guessed id in a turn", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(), Policy: &protocol.Policy{Deny: []string{"weather"}}})
+		code := `let caught = null;
+try { await tools.call("plugin:forecast:weather", {city: "Oslo"}); } catch (e) { caught = String(e && e.message || e); }
+return {names: ALL_TOOLS.map((t) => t.name).sort(), caught: caught !== null};`
+		prov := StartProvider(provider.Exec(code), provider.FinalFromLast())
+		res := r.Turn(ctx, prov, "Try the weather.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		for _, q := range prov.Requests() {
+			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}), "request %d: the provider payload carries exec and wait only%s", q.Seq, evidence(prov, res))
+		}
+		results := toolResults(res)
+		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+		got, _ := json.Marshal(results[0]["value"])
+		Expect(got).To(MatchJSON(`{"names":["add","echo","pick_color","slow"],"caught":true}`),
+			"the denied weather tool must be absent from ALL_TOOLS and its guessed id plugin:forecast:weather must throw%s", evidence(prov, res))
+		Expect(r.Tools.CallsOf("weather")).To(BeEmpty(), "a denied tool must never be invoked%s", evidence(prov, res))
+	})
+
+	It("CM-E2E-06", "a nested call that resolves after exec returned waiting is delivered by wait, and the final answer carries output made after the restore", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
+		code := Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); text("after restore: " + x.tag); return x.slept;`)
+		prov := StartProvider(provider.Exec(code), provider.Settle())
+		res := r.Turn(ctx, prov, "Wait for the slow tool.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		results := toolResults(res)
+		Expect(len(results)).To(BeNumerically(">=", 2), "exec and at least one wait%s", evidence(prov, res))
+		Expect(results[0]["status"]).To(Equal("waiting"), "a cell awaiting a 1500 ms nested call with timeoutMs 1000 must return waiting from exec%s", evidence(prov, res))
+		last := results[len(results)-1]
+		Expect(last["status"]).To(Equal("completed"), "the wait must deliver the nested result and complete the cell%s", evidence(prov, res))
+		Expect(last["value"]).To(BeNumerically("==", 1500), "the restored cell returns the nested call's result %s%s", EnvelopeNote, evidence(prov, res))
+		Expect(res.Text).To(ContainSubstring("after restore: late"), "the final answer must contain the output the cell made after its restore%s", evidence(prov, res))
+	})
+
+	It("CM-E2E-07", "timeout, abort and snapshot expiry during agent turns clean up the runtime state", func(ctx SpecContext) {
+		SelfReported("live VMs and snapshots back to the baseline after a timed-out cell, an abort and an expiry, as runtime.stats reports them")
+		base := Stats(ctx)
+		// Timeout: a cell that never ends fails with timeout and leaves nothing.
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 500}), Tools: planTools()})
+		prov := StartProvider(provider.Exec("while (true) {}"), provider.FinalFromLast())
+		res := r.Turn(ctx, prov, "Loop.", TurnOptions{})
+		results := toolResults(res)
+		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+		Expect(results[0]["status"]).To(Equal("failed"), "a cell past timeoutMs must fail%s", evidence(prov, res))
+		Expect(results[0]["code"]).To(Equal("timeout"), "a cell past timeoutMs must fail with code timeout%s", evidence(prov, res))
+		st := Stats(ctx)
+		Expect(st.LiveVMs).To(Equal(base.LiveVMs), "timeout: a VM is still live after the turn")
+		Expect(st.Snapshots).To(Equal(base.Snapshots), "timeout: a snapshot is left after the turn")
+
+		// suspended runs a turn whose exec leaves a waiting cell, and returns its runId.
+		suspended := func(r *Run) string {
+			prov := StartProvider(provider.Exec(Guest(`await tools.call(id("slow"), {ms: 3000}); return 1;`)), provider.Final("later"))
+			res := r.Turn(ctx, prov, "Start the slow job.", TurnOptions{})
+			results := toolResults(res)
+			Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+			Expect(results[0]["status"]).To(Equal("waiting"), "a cell awaiting a 3000 ms call with timeoutMs 1000 must return waiting%s", evidence(prov, res))
+			Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots+1), "the waiting cell must hold one snapshot above the baseline")
+			return results[0]["runId"].(string)
+		}
+		// waitFails resumes runID in a new turn and requires the wait to fail.
+		waitFails := func(r *Run, runID, why string) {
+			prov := StartProvider(provider.Call("wait", map[string]any{"runId": runID}), provider.FinalFromLast())
+			res := r.Turn(ctx, prov, "Resume.", TurnOptions{})
+			results := toolResults(res)
+			Expect(results).To(HaveLen(1), "one wait result%s", evidence(prov, res))
+			Expect(results[0]["status"]).To(Equal("failed"), "%s: wait on its cell must fail%s", why, evidence(prov, res))
+		}
+		// Abort.
+		r = NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
+		id := suspended(r)
+		r.Abort(ctx)
+		st = Stats(ctx)
+		Expect(st.Snapshots).To(Equal(base.Snapshots), "aborted: the snapshot is kept")
+		Expect(st.LiveVMs).To(Equal(base.LiveVMs), "aborted: a VM is still live")
+		waitFails(r, id, "after run.abort")
+		// Expiry.
+		r = NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000, "snapshotTtlSeconds": 1}), Tools: planTools()})
+		id = suspended(r)
+		Eventually(func(g Gomega) {
+			g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "snapshots back to the baseline once snapshotTtlSeconds (1 s) passed")
+		}).WithTimeout(10*1e9).WithPolling(200*1e6).Should(Succeed(), "expired: the snapshot outlived snapshotTtlSeconds")
+		waitFails(r, id, "after the snapshot expired")
+	})
+
+	It("CM-ACT-09", "a tool added to the provider payload after activation makes the turn fail closed before anything is sent", func(ctx SpecContext) {
+		RequireFeature("fault-injection", "CM-ACT-09 asks agent.turn to add a tool after activation (faults.addProviderTool)")
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools()})
+		prov := StartProvider(provider.Final("sent"))
+		res := r.Turn(ctx, prov, "Hello.", TurnOptions{Faults: &protocol.AgentTurnFaults{AddProviderTool: "echo"}})
+		Expect(prov.Requests()).To(BeEmpty(), "a payload whose tools are not exactly exec and wait must never reach the provider%s", evidence(prov, res))
+		Expect(res.Status).To(Equal(protocol.TurnFailed), "the turn must fail closed%s", evidence(prov, res))
+		Expect(res.Code).To(Equal(protocol.TurnToolSurfaceMismatch), "the failure names the final check%s", evidence(prov, res))
+		// Control: the same run's turn without the added tool is sent.
+		ok := StartProvider(provider.Final("sent"))
+		res = r.Turn(ctx, ok, "Hello.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "control: without the added tool the turn completes%s", evidence(ok, res))
+		Expect(ok.Requests()).To(HaveLen(1), "control: one request%s", evidence(ok, res))
+		Expect(ok.Requests()[0].ToolNames()).To(Equal([]string{"exec", "wait"}), "control: exactly exec and wait%s", evidence(ok, res))
+	})
+})
+
+// canonicalTools marshals tool functions with their schemas canonicalised,
+// so that key order and spacing do not count.
+func canonicalTools(fs []protocol.ChatFunction) []string {
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		var schema any
+		_ = json.Unmarshal(f.Parameters, &schema)
+		b, _ := json.Marshal(map[string]any{"name": f.Name, "description": f.Description, "parameters": schema})
+		out = append(out, string(b))
+	}
+	return out
+}
