@@ -116,6 +116,7 @@ type agentRun struct {
 	results  ResultsStore
 	sessions SessionStore
 	branch   *store.Branch
+	headless bool   // session.headless: no automatic references (CM-RES-06)
 	gate     gating // hooks and approvals (hooks.go)
 
 	mu        sync.Mutex

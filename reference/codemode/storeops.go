@@ -42,6 +42,7 @@ func (rt *Runtime) sessionStore() SessionStore {
 // prepareStore binds run to its results store and session branch
 // (CM-RES-01, CM-STO-03/04). Called by Prepare for an active run.
 func (rt *Runtime) prepareStore(run *agentRun, p protocol.PrepareParams) {
+	run.headless = p.Session != nil && p.Session.Headless
 	if rt.opts.HasFeature("results") {
 		limit := min(run.cfg.MemoryLimitBytes, run.cfg.MaxSnapshotBytes)
 		if rt.opts.Results != nil {
