@@ -25,8 +25,36 @@ func init() {
 						return lossyResults{store.NewResults(maxBytes)}
 					}}})
 			}},
+		Variant{Name: "store-no-transcript-entry", Breaks: "CM-STO-05", Profile: "v2",
+			Defect: "the session store commits a cell's writes to its own table and never appends the openclaw.code-mode-store transcript entry",
+			Serve:  servingStore(&noEntry{})},
+		Variant{Name: "store-commits-despite-failed-append", Breaks: "CM-STO-06", Profile: "v2",
+			Defect: "the session store updates the committed values although the transcript append failed",
+			Serve:  servingStore(&ignoreAppendError{})},
+		Variant{Name: "store-ignores-live-leaf", Breaks: "CM-STO-10", Profile: "v2",
+			Defect: "store/load never compare the run's branch with the session's live leaf, so a run of a stale branch goes on reading and writing it",
+			Serve:  servingStore(&anyLeaf{})},
 	)
 }
+
+// noEntry commits without handing the entry to the transcript.
+type noEntry struct{ store.Sessions }
+
+func (n *noEntry) Commit(b store.Branch, w *store.WriteSet, _ func(protocol.StoreEntry) error) error {
+	return n.Sessions.Commit(b, w, func(protocol.StoreEntry) error { return nil })
+}
+
+// ignoreAppendError commits whatever the append answers.
+type ignoreAppendError struct{ store.Sessions }
+
+func (x *ignoreAppendError) Commit(b store.Branch, w *store.WriteSet, appendEntry func(protocol.StoreEntry) error) error {
+	return x.Sessions.Commit(b, w, func(e protocol.StoreEntry) error { _ = appendEntry(e); return nil })
+}
+
+// anyLeaf accepts every branch as the live leaf.
+type anyLeaf struct{ store.Sessions }
+
+func (*anyLeaf) CheckLeaf(store.Branch) error { return nil }
 
 // lossyResults keeps a large value as a string of its first 2 KiB.
 type lossyResults struct{ *store.Results }

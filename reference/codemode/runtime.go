@@ -116,8 +116,10 @@ type agentRun struct {
 	results  ResultsStore
 	sessions SessionStore
 	branch   *store.Branch
-	headless bool   // session.headless: no automatic references (CM-RES-06)
-	gate     gating // hooks and approvals (hooks.go)
+	headless bool // session.headless: no automatic references (CM-RES-06)
+	// appendFails: faults.storeAppendFails, every commit append fails (CM-STO-06).
+	appendFails bool
+	gate        gating // hooks and approvals (hooks.go)
 
 	mu        sync.Mutex
 	execCount int
@@ -199,8 +201,12 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		}
 	}
 	rt.mu.Lock()
+	old := rt.runs[p.Run]
 	rt.runs[p.Run] = run
 	rt.mu.Unlock()
+	if old != nil {
+		old.leaveBranch() // prepared again: the old run no longer holds its leaf
+	}
 	return res
 }
 
@@ -243,6 +249,7 @@ func (rt *Runtime) End(run string) bool {
 	rt.mu.Unlock()
 	if ok {
 		r.clearResults() // CM-RES-03
+		r.leaveBranch()  // CM-STO-10
 	}
 	rt.endCells(run, "ended")
 	if ok {
