@@ -62,6 +62,9 @@ func (x sharedStore) Discard(_ store.Branch, w *store.WriteSet) { x.s.Discard(st
 func (x sharedStore) Enter(b store.Branch)                      { x.s.Enter(b) }
 func (x sharedStore) Leave(b store.Branch)                      { x.s.Leave(b) }
 func (x sharedStore) CheckLeaf(b store.Branch) error            { return x.s.CheckLeaf(b) }
+func (x sharedStore) Replay(_ store.Branch, e []protocol.StoreEntry) error {
+	return x.s.Replay(store.Branch{}, e)
+}
 
 // sessionResults keeps one results store per session that nothing clears:
 // references outlive their reply.

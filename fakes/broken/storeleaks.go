@@ -27,14 +27,24 @@ func init() {
 			}},
 		Variant{Name: "store-no-transcript-entry", Breaks: "CM-STO-05", Profile: "v2",
 			Defect: "the session store commits a cell's writes to its own table and never appends the openclaw.code-mode-store transcript entry",
-			Serve:  servingStore(&noEntry{})},
+			Serve:  servingFresh(func() codemode.SessionStore { return &noEntry{} })},
 		Variant{Name: "store-commits-despite-failed-append", Breaks: "CM-STO-06", Profile: "v2",
 			Defect: "the session store updates the committed values although the transcript append failed",
-			Serve:  servingStore(&ignoreAppendError{})},
+			Serve:  servingFresh(func() codemode.SessionStore { return &ignoreAppendError{} })},
 		Variant{Name: "store-ignores-live-leaf", Breaks: "CM-STO-10", Profile: "v2",
 			Defect: "store/load never compare the run's branch with the session's live leaf, so a run of a stale branch goes on reading and writing it",
-			Serve:  servingStore(&anyLeaf{})},
+			Serve:  servingFresh(func() codemode.SessionStore { return &anyLeaf{} })},
+		Variant{Name: "store-hydration-window", Breaks: "CM-STO-08", Profile: "v2",
+			Defect: "the session store replays only the last 64 store entries of the transcript (the live manager's hydration window), so older committed values are lost",
+			Serve:  servingFresh(func() codemode.SessionStore { return &hydrationWindow{} })},
 	)
+}
+
+// hydrationWindow replays only the newest 64 store entries.
+type hydrationWindow struct{ store.Sessions }
+
+func (h *hydrationWindow) Replay(b store.Branch, entries []protocol.StoreEntry) error {
+	return h.Sessions.Replay(b, entries[max(0, len(entries)-64):])
 }
 
 // noEntry commits without handing the entry to the transcript.
@@ -65,4 +75,13 @@ func (l lossyResults) Save(v json.RawMessage) (string, error) {
 		v = cut
 	}
 	return l.Results.Save(v)
+}
+
+// servingFresh serves the reference under profile v2 with a new session
+// store from mk per target process, so that a restart loses it as the
+// reference's own store is lost (CM-STO-08 restarts the target).
+func servingFresh(mk func() codemode.SessionStore) func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		return servingStore(mk())(ctx, eng, r, w)
+	}
 }

@@ -119,7 +119,9 @@ type agentRun struct {
 	headless bool // session.headless: no automatic references (CM-RES-06)
 	// appendFails: faults.storeAppendFails, every commit append fails (CM-STO-06).
 	appendFails bool
-	gate        gating // hooks and approvals (hooks.go)
+	// storeErr: session.transcript could not be replayed; store/load reject.
+	storeErr error
+	gate     gating // hooks and approvals (hooks.go)
 
 	mu        sync.Mutex
 	execCount int

@@ -29,6 +29,9 @@ type SessionStore interface {
 	Enter(b store.Branch)
 	Leave(b store.Branch)
 	CheckLeaf(b store.Branch) error
+	// Replay rebuilds branch b's committed values from the store entries of
+	// its transcript (run.prepare session.transcript, CM-STO-08).
+	Replay(b store.Branch, entries []protocol.StoreEntry) error
 }
 
 // ResultsStore is one run's results store (feature results): *store.Results
@@ -65,7 +68,14 @@ func (rt *Runtime) prepareStore(run *agentRun, p protocol.PrepareParams) {
 		run.sessions = rt.sessionStore()
 		if p.Session != nil && p.Session.Branch != "" && !p.Session.Headless {
 			run.branch = &store.Branch{SessionID: p.SessionID, SessionKey: p.SessionKey, Name: p.Session.Branch}
-			run.sessions.Enter(*run.branch) // the live leaf moves to this branch (CM-STO-10)
+			run.sessions.Enter(*run.branch)  // the live leaf moves to this branch (CM-STO-10)
+			if p.Session.Transcript != nil { // the transcript is the persistence (CM-STO-08)
+				entries, err := store.ParseTranscript(p.Session.Transcript)
+				if err == nil {
+					err = run.sessions.Replay(*run.branch, entries)
+				}
+				run.storeErr = err
+			}
 		}
 		run.appendFails = p.Faults != nil && p.Faults.StoreAppendFails && rt.opts.HasFeature("fault-injection")
 	}
@@ -133,6 +143,9 @@ func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 		}
 		if r.branch == nil {
 			return fail(store.ErrUnbound)
+		}
+		if r.storeErr != nil {
+			return fail(fmt.Errorf("the session transcript could not be replayed: %w", r.storeErr))
 		}
 		if err := r.sessions.CheckLeaf(*r.branch); err != nil {
 			return fail(err) // CM-STO-10

@@ -30,9 +30,10 @@ type trajectory struct {
 	entryBytes int
 }
 
-// maxTrajectoryEntryBytes bounds the store entries a run's trajectory keeps
-// (each value in an entry is at most 2 KiB, reference/store/leaf.go).
-const maxTrajectoryEntryBytes = 4 << 20
+// maxTrajectoryEntryBytes bounds the store entries a run's trajectory keeps:
+// with 4096 calls of at most 2 KiB input it stays within the 16 MiB message
+// bound (protocol.md §1).
+const maxTrajectoryEntryBytes = 6 << 20
 
 // addEntry appends a store entry to the run's transcript (CM-STO-05). Past
 // maxTrajectoryEntryBytes the entry is not kept and the trajectory is marked

@@ -66,10 +66,6 @@ func (s *Sessions) CheckLeaf(b Branch) error {
 	return nil
 }
 
-// maxEntryValue is the largest value an entry reports in full; a larger one
-// is reported as a marker, so that run.trajectory stays bounded.
-const maxEntryValue = 2 << 10
-
 // entryOf is the openclaw.code-mode-store transcript entry of a write set
 // (CM-STO-05). The reference has no network-controlled content, so
 // NetworkContent stays empty.
@@ -79,8 +75,6 @@ func entryOf(b Branch, sets map[string][]byte) protocol.StoreEntry {
 		switch {
 		case v == nil:
 			e.Deletes = append(e.Deletes, k)
-		case len(v) > maxEntryValue:
-			e.Sets[k] = []byte(fmt.Sprintf(`{"omitted":"value larger than %d bytes","bytes":%d}`, maxEntryValue, len(v)))
 		default:
 			e.Sets[k] = append([]byte(nil), v...)
 		}

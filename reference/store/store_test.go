@@ -188,3 +188,36 @@ func TestLiveLeaf(t *testing.T) {
 		t.Fatalf("leaves kept after every run left: %v", s.leaves)
 	}
 }
+
+// TestReplay pins CM-STO-08: the store entries of a transcript, in order,
+// are the committed values; other entries are skipped; bad input is refused.
+func TestReplay(t *testing.T) {
+	tr := []json.RawMessage{
+		json.RawMessage(`{"type":"openclaw.code-mode-store","sets":{"a":1,"b":2},"deletes":[]}`),
+		json.RawMessage(`{"type":"compaction","summary":"x"}`),
+		json.RawMessage(`{"type":"openclaw.code-mode-store","sets":{"c":3},"deletes":["b"]}`),
+	}
+	entries, err := ParseTranscript(tr)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("ParseTranscript: %d entries, %v", len(entries), err)
+	}
+	var s Sessions
+	b := Branch{"s", "k", "main"}
+	before := CommittedBytes()
+	if err := s.Replay(b, entries); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"a": "1", "b": "", "c": "3"} {
+		if v, _, _ := s.Load(b, nil, k); string(v) != want {
+			t.Fatalf("%s: got %s, want %q", k, v, want)
+		}
+	}
+	if err := s.Replay(b, nil); err != nil || CommittedBytes() != before {
+		t.Fatalf("an empty replay must drop the branch's values and their bytes: %v, %d", err, CommittedBytes()-before)
+	}
+	for _, bad := range []string{`1`, `{"kind":"x"}`, `{"type":"openclaw.code-mode-store","sets":{"":1}}`} {
+		if _, err := ParseTranscript([]json.RawMessage{json.RawMessage(bad)}); err == nil {
+			t.Fatalf("ParseTranscript accepted %s", bad)
+		}
+	}
+}

@@ -16,7 +16,18 @@ type Session struct {
 	// Headless marks headless or restart-safe execution: store/load are
 	// unavailable (CM-STO-04).
 	Headless bool `json:"headless,omitempty"`
+	// Transcript, when sent, is the branch's transcript as the session
+	// manager (the harness) holds it, oldest first, ancestry included:
+	// entries of type StoreEntryType (StoreEntry, as run.trajectory reported
+	// them) and any other objects with a string "type" (messages,
+	// compactions), which the target skips. The target replays every store
+	// entry, however old, to rebuild the branch's committed values
+	// (CM-STO-08). At most MaxTranscriptEntries entries.
+	Transcript []json.RawMessage `json:"transcript,omitempty"`
 }
+
+// MaxTranscriptEntries bounds Session.Transcript.
+const MaxTranscriptEntries = 65536
 
 // StoreEntryType is the type of the custom transcript entry a session store
 // commit appends (CM-STO-05).

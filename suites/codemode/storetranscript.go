@@ -1,6 +1,8 @@
 package codemode
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -73,5 +75,40 @@ var _ = Describe("codemode", "session store transcript", func() {
 		ok := sessionRun(ctx, sid, branch, true)
 		Expect(ok.Exec(ctx, `await store("k", 2); return "done";`)).To(CompleteWith("done"), "the same cell without the fault")
 		Expect(ok.Exec(ctx, loadOf("k"))).To(CompleteWith(2), "without the fault the write must be committed (the control)")
+	})
+
+	It("CM-STO-08", "committed values come back from the transcript after a restart, across a compaction and however old their entry is", func(ctx SpecContext) {
+		RequireFeature("trajectory", "CM-STO-08 takes the transcript entries from run.trajectory")
+		sid := freshSession()
+		a := sessionRun(ctx, sid, &protocol.Session{Branch: "main"}, true)
+		Expect(a.Exec(ctx, `await store("old", {v: 1}); await store("gone", 1); return 1;`)).To(CompleteWith(1), "a cell that stores and completes")
+		Expect(a.Exec(ctx, `await store("gone", undefined); await store("kept", "k"); return 2;`)).To(CompleteWith(2), "a cell that deletes, stores and completes")
+		var tr protocol.TrajectoryResult
+		Expect(T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: a.ID}, &tr)).To(Succeed(), "run.trajectory failed at the protocol level")
+		Expect(tr.Entries).To(HaveLen(2), "two committing cells must have appended two entries (CM-STO-05)")
+		a.End(ctx)
+		RestartTarget()
+
+		// The branch's transcript as a session manager keeps it: the first
+		// entry far behind messages, a compaction and 100 later store entries.
+		raw := func(v any) json.RawMessage { b, _ := json.Marshal(v); return b }
+		transcript := []json.RawMessage{raw(tr.Entries[0])}
+		for i := 0; i < 200; i++ {
+			transcript = append(transcript, raw(map[string]any{"type": "message", "role": "user", "content": fmt.Sprintf("filler %d", i)}))
+		}
+		transcript = append(transcript, raw(map[string]any{"type": "compaction", "summary": "earlier turns summarised"}))
+		for i := 0; i < 100; i++ {
+			transcript = append(transcript, raw(protocol.StoreEntry{Type: protocol.StoreEntryType, ToolCallID: fmt.Sprintf("older-%d", i), Branch: "main",
+				Sets: map[string]json.RawMessage{fmt.Sprintf("f%d", i): raw(i)}, Deletes: []string{}}))
+		}
+		transcript = append(transcript, raw(tr.Entries[1]))
+
+		read := `const out = {}; for (const k of ["old", "gone", "kept", "f99"]) { const v = await load(k); out[k] = v === undefined ? "<absent>" : v; } return out;`
+		Expect(sessionRun(ctx, sid, &protocol.Session{Branch: "main"}, true).Exec(ctx, read)).To(
+			CompleteWith(map[string]any{"old": "<absent>", "gone": "<absent>", "kept": "<absent>", "f99": "<absent>"}),
+			"after a restart, a run whose session manager sends no transcript must see no values: the transcript is the only persistence (CM-STO-05)")
+		Expect(sessionRun(ctx, sid, &protocol.Session{Branch: "main", Transcript: transcript}, true).Exec(ctx, read)).To(
+			CompleteWith(map[string]any{"old": map[string]any{"v": 1}, "gone": "<absent>", "kept": "k", "f99": 99}),
+			"after a restart the run given the branch's transcript must load every committed value: the oldest entry's, across the compaction, with the later delete applied")
 	})
 })
