@@ -37,7 +37,43 @@ func init() {
 		Variant{Name: "store-hydration-window", Breaks: "CM-STO-08", Profile: "v2",
 			Defect: "the session store replays only the last 64 store entries of the transcript (the live manager's hydration window), so older committed values are lost",
 			Serve:  servingFresh(func() codemode.SessionStore { return &hydrationWindow{} })},
+		Variant{Name: "results-evict-when-full", Breaks: "CM-RES-05", Profile: "v2",
+			Defect: "a full results store evicts its oldest entries to make room instead of refusing, so auto-retain never reports notRetained and explicit references silently vanish",
+			Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+				return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2",
+					Results: func(_ protocol.PrepareParams, maxBytes int64) codemode.ResultsStore {
+						return &evictingResults{Results: store.NewResults(maxBytes)}
+					}}})
+			}},
+		Variant{Name: "headless-auto-retains", Breaks: "CM-RES-06", Profile: "v2",
+			Defect: "session.headless is ignored, so headless and restart-safe cells allocate automatic references",
+			Serve: rewritingPrepareV2(func(p map[string]any) {
+				if s, ok := p["session"].(map[string]any); ok {
+					delete(s, "headless")
+				}
+			})},
 	)
+}
+
+// evictingResults deletes its oldest entries until a save fits.
+type evictingResults struct {
+	*store.Results
+	refs []string
+}
+
+func (e *evictingResults) Save(v json.RawMessage) (string, error) {
+	for {
+		ref, err := e.Results.Save(v)
+		if err == nil {
+			e.refs = append(e.refs, ref)
+			return ref, nil
+		}
+		if len(e.refs) == 0 {
+			return "", err
+		}
+		e.Results.Delete(e.refs[0])
+		e.refs = e.refs[1:]
+	}
 }
 
 // hydrationWindow replays only the newest 64 store entries.
@@ -83,5 +119,26 @@ func (l lossyResults) Save(v json.RawMessage) (string, error) {
 func servingFresh(mk func() codemode.SessionStore) func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 		return servingStore(mk())(ctx, eng, r, w)
+	}
+}
+
+// rewritingPrepareV2 serves the reference under profile v2 behind a proxy
+// that edits the params of every run.prepare (rewriting serves profile v1).
+func rewritingPrepareV2(edit func(params map[string]any)) serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		innerR, toInner := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- server.Serve(ctx, innerR, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2"}})
+		}()
+		pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			if p, ok := msg["params"].(map[string]any); ok && msg["method"] == "run.prepare" {
+				edit(p)
+				return true, forward
+			}
+			return false, forward
+		})
+		toInner.Close()
+		return <-done
 	}
 }
