@@ -45,7 +45,9 @@ func servingStore(s codemode.SessionStore) func(ctx context.Context, eng *engine
 // commitAlways commits on Discard too.
 type commitAlways struct{ store.Sessions }
 
-func (c *commitAlways) Discard(b store.Branch, w *store.WriteSet) { c.Commit(b, w) }
+func (c *commitAlways) Discard(b store.Branch, w *store.WriteSet) {
+	_ = c.Commit(b, w, func(protocol.StoreEntry) error { return nil })
+}
 
 // sharedStore maps every branch of every session to one.
 type sharedStore struct{ s *store.Sessions }
@@ -53,8 +55,16 @@ type sharedStore struct{ s *store.Sessions }
 func (x sharedStore) Load(_ store.Branch, w *store.WriteSet, key string) (json.RawMessage, bool, error) {
 	return x.s.Load(store.Branch{}, w, key)
 }
-func (x sharedStore) Commit(_ store.Branch, w *store.WriteSet)  { x.s.Commit(store.Branch{}, w) }
+func (x sharedStore) Commit(_ store.Branch, w *store.WriteSet, appendEntry func(protocol.StoreEntry) error) error {
+	return x.s.Commit(store.Branch{}, w, appendEntry)
+}
 func (x sharedStore) Discard(_ store.Branch, w *store.WriteSet) { x.s.Discard(store.Branch{}, w) }
+func (x sharedStore) Enter(b store.Branch)                      { x.s.Enter(b) }
+func (x sharedStore) Leave(b store.Branch)                      { x.s.Leave(b) }
+func (x sharedStore) CheckLeaf(b store.Branch) error            { return x.s.CheckLeaf(b) }
+func (x sharedStore) Replay(_ store.Branch, e []protocol.StoreEntry) error {
+	return x.s.Replay(store.Branch{}, e)
+}
 
 // sessionResults keeps one results store per session that nothing clears:
 // references outlive their reply.

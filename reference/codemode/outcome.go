@@ -66,8 +66,16 @@ func (s *step) complete(value json.RawMessage) result.Result {
 	}
 	value = result.WellFormed(value) // CM-EXEC-21
 	if s.outBytes+result.ContentSize(value) > s.c.run.cfg.MaxOutputBytes {
+		if v, ok := s.autoRetain(value); ok { // feature results (autoretain.go, CM-RES-04)
+			return s.completeWith(v)
+		}
 		return s.fail(s.limit(result.CodeOutputLimitExceeded, fmt.Sprintf("output and value exceed maxOutputBytes (%d bytes)", s.c.run.cfg.MaxOutputBytes)))
 	}
+	return s.completeWith(value)
+}
+
+// completeWith ends the cell completed with value (within maxOutputBytes).
+func (s *step) completeWith(value json.RawMessage) result.Result {
 	s.closeVM()
 	s.releaseSlot()
 	s.commitStore() // CM-STO-02: only a completed cell commits

@@ -116,6 +116,11 @@ type agentRun struct {
 	results  ResultsStore
 	sessions SessionStore
 	branch   *store.Branch
+	headless bool // session.headless: no automatic references (CM-RES-06)
+	// appendFails: faults.storeAppendFails, every commit append fails (CM-STO-06).
+	appendFails bool
+	// storeErr: session.transcript could not be replayed; store/load reject.
+	storeErr error
 	gate     gating // hooks and approvals (hooks.go)
 
 	mu        sync.Mutex
@@ -198,8 +203,12 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		}
 	}
 	rt.mu.Lock()
+	old := rt.runs[p.Run]
 	rt.runs[p.Run] = run
 	rt.mu.Unlock()
+	if old != nil {
+		old.leaveBranch() // prepared again: the old run no longer holds its leaf
+	}
 	return res
 }
 
@@ -242,6 +251,7 @@ func (rt *Runtime) End(run string) bool {
 	rt.mu.Unlock()
 	if ok {
 		r.clearResults() // CM-RES-03
+		r.leaveBranch()  // CM-STO-10
 	}
 	rt.endCells(run, "ended")
 	if ok {

@@ -2,11 +2,13 @@ package codemode
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 )
 
 // SessionStore keeps the committed session store values of a process
@@ -15,10 +17,21 @@ import (
 type SessionStore interface {
 	// Load returns key on branch b as the cell with write set w sees it.
 	Load(b store.Branch, w *store.WriteSet, key string) (v json.RawMessage, found bool, err error)
-	// Commit applies a completed cell's write set (CM-STO-02).
-	Commit(b store.Branch, w *store.WriteSet)
+	// Commit applies a completed cell's write set (CM-STO-02) after handing
+	// its transcript entry to appendEntry (CM-STO-05); a failed append
+	// commits nothing (CM-STO-06).
+	Commit(b store.Branch, w *store.WriteSet, appendEntry func(protocol.StoreEntry) error) error
 	// Discard drops the write set of a cell that did not complete.
 	Discard(b store.Branch, w *store.WriteSet)
+	// Enter and Leave bracket a prepared run of branch b: the last run
+	// prepared makes its branch the session's live leaf; CheckLeaf refuses
+	// a branch that is not (CM-STO-10).
+	Enter(b store.Branch)
+	Leave(b store.Branch)
+	CheckLeaf(b store.Branch) error
+	// Replay rebuilds branch b's committed values from the store entries of
+	// its transcript (run.prepare session.transcript, CM-STO-08).
+	Replay(b store.Branch, entries []protocol.StoreEntry) error
 }
 
 // ResultsStore is one run's results store (feature results): *store.Results
@@ -42,6 +55,7 @@ func (rt *Runtime) sessionStore() SessionStore {
 // prepareStore binds run to its results store and session branch
 // (CM-RES-01, CM-STO-03/04). Called by Prepare for an active run.
 func (rt *Runtime) prepareStore(run *agentRun, p protocol.PrepareParams) {
+	run.headless = p.Session != nil && p.Session.Headless
 	if rt.opts.HasFeature("results") {
 		limit := min(run.cfg.MemoryLimitBytes, run.cfg.MaxSnapshotBytes)
 		if rt.opts.Results != nil {
@@ -54,7 +68,23 @@ func (rt *Runtime) prepareStore(run *agentRun, p protocol.PrepareParams) {
 		run.sessions = rt.sessionStore()
 		if p.Session != nil && p.Session.Branch != "" && !p.Session.Headless {
 			run.branch = &store.Branch{SessionID: p.SessionID, SessionKey: p.SessionKey, Name: p.Session.Branch}
+			run.sessions.Enter(*run.branch)  // the live leaf moves to this branch (CM-STO-10)
+			if p.Session.Transcript != nil { // the transcript is the persistence (CM-STO-08)
+				entries, err := store.ParseTranscript(p.Session.Transcript)
+				if err == nil {
+					err = run.sessions.Replay(*run.branch, entries)
+				}
+				run.storeErr = err
+			}
 		}
+		run.appendFails = p.Faults != nil && p.Faults.StoreAppendFails && rt.opts.HasFeature("fault-injection")
+	}
+}
+
+// leaveBranch ends run's hold on its session's live leaf (run.end).
+func (r *agentRun) leaveBranch() {
+	if r.sessions != nil && r.branch != nil {
+		r.sessions.Leave(*r.branch)
 	}
 }
 
@@ -114,6 +144,12 @@ func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 		if r.branch == nil {
 			return fail(store.ErrUnbound)
 		}
+		if r.storeErr != nil {
+			return fail(fmt.Errorf("the session transcript could not be replayed: %w", r.storeErr))
+		}
+		if err := r.sessions.CheckLeaf(*r.branch); err != nil {
+			return fail(err) // CM-STO-10
+		}
 		if q.Op == prelude.OpStoreSet {
 			var v json.RawMessage = q.Input
 			if len(v) == 0 {
@@ -132,12 +168,29 @@ func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 	}
 }
 
+// MsgCommitWarning starts the text output item of a completed cell whose
+// write set could not be appended to the transcript (CM-STO-06).
+const MsgCommitWarning = "warning: this cell's store() writes were not saved"
+
 // commitStore commits the cell's write set: only complete calls it
-// (CM-STO-02).
+// (CM-STO-02). The entry goes to the run's transcript (run.trajectory,
+// CM-STO-05); when that append fails the cell stays completed and gets a
+// warning output item, and nothing is committed (CM-STO-06).
 func (s *step) commitStore() {
 	r := s.c.run
-	if r.sessions != nil && r.branch != nil {
-		r.sessions.Commit(*r.branch, &s.c.writes)
+	if r.sessions == nil || r.branch == nil {
+		return
+	}
+	err := r.sessions.Commit(*r.branch, &s.c.writes, func(e protocol.StoreEntry) error {
+		if r.appendFails {
+			return errors.New("transcript append failed (fault storeAppendFails)")
+		}
+		e.ToolCallID = s.parent
+		return r.traj.addEntry(e)
+	})
+	if err != nil {
+		// The warning is small and fixed; the result envelope has room for it (§6).
+		s.output = append(s.output, result.TextOutput(MsgCommitWarning+": "+err.Error()))
 	}
 }
 

@@ -24,6 +24,35 @@ type trajectory struct {
 	calls     []protocol.TrajectoryCall
 	index     map[string]int // by toolCallId
 	truncated bool
+	// entries are the run's openclaw.code-mode-store transcript entries
+	// (CM-STO-05); entryBytes bounds them (maxTrajectoryEntryBytes).
+	entries    []protocol.StoreEntry
+	entryBytes int
+}
+
+// maxTrajectoryEntryBytes bounds the store entries a run's trajectory keeps:
+// with 4096 calls of at most 2 KiB input it stays within the 16 MiB message
+// bound (protocol.md §1).
+const maxTrajectoryEntryBytes = 6 << 20
+
+// addEntry appends a store entry to the run's transcript (CM-STO-05). Past
+// maxTrajectoryEntryBytes the entry is not kept and the trajectory is marked
+// truncated; the commit itself goes ahead (the bound is the reference's
+// report bound, not a failed append).
+func (t *trajectory) addEntry(e protocol.StoreEntry) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.entryBytes+len(b) > maxTrajectoryEntryBytes {
+		t.truncated = true
+		return nil
+	}
+	t.entryBytes += len(b)
+	t.entries = append(t.entries, e)
+	return nil
 }
 
 func boundedInput(in json.RawMessage) json.RawMessage {
@@ -66,7 +95,7 @@ func (t *trajectory) snapshot(run string) protocol.TrajectoryResult {
 	defer t.mu.Unlock()
 	calls := make([]protocol.TrajectoryCall, len(t.calls))
 	copy(calls, t.calls)
-	return protocol.TrajectoryResult{Run: run, Calls: calls, Truncated: t.truncated}
+	return protocol.TrajectoryResult{Run: run, Calls: calls, Truncated: t.truncated, Entries: append([]protocol.StoreEntry(nil), t.entries...)}
 }
 
 // Traced runs f, the exec or wait call callID of run, and records it in the

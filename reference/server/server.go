@@ -14,6 +14,7 @@ import (
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
+	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -262,6 +263,11 @@ func validatePrepare(p protocol.PrepareParams) error {
 			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
 		case !t.ExecutionMode.Valid():
 			return fmt.Errorf("tools[%d] (%s): executionMode %q is not sequential or parallel", i, t.Name, t.ExecutionMode)
+		}
+	}
+	if p.Session != nil {
+		if _, err := store.ParseTranscript(p.Session.Transcript); err != nil { // spec/protocol.md §5.7
+			return err
 		}
 	}
 	return refmcp.Validate(p.MCPServers) // spec/protocol.md §5.5

@@ -25,4 +25,10 @@ var (
 	// ErrStoreFull: a store() past the cell's key count or byte budget, or
 	// past the process's MaxProcessBytes (sessions.go).
 	ErrStoreFull = errors.New("session store is full")
+	// ErrAppendFailed: the openclaw.code-mode-store transcript entry of a
+	// completed cell could not be appended; nothing was committed (CM-STO-06).
+	ErrAppendFailed = errors.New("the session store commit could not be appended to the transcript")
+	// ErrLeafMismatch: the session's live leaf is on another branch than the
+	// run's; store and load refuse rather than read another branch (CM-STO-10).
+	ErrLeafMismatch = errors.New("the session's live leaf is on another branch: store and load refuse to use this run's branch")
 )

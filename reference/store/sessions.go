@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
 // MaxKeyBytes bounds a session store key.
@@ -37,8 +39,9 @@ type Branch struct {
 // Sessions holds the committed values of every session branch of a process.
 // The zero value is ready to use.
 type Sessions struct {
-	mu sync.Mutex
-	by map[Branch]map[string][]byte
+	mu     sync.Mutex
+	by     map[Branch]map[string][]byte
+	leaves map[session]*leaf // leaf.go
 }
 
 // WriteSet is one cell's uncommitted writes: sets and deletes by key. It
@@ -136,16 +139,23 @@ func (s *Sessions) Discard(_ Branch, w *WriteSet) {
 
 // Commit applies w to branch b. Only a completed cell's write set is
 // committed (the caller's duty, CM-STO-02); an empty one changes nothing.
-func (s *Sessions) Commit(b Branch, w *WriteSet) {
+// The write set first becomes one openclaw.code-mode-store transcript entry
+// handed to appendEntry (CM-STO-05); when the append fails, the committed
+// values stay as they were and the error, wrapping ErrAppendFailed, is
+// returned (CM-STO-06). w is empty afterwards either way.
+func (s *Sessions) Commit(b Branch, w *WriteSet, appendEntry func(protocol.StoreEntry) error) error {
 	if w == nil {
-		return
+		return nil
 	}
 	w.mu.Lock()
 	sets := w.sets
 	w.sets, w.bytes = nil, 0
 	w.mu.Unlock()
 	if len(sets) == 0 {
-		return
+		return nil
+	}
+	if err := appendEntry(entryOf(b, sets)); err != nil {
+		return fmt.Errorf("%w: %v", ErrAppendFailed, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -171,6 +181,7 @@ func (s *Sessions) Commit(b Branch, w *WriteSet) {
 	if len(m) == 0 {
 		delete(s.by, b)
 	}
+	return nil
 }
 
 // Release drops every committed value of s (its runtime closed), so that

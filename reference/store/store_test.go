@@ -6,7 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
 )
+
+// appended is a transcript append that succeeds.
+func appended(protocol.StoreEntry) error { return nil }
 
 // TestResultsLimits pins CM-RES-02: 64 entries, the byte budget, a refused
 // save keeps what is there, a delete frees both.
@@ -70,7 +75,7 @@ func TestSessionsCommit(t *testing.T) {
 	var failed WriteSet
 	_ = failed.Set("gone", json.RawMessage(`1`), 100)
 	s.Discard(b1, &failed)
-	s.Commit(b1, &w)
+	s.Commit(b1, &w, appended)
 	if _, f, _ := s.Load(b1, nil, "gone"); f {
 		t.Fatal("a discarded write set was committed")
 	}
@@ -125,12 +130,94 @@ func TestSessionStoreBounds(t *testing.T) {
 	before := CommittedBytes()
 	var s Sessions
 	b := Branch{SessionID: "s", SessionKey: "k", Name: "main"}
-	s.Commit(b, &v)
+	s.Commit(b, &v, appended)
 	if got := CommittedBytes() - before; got != int64(len("a")+len(big)) {
 		t.Fatalf("committed bytes grew by %d, want %d", got, len("a")+len(big))
 	}
 	s.Release()
 	if CommittedBytes() != before {
 		t.Fatalf("Release left %d bytes counted", CommittedBytes()-before)
+	}
+}
+
+// TestCommitAppends pins CM-STO-05/06: a commit hands one entry with the
+// sets and sorted deletes to the append, and a failed append commits nothing.
+func TestCommitAppends(t *testing.T) {
+	var s Sessions
+	b := Branch{"s", "k", "main"}
+	var w WriteSet
+	_ = w.Set("a", json.RawMessage(`1`), 100)
+	_ = w.Set("z", nil, 100)
+	_ = w.Set("y", nil, 100)
+	var got []protocol.StoreEntry
+	if err := s.Commit(b, &w, func(e protocol.StoreEntry) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Type != protocol.StoreEntryType || string(got[0].Sets["a"]) != "1" || strings.Join(got[0].Deletes, ",") != "y,z" {
+		t.Fatalf("entries: %+v", got)
+	}
+	var f WriteSet
+	_ = f.Set("a", json.RawMessage(`2`), 100)
+	if err := s.Commit(b, &f, func(protocol.StoreEntry) error { return errors.New("disk full") }); !errors.Is(err, ErrAppendFailed) {
+		t.Fatalf("a failed append: got %v, want ErrAppendFailed", err)
+	}
+	if v, _, _ := s.Load(b, nil, "a"); string(v) != "1" {
+		t.Fatalf("a failed append must leave the committed value: %s", v)
+	}
+}
+
+// TestLiveLeaf pins CM-STO-10: the branch of the last prepared run is the
+// live leaf; the entry goes with the session's last run.
+func TestLiveLeaf(t *testing.T) {
+	var s Sessions
+	b1, b2 := Branch{"s", "k", "b1"}, Branch{"s", "k", "b2"}
+	s.Enter(b1)
+	if err := s.CheckLeaf(b1); err != nil {
+		t.Fatal(err)
+	}
+	s.Enter(b2)
+	if err := s.CheckLeaf(b1); !errors.Is(err, ErrLeafMismatch) {
+		t.Fatalf("b1 after b2 was prepared: got %v, want ErrLeafMismatch", err)
+	}
+	if err := s.CheckLeaf(b2); err != nil {
+		t.Fatal(err)
+	}
+	s.Leave(b1)
+	s.Leave(b2)
+	if len(s.leaves) != 0 {
+		t.Fatalf("leaves kept after every run left: %v", s.leaves)
+	}
+}
+
+// TestReplay pins CM-STO-08: the store entries of a transcript, in order,
+// are the committed values; other entries are skipped; bad input is refused.
+func TestReplay(t *testing.T) {
+	tr := []json.RawMessage{
+		json.RawMessage(`{"type":"openclaw.code-mode-store","sets":{"a":1,"b":2},"deletes":[]}`),
+		json.RawMessage(`{"type":"compaction","summary":"x"}`),
+		json.RawMessage(`{"type":"openclaw.code-mode-store","sets":{"c":3},"deletes":["b"]}`),
+	}
+	entries, err := ParseTranscript(tr)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("ParseTranscript: %d entries, %v", len(entries), err)
+	}
+	var s Sessions
+	b := Branch{"s", "k", "main"}
+	before := CommittedBytes()
+	if err := s.Replay(b, entries); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{"a": "1", "b": "", "c": "3"} {
+		if v, _, _ := s.Load(b, nil, k); string(v) != want {
+			t.Fatalf("%s: got %s, want %q", k, v, want)
+		}
+	}
+	if err := s.Replay(b, nil); err != nil || CommittedBytes() != before {
+		t.Fatalf("an empty replay must drop the branch's values and their bytes: %v, %d", err, CommittedBytes()-before)
+	}
+	for _, bad := range []string{`1`, `{"kind":"x"}`, `{"type":"openclaw.code-mode-store","sets":{"":1}}`} {
+		if _, err := ParseTranscript([]json.RawMessage{json.RawMessage(bad)}); err == nil {
+			t.Fatalf("ParseTranscript accepted %s", bad)
+		}
 	}
 }

@@ -189,6 +189,9 @@ type MCPServer struct {
 type Faults struct {
 	// RuntimeUnavailable: behave as if the sandbox engine could not be loaded.
 	RuntimeUnavailable bool `json:"runtimeUnavailable,omitempty"`
+	// StoreAppendFails: appending a cell's openclaw.code-mode-store
+	// transcript entry fails for this run (feature session-store, CM-STO-06).
+	StoreAppendFails bool `json:"storeAppendFails,omitempty"`
 }
 
 // CancelParams are the params of the tool.cancel notification.

@@ -35,6 +35,10 @@ type TrajectoryResult struct {
 	// Truncated is true when the target stopped recording (it bounds a
 	// trajectory; the reference at 4096 calls).
 	Truncated bool `json:"truncated,omitempty"`
+	// Entries are the custom transcript entries the run appended, in order:
+	// one openclaw.code-mode-store entry per committed cell (feature
+	// session-store, CM-STO-05). Absent when there are none.
+	Entries []StoreEntry `json:"entries,omitempty"`
 }
 
 // TrajectoryCall is one tool call of a trajectory.

@@ -161,4 +161,15 @@ throw new Error(JSON.stringify(seen));`
 		Expect(r.Exec(ctx, `return {a: await load("a"), b: await load("b")};`)).To(CompleteWith(map[string]any{"a": "committed", "b": "committed"}),
 			"the failed cell's sets and deletes must not reach the committed values")
 	})
+
+	It("CM-STO-10", "store and load fail when the session's live leaf is on another branch", func(ctx SpecContext) {
+		sid := freshSession()
+		probe := `const out = []; for (const f of [() => store("k", 1), () => load("k")]) { try { await f(); out.push("ran"); } catch (e) { out.push("refused"); } } return out;`
+		a := sessionRun(ctx, sid, &protocol.Session{Branch: "b1"}, true)
+		Expect(a.Exec(ctx, probe)).To(CompleteWith([]any{"ran", "ran"}), "while b1 is the live leaf its run's store and load must work (the control)")
+		b := sessionRun(ctx, sid, &protocol.Session{Branch: "b2"}, true)
+		Expect(a.Exec(ctx, probe)).To(CompleteWith([]any{"refused", "refused"}),
+			"after a run of branch b2 of the same session was prepared, b2 is the live leaf: the b1 run's store and load must reject")
+		Expect(b.Exec(ctx, probe)).To(CompleteWith([]any{"ran", "ran"}), "the run of the live leaf b2 must store and load")
+	})
 })
