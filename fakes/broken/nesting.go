@@ -2,9 +2,12 @@ package broken
 
 import (
 	"context"
+	"io"
 	"strings"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
+	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/server"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
@@ -17,6 +20,9 @@ func init() {
 			Serve: gated(func() func(codemode.Gatekeeper) codemode.Gatekeeper {
 				return func(g codemode.Gatekeeper) codemode.Gatekeeper { return mcpUnhooked{g} }
 			})},
+		Variant{Name: "cell-local-order", Breaks: "CM-NEST-12", Profile: "v2",
+			Defect: "executionMode orders calls within a cell only: a later cell's sequential call overlaps a call still in flight in a cell parked in wait",
+			Serve:  cellLocalOrder},
 	)
 }
 
@@ -28,4 +34,10 @@ func (h mcpUnhooked) BeforeToolCall(ctx context.Context, p protocol.HookParams) 
 		return protocol.HookResult{Decision: protocol.HookAllow}, nil
 	}
 	return h.Gatekeeper.BeforeToolCall(ctx, p)
+}
+
+// cellLocalOrder serves the reference under v2 with executionMode ordered
+// per cell only.
+func cellLocalOrder(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+	return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2", CellLocalOrder: true}})
 }

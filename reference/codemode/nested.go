@@ -135,7 +135,10 @@ func (s *step) launch(reqID int64, toolID string, called bool, invoke func(conte
 		c.calledTools = append(c.calledTools, toolID)
 	}
 	c.mu.Unlock()
+	sequential := s.sequentialTool(toolID)
+	c.run.sched.begin(sequential) // runsched.go: CM-NEST-12
 	go func() {
+		defer c.run.sched.end(sequential)
 		if c.callCtx.Err() != nil {
 			return // the cell ended before the call left: never send it (CM-NEST-23)
 		}
@@ -164,8 +167,9 @@ func (s *step) launch(reqID int64, toolID string, called bool, invoke func(conte
 }
 
 // collect waits up to wait for at least one completion and returns every
-// completion available then. ok is false when none arrived.
-func (s *step) collect(ctx context.Context, wait time.Duration) ([]prelude.Delivery, bool) {
+// completion available then. ok is false when none arrived and wake (nil:
+// never) was not closed; a closed wake gives ok with no deliveries.
+func (s *step) collect(ctx context.Context, wait time.Duration, wake <-chan struct{}) ([]prelude.Delivery, bool) {
 	var ds []prelude.Delivery
 	take := func(cp completion) {
 		s.c.mu.Lock()
@@ -181,6 +185,8 @@ func (s *step) collect(ctx context.Context, wait time.Duration) ([]prelude.Deliv
 		select {
 		case cp := <-s.c.done:
 			take(cp)
+		case <-wake:
+			return nil, true
 		case <-t.C:
 		case <-ctx.Done():
 			return nil, false

@@ -84,6 +84,13 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	return result.Result{}, false
 }
 
+// queuedCount is how many calls of the cell wait in its queue.
+func (s *step) queuedCount() int {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	return len(s.c.sched.queue)
+}
+
 // enqueue queues a validated call; refill sends it when it may go.
 func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec) {
 	s.c.mu.Lock()
@@ -95,7 +102,8 @@ func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec)
 // refill sends queued calls in request order while they may go: a parallel
 // call while fewer than maxPendingToolCalls are in flight and no sequential
 // call is, a sequential call only when nothing is in flight; a waiting
-// sequential call holds back every later one (CM-NEST-05, CM-NEST-06). The
+// sequential call holds back every later one (CM-NEST-05, CM-NEST-06). "In
+// flight" spans every cell of the run (runsched.go, CM-NEST-12). The
 // drive loop calls it after the guest has run the continuations of the
 // results just delivered (CM-NEST-15).
 func (s *step) refill() {
@@ -118,7 +126,10 @@ func (s *step) refill() {
 		head := c.sched.queue[0]
 		sequential := head.spec.ExecutionMode == protocol.ExecutionSequential && s.rt.opts.HasFeature("execution-mode")
 		n := len(c.inflight)
-		if seqBusy || n >= maxPending || (sequential && n > 0) {
+		// Ordering spans the run's cells (CM-NEST-12): the other cells'
+		// calls in flight hold this one back too.
+		otherCells := s.rt.opts.HasFeature("execution-mode") && !s.rt.opts.CellLocalOrder && !c.run.sched.mayStart(sequential)
+		if seqBusy || otherCells || n >= maxPending || (sequential && n > 0) {
 			c.mu.Unlock()
 			return
 		}

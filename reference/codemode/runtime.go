@@ -60,6 +60,10 @@ type Options struct {
 	// broken variants use it to model a runtime that mishandles hooks. It is
 	// called for every hook or approval request.
 	WrapGates func(Gatekeeper) Gatekeeper
+	// CellLocalOrder, if set, orders executionMode within each cell only,
+	// not across the cells of a run (the defect CM-NEST-12 catches; the
+	// broken variant cell-local-order sets it). Leave it unset.
+	CellLocalOrder bool
 	// Profile is the contract profile served: "v1" (default) or "v2"
 	// (spec/requirements.yaml profiles:); HasFeature derives from it.
 	Profile string
@@ -125,6 +129,7 @@ type agentRun struct {
 	// snapEvents wait for the run's next result (CM-TEL-03, snapshotevents.go).
 	snapEvents snapshotEvents
 	traj       trajectory // run.trajectory (trajectory.go, CM-NEST-07)
+	sched      runSched   // executionMode across the run's cells (runsched.go, CM-NEST-12)
 }
 
 // New returns a Runtime. eng may be nil to simulate a missing engine.
