@@ -12,7 +12,8 @@ import (
 )
 
 // The nested-call variants of issue 14's leftovers: MCP calls outside the
-// hooks, and scheduling that breaks the bridge queue or executionMode.
+// hooks, executionMode ordered per cell only, and a slot refilled before the
+// guest's continuation ran.
 func init() {
 	Variants = append(Variants,
 		Variant{Name: "hook-skips-mcp", Breaks: "CM-NEST-02", Spec: "MCP tool call",
@@ -22,7 +23,10 @@ func init() {
 			})},
 		Variant{Name: "cell-local-order", Breaks: "CM-NEST-12", Profile: "v2",
 			Defect: "executionMode orders calls within a cell only: a later cell's sequential call overlaps a call still in flight in a cell parked in wait",
-			Serve:  cellLocalOrder},
+			Serve:  withDefects(codemode.Defects{CellLocalOrder: true})},
+		Variant{Name: "refill-before-continuation", Breaks: "CM-NEST-15", Spec: "continuation of the call that frees a slot", Profile: "v2",
+			Defect: "a freed slot is refilled from the queue as soon as a result arrives, before the guest has run the continuation of the call that freed it",
+			Serve:  withDefects(codemode.Defects{RefillFirst: true})},
 	)
 }
 
@@ -36,8 +40,9 @@ func (h mcpUnhooked) BeforeToolCall(ctx context.Context, p protocol.HookParams) 
 	return h.Gatekeeper.BeforeToolCall(ctx, p)
 }
 
-// cellLocalOrder serves the reference under v2 with executionMode ordered
-// per cell only.
-func cellLocalOrder(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-	return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2", CellLocalOrder: true}})
+// withDefects serves the reference under v2 with the scheduling defects d.
+func withDefects(d codemode.Defects) serveFunc {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2", Defects: d}})
+	}
 }

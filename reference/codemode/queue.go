@@ -128,7 +128,7 @@ func (s *step) refill() {
 		n := len(c.inflight)
 		// Ordering spans the run's cells (CM-NEST-12): the other cells'
 		// calls in flight hold this one back too.
-		otherCells := s.rt.opts.HasFeature("execution-mode") && !s.rt.opts.CellLocalOrder && !c.run.sched.mayStart(sequential)
+		otherCells := s.rt.opts.HasFeature("execution-mode") && !s.rt.opts.Defects.CellLocalOrder && !c.run.sched.mayStart(sequential)
 		if seqBusy || otherCells || n >= maxPending || (sequential && n > 0) {
 			c.mu.Unlock()
 			return

@@ -19,6 +19,17 @@ type runSched struct {
 	changed    chan struct{} // closed when active or sequential falls; nil until watched
 }
 
+// Defects switch on scheduling defects that the specs must catch; only
+// fakes/broken sets them.
+type Defects struct {
+	// CellLocalOrder orders executionMode within each cell only, not
+	// across the cells of a run (CM-NEST-12).
+	CellLocalOrder bool
+	// RefillFirst sends queued calls as soon as a slot frees, before the
+	// guest has run the continuation of the call that freed it (CM-NEST-15).
+	RefillFirst bool
+}
+
 // watch returns a channel closed at the next call of the run that returns.
 // A cell blocked on another cell's call takes it before it checks, so no
 // wake-up is lost.

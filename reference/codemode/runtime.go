@@ -60,10 +60,9 @@ type Options struct {
 	// broken variants use it to model a runtime that mishandles hooks. It is
 	// called for every hook or approval request.
 	WrapGates func(Gatekeeper) Gatekeeper
-	// CellLocalOrder, if set, orders executionMode within each cell only,
-	// not across the cells of a run (the defect CM-NEST-12 catches; the
-	// broken variant cell-local-order sets it). Leave it unset.
-	CellLocalOrder bool
+	// Defects are deliberate scheduling defects for the broken variants
+	// (fakes/broken); the zero value is the conforming runtime.
+	Defects Defects
 	// Profile is the contract profile served: "v1" (default) or "v2"
 	// (spec/requirements.yaml profiles:); HasFeature derives from it.
 	Profile string

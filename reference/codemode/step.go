@@ -97,6 +97,9 @@ func (s *step) drive(ctx context.Context) result.Result {
 		if len(ds) == 0 {
 			continue // woken by another cell's call: refill again
 		}
+		if s.rt.opts.Defects.RefillFirst {
+			s.refill()
+		}
 		if err := s.deliver(vctx, ds); err != nil {
 			return s.fail(s.trapResult(err))
 		}
