@@ -12,8 +12,8 @@ import (
 )
 
 // The nested-call variants of issue 14's leftovers: MCP calls outside the
-// hooks, executionMode ordered per cell only, and a slot refilled before the
-// guest's continuation ran.
+// hooks, executionMode ordered per cell only, a slot refilled before the
+// guest's continuation ran, a queued timer's delay counted from setTimeout.
 func init() {
 	Variants = append(Variants,
 		Variant{Name: "hook-skips-mcp", Breaks: "CM-NEST-02", Spec: "MCP tool call",
@@ -27,6 +27,9 @@ func init() {
 		Variant{Name: "refill-before-continuation", Breaks: "CM-NEST-15", Spec: "continuation of the call that frees a slot", Profile: "v2",
 			Defect: "a freed slot is refilled from the queue as soon as a result arrives, before the guest has run the continuation of the call that freed it",
 			Serve:  withDefects(codemode.Defects{RefillFirst: true})},
+		Variant{Name: "timer-delay-from-call", Breaks: "CM-NEST-13", Spec: "measured from when it gets a slot", Profile: "v2",
+			Defect: "a queued guest timer's delay runs from the setTimeout call, so it fires as soon as it gets a slot when its delay passed while it was queued",
+			Serve:  withDefects(codemode.Defects{TimerFromCall: true})},
 	)
 }
 

@@ -61,6 +61,10 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			if d != nil {
 				immediate = append(immediate, *d)
 			}
+		case prelude.OpTimer, prelude.OpClearTimer: // timers.go: CM-NEST-13
+			if d, ok := s.timerOp(q); ok {
+				immediate = append(immediate, d...)
+			}
 		case "yield":
 			s.c.mu.Lock()
 			s.c.yieldID = q.ID
@@ -135,10 +139,17 @@ func (s *step) launch(reqID int64, toolID string, called bool, invoke func(conte
 		c.calledTools = append(c.calledTools, toolID)
 	}
 	c.mu.Unlock()
+	// Catalog calls count for executionMode across cells (runsched.go,
+	// CM-NEST-12); timers and MCP resource reads are no catalog calls.
+	_, catalogued := c.run.catalog.Lookup(toolID)
 	sequential := s.sequentialTool(toolID)
-	c.run.sched.begin(sequential) // runsched.go: CM-NEST-12
+	if catalogued {
+		c.run.sched.begin(sequential)
+	}
 	go func() {
-		defer c.run.sched.end(sequential)
+		if catalogued {
+			defer c.run.sched.end(sequential)
+		}
 		if c.callCtx.Err() != nil {
 			return // the cell ended before the call left: never send it (CM-NEST-23)
 		}

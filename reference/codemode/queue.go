@@ -20,6 +20,7 @@ type queuedCall struct {
 	toolID string
 	spec   protocol.ToolSpec
 	parent string // the exec/wait call it was made under (tool.invoke parentToolCallId)
+	timer  *cellTimer // a guest timer (timers.go), not a nested call
 }
 
 // scheduler is a cell's queue of calls not yet sent, guarded by cell.mu. It
@@ -29,6 +30,9 @@ type scheduler struct {
 	queue []queuedCall
 	bytes int64          // JSON bytes of the queued inputs
 	seq   map[int64]bool // request ids of sequential calls sent
+	// timers are the cell's guest timers not yet fired or cleared, by the
+	// guest's timer number (timers.go, CM-NEST-13).
+	timers map[int64]*cellTimer
 }
 
 // queueing reports whether nested calls go through the cell's queue: under
@@ -48,6 +52,9 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	}
 	calls, bytes := 0, int64(0)
 	for _, q := range reqs {
+		if q.Op == prelude.OpTimer { // a timer takes a slot too (CM-NEST-13)
+			calls++
+		}
 		if q.Op == "call" {
 			if t, ok := s.c.run.catalog.Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
 				calls++
@@ -128,7 +135,7 @@ func (s *step) refill() {
 		n := len(c.inflight)
 		// Ordering spans the run's cells (CM-NEST-12): the other cells'
 		// calls in flight hold this one back too.
-		otherCells := s.rt.opts.HasFeature("execution-mode") && !s.rt.opts.Defects.CellLocalOrder && !c.run.sched.mayStart(sequential)
+		otherCells := head.timer == nil && s.rt.opts.HasFeature("execution-mode") && !s.rt.opts.Defects.CellLocalOrder && !c.run.sched.mayStart(sequential)
 		if seqBusy || otherCells || n >= maxPending || (sequential && n > 0) {
 			c.mu.Unlock()
 			return
@@ -144,6 +151,10 @@ func (s *step) refill() {
 		c.mu.Unlock()
 		// startCall names s.parent as the parent: a call queued under an
 		// earlier exec/wait keeps the parent it was made under.
+		if head.timer != nil {
+			s.startTimer(head.q.ID, head.q.Ms, head.timer) // timers.go
+			continue
+		}
 		cur := s.parent
 		s.parent = head.parent
 		s.startCall(head.q, head.toolID, head.spec)

@@ -28,6 +28,9 @@ type Defects struct {
 	// RefillFirst sends queued calls as soon as a slot frees, before the
 	// guest has run the continuation of the call that freed it (CM-NEST-15).
 	RefillFirst bool
+	// TimerFromCall measures a queued guest timer's delay from the
+	// setTimeout call, not from when it got a slot (CM-NEST-13).
+	TimerFromCall bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

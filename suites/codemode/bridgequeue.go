@@ -12,13 +12,16 @@ import (
 )
 
 // The bridge queue beyond CM-NEST-05/14 (feature bridge-queue, 001
-// [嵌套工具执行]): how a freed slot is refilled (CM-NEST-15) and what
-// queueing never changes (CM-NEST-16). Order is judged from the spans the
+// [嵌套工具执行]): guest timers take slots (CM-NEST-13), how a freed slot is
+// refilled (CM-NEST-15) and what queueing never changes (CM-NEST-16). Order is judged from the spans the
 // harness's recorded tools keep, never from sleeps.
 
 // continuationSpin is how long the guest busies itself in the continuation
 // of the call that frees the slot (CM-NEST-15).
 const continuationSpin = 300 * time.Millisecond
+
+// timerDelay is the guest timers' delay in the CM-NEST-13 specs.
+const timerDelay = 300 * time.Millisecond
 
 var _ = Describe("codemode", "the bridge queue", func() {
 	It("CM-NEST-15", "the continuation of the call that frees a slot runs before a queued call is sent into it", func(ctx SpecContext) {
@@ -49,6 +52,55 @@ return out.length;`))
 		Expect(res).To(CompleteWith(30), "30 fast calls through 2 slots must drain inside the one exec: completed, not waiting for a wait round trip %s", EnvelopeNote)
 		Expect(rec.Spans()).To(HaveLen(30), "each call must reach the harness once:%s", spansText(rec.Spans()))
 		Expect(rec.MaxOverlap()).To(BeNumerically("<=", 2), "never more than maxPendingToolCalls in flight:%s", spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-13", "a guest timer takes a bridge slot: with maxPendingToolCalls 1, a call made after setTimeout is sent only once the timer fired", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		before := time.Now()
+		res := r.Exec(ctx, Guest(fmt.Sprintf(`let fired = false;
+setTimeout(() => { fired = true; }, %d);
+const after = callValue(id("lookup"), await tools.call(id("lookup"), {tag: "after", ms: 1})).tag;
+return [after, fired];`, timerDelay.Milliseconds())))
+		Expect(res).To(CompleteWith([]any{"after", true}), "the timer must fire before the call that waited for its slot returns %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s["after"].Start.Sub(before)).To(BeNumerically(">=", timerDelay),
+			"the timer holds the only slot for its %v delay, so the call made after it must not be sent earlier:%s", timerDelay, spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-13", "a queued timer's delay is measured from when it gets a slot", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		// a holds the only slot for 400 ms; the timer queues behind it and
+		// its callback makes call t.
+		res := r.Exec(ctx, Guest(fmt.Sprintf(`const a = tools.call(id("lookup"), {tag: "a", ms: 400});
+const t = new Promise((resolve) => setTimeout(() => resolve(tools.call(id("lookup"), {tag: "t", ms: 1})), %d));
+await a; await t;
+return "done";`, timerDelay.Milliseconds())))
+		Expect(res).To(CompleteWith("done"), "the cell must complete %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s).To(HaveKey("t"), "the timer's callback must have made its call:%s", spansText(rec.Spans()))
+		Expect(s["t"].Start.Sub(s["a"].End)).To(BeNumerically(">=", timerDelay),
+			"the timer got its slot when a ended, so its %v delay starts then; its callback's call came earlier:%s", timerDelay, spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-13", "clearTimeout on a queued timer removes it: it never fires and never takes the slot", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		res := r.Exec(ctx, Guest(`let fired = false;
+const a = tools.call(id("lookup"), {tag: "a", ms: 200});
+const h = setTimeout(() => { fired = true; }, 5000);
+clearTimeout(h);
+const b = tools.call(id("lookup"), {tag: "b", ms: 1});
+await a; await b;
+return fired;`))
+		Expect(res).To(CompleteWith(false), "a cleared timer's callback must never run, and the cell must not wait for it %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s["b"].Start.Sub(s["a"].End)).To(BeNumerically("<", 5*time.Second),
+			"the cleared timer must never take the slot: b waited for its 5 s delay after a ended:%s", spansText(rec.Spans()))
 	})
 
 	It("CM-NEST-16", "a queued call to a tool the policy denies still fails, catchably, and never reaches the tool", func(ctx SpecContext) {
