@@ -19,7 +19,7 @@ type queuedCall struct {
 	q      prelude.Request
 	toolID string
 	spec   protocol.ToolSpec
-	parent string // the exec/wait call it was made under (tool.invoke parentToolCallId)
+	parent string     // the exec/wait call it was made under (tool.invoke parentToolCallId)
 	timer  *cellTimer // a guest timer (timers.go), not a nested call
 }
 
