@@ -156,10 +156,6 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 	if d, over := oversizedInput(q.ID, q.Input, run.cfg); over { // CM-LIM-07
 		return &d, result.Result{}, false
 	}
-	if int64(s.inflightCount()) >= run.cfg.MaxPendingToolCalls {
-		return nil, s.limit(result.CodeTooManyPendingToolCalls,
-			fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", run.cfg.MaxPendingToolCalls)), true
-	}
 	input := wellFormedInput(q.Input)
 	call := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 		v, err := invoke(ctx, in)
@@ -171,21 +167,35 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 		}
 		return v, nil
 	}
-	s.launch(q.ID, toolID, q.Op == opMCPTool, func(ctx context.Context) (json.RawMessage, error) {
-		if gated == nil { // resources/read and prompts/get are no catalog tools
-			return call(ctx, input)
-		}
-		p := *gated
-		p.Input = input
-		s.c.traceNested(p) // trajectory.go: CM-NEST-07
-		if err := s.gateCall(ctx, &p); err != nil {
+	start := func(s *step) {
+		s.launch(q.ID, toolID, q.Op == opMCPTool, func(ctx context.Context) (json.RawMessage, error) {
+			if gated == nil { // resources/read and prompts/get are no catalog tools
+				return call(ctx, input)
+			}
+			p := *gated
+			p.Input = input
+			s.c.traceNested(p) // trajectory.go: CM-NEST-07
+			if err := s.gateCall(ctx, &p); err != nil {
+				s.c.traceSettled(p.ToolCallID, err)
+				return nil, err
+			}
+			v, err := call(ctx, p.Input)
 			s.c.traceSettled(p.ToolCallID, err)
-			return nil, err
-		}
-		v, err := call(ctx, p.Input)
-		s.c.traceSettled(p.ToolCallID, err)
-		return v, err
-	})
+			return v, err
+		})
+	}
+	if s.queueing() { // queue.go: beyond maxPendingToolCalls an MCP request waits like any call (CM-NEST-05)
+		s.c.mu.Lock()
+		s.c.sched.queue = append(s.c.sched.queue, queuedCall{q: q, toolID: toolID, parent: s.parent, start: start})
+		s.c.sched.bytes += int64(len(q.Input))
+		s.c.mu.Unlock()
+		return nil, result.Result{}, false
+	}
+	if int64(s.inflightCount()) >= run.cfg.MaxPendingToolCalls {
+		return nil, s.limit(result.CodeTooManyPendingToolCalls,
+			fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", run.cfg.MaxPendingToolCalls)), true
+	}
+	start(s)
 	return nil, result.Result{}, false
 }
 

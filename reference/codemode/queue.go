@@ -21,6 +21,9 @@ type queuedCall struct {
 	spec   protocol.ToolSpec
 	parent string     // the exec/wait call it was made under (tool.invoke parentToolCallId)
 	timer  *cellTimer // a guest timer (timers.go), not a nested call
+	// start, when set, sends a validated MCP request (mcp.go) on the step
+	// that refills the slot.
+	start func(*step)
 }
 
 // scheduler is a cell's queue of calls not yet sent, guarded by cell.mu. It
@@ -55,11 +58,15 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 		if q.Op == prelude.OpTimer { // a timer takes a slot too (CM-NEST-13)
 			calls++
 		}
-		if q.Op == "call" {
+		switch q.Op {
+		case "call":
 			if t, ok := s.c.run.catalog.Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
 				calls++
 				bytes += int64(len(q.Input))
 			}
+		case opMCPTool, opMCPResource, opMCPPrompt: // MCP requests take slots too (mcp.go)
+			calls++
+			bytes += int64(len(q.Input))
 		}
 	}
 	if calls == 0 {
@@ -157,7 +164,11 @@ func (s *step) refill() {
 		}
 		cur := s.parent
 		s.parent = head.parent
-		s.startCall(head.q, head.toolID, head.spec)
+		if head.start != nil {
+			head.start(s)
+		} else {
+			s.startCall(head.q, head.toolID, head.spec)
+		}
 		s.parent = cur
 	}
 }
