@@ -100,6 +100,9 @@ func (c *cell) pendingCalls() []result.PendingToolCall {
 	defer c.mu.Unlock()
 	out := make([]result.PendingToolCall, 0, len(c.inflight))
 	for _, n := range c.inflight {
+		if n.toolID == "" {
+			continue // a guest timer (timers.go), no tool call
+		}
 		out = append(out, result.PendingToolCall{ID: n.callID, ToolID: n.toolID})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })

@@ -136,7 +136,7 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	s.vm = vm
 	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
-		Results: r.results != nil, Store: r.sessions != nil}, code); bad {
+		Results: r.results != nil, Store: r.sessions != nil, Timers: s.rt.opts.HasFeature("bridge-queue")}, code); bad {
 		return r, nil
 	}
 	return s.drive(ctx), nil

@@ -83,28 +83,40 @@ func (rt *Runtime) execHook(ctx context.Context, r *agentRun, toolCallID string,
 // never invoked. A pending approval keeps the call in flight, so the cell
 // suspends as for any slow call and resumes on wait once it is decided.
 func (s *step) invokeGated(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
-	gate := s.c.run.gate
-	if g := s.rt.gatekeeper(); g != nil {
-		if gate.hooks {
-			h, err := g.BeforeToolCall(ctx, protocol.HookParams{Run: p.Run, ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID,
-				CatalogID: p.CatalogID, Tool: p.Tool, Input: p.Input, ToolKind: protocol.ToolKindNested})
-			if err != nil {
-				return nil, &ToolError{Message: "blocked: the before_tool_call hook could not be asked: " + err.Error()}
-			}
-			if h.Decision != protocol.HookAllow {
-				return nil, gateError("blocked by a before_tool_call hook: "+blockReason(h), map[string]any{"blocked": true, "reason": h.Reason})
-			}
-			if len(h.Params) > 0 && json.Valid(h.Params) {
-				p.Input = h.Params // a trusted rewrite
-			}
-		}
-		if slices.Contains(gate.approvals, p.Tool) {
-			if err := s.approve(ctx, g, p); err != nil {
-				return nil, err
-			}
-		}
+	if err := s.gateCall(ctx, &p); err != nil {
+		return nil, err
 	}
 	return s.rt.inv.Invoke(ctx, p)
+}
+
+// gateCall asks the run's before_tool_call hook and approval policy about
+// the nested call p before it runs: harness tools and MCP tools alike, since
+// MCP entries share the catalog's hooks and approvals (000 [MCP]; CM-NEST-02,
+// CM-NEST-03). A hook's trusted rewrite replaces p.Input. A non-nil error is
+// the guest's catchable *ToolError; the call must not run.
+func (s *step) gateCall(ctx context.Context, p *protocol.InvokeParams) error {
+	gate := s.c.run.gate
+	g := s.rt.gatekeeper()
+	if g == nil {
+		return nil
+	}
+	if gate.hooks {
+		h, err := g.BeforeToolCall(ctx, protocol.HookParams{Run: p.Run, ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID,
+			CatalogID: p.CatalogID, Tool: p.Tool, Input: p.Input, ToolKind: protocol.ToolKindNested})
+		if err != nil {
+			return &ToolError{Message: "blocked: the before_tool_call hook could not be asked: " + err.Error()}
+		}
+		if h.Decision != protocol.HookAllow {
+			return gateError("blocked by a before_tool_call hook: "+blockReason(h), map[string]any{"blocked": true, "reason": h.Reason})
+		}
+		if len(h.Params) > 0 && json.Valid(h.Params) {
+			p.Input = h.Params // a trusted rewrite
+		}
+	}
+	if slices.Contains(gate.approvals, p.Tool) {
+		return s.approve(ctx, g, *p)
+	}
+	return nil
 }
 
 // approve asks approval.request until the call is approved (nil), denied

@@ -89,7 +89,9 @@ func mcpTable(r *agentRun) (*prelude.MCPBoot, []refmcp.Server) {
 // startMCP validates one MCP bridge request on the host (the guest is not
 // trusted to name only visible tools) and launches it through the same path
 // as tools.call: in-flight accounting, maxPendingToolCalls, the bridge size
-// limit, suspension and telemetry (CM-MCP-01, CM-EXEC-15). It returns an
+// limit, suspension and telemetry (CM-MCP-01, CM-EXEC-15), and for a tool
+// call the before_tool_call hook, approvals and the trajectory (CM-NEST-02,
+// CM-NEST-03, CM-NEST-07: MCP entries share them, 000 [MCP]). It returns an
 // immediate rejection, or a result that fails the cell.
 func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bool) {
 	run := s.c.run
@@ -101,6 +103,7 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 		toolID string
 		invoke func(ctx context.Context, input json.RawMessage) (json.RawMessage, error)
 		what   map[string]string
+		gated  *protocol.InvokeParams // an MCP tool call: hooked, approved and traced like any nested call
 	)
 	switch q.Op {
 	case opMCPTool:
@@ -112,6 +115,8 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 			return reject(fmt.Sprintf("Unknown MCP tool id %q. Read API.list(\"mcp\") for the visible MCP tools.", q.Tool))
 		}
 		toolID, what = t.ID, map[string]string{"server": t.Spec.Owner, "tool": t.Spec.Name}
+		gated = &protocol.InvokeParams{Run: run.id, ToolCallID: s.c.callID(q.ID), ParentToolCallID: s.parent,
+			CatalogID: t.ID, Tool: t.Spec.Name, Source: t.Spec.Source, Owner: t.Spec.Owner, Context: run.ctx}
 		invoke = func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 			return run.mcp.CallTool(ctx, t.Spec.Owner, t.Spec.Name, in)
 		}
@@ -151,13 +156,9 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 	if d, over := oversizedInput(q.ID, q.Input, run.cfg); over { // CM-LIM-07
 		return &d, result.Result{}, false
 	}
-	if int64(s.inflightCount()) >= run.cfg.MaxPendingToolCalls {
-		return nil, s.limit(result.CodeTooManyPendingToolCalls,
-			fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", run.cfg.MaxPendingToolCalls)), true
-	}
 	input := wellFormedInput(q.Input)
-	s.launch(q.ID, toolID, q.Op == opMCPTool, func(ctx context.Context) (json.RawMessage, error) {
-		v, err := invoke(ctx, input)
+	call := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
+		v, err := invoke(ctx, in)
 		if err != nil {
 			if _, ok := err.(*ToolError); ok {
 				return nil, err
@@ -165,7 +166,36 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 			return nil, mcpToolError(err, what)
 		}
 		return v, nil
-	})
+	}
+	start := func(s *step) {
+		s.launch(q.ID, toolID, q.Op == opMCPTool, func(ctx context.Context) (json.RawMessage, error) {
+			if gated == nil { // resources/read and prompts/get are no catalog tools
+				return call(ctx, input)
+			}
+			p := *gated
+			p.Input = input
+			s.c.traceNested(p) // trajectory.go: CM-NEST-07
+			if err := s.gateCall(ctx, &p); err != nil {
+				s.c.traceSettled(p.ToolCallID, err)
+				return nil, err
+			}
+			v, err := call(ctx, p.Input)
+			s.c.traceSettled(p.ToolCallID, err)
+			return v, err
+		})
+	}
+	if s.queueing() { // queue.go: beyond maxPendingToolCalls an MCP request waits like any call (CM-NEST-05)
+		s.c.mu.Lock()
+		s.c.sched.queue = append(s.c.sched.queue, queuedCall{q: q, toolID: toolID, parent: s.parent, start: start})
+		s.c.sched.bytes += int64(len(q.Input))
+		s.c.mu.Unlock()
+		return nil, result.Result{}, false
+	}
+	if int64(s.inflightCount()) >= run.cfg.MaxPendingToolCalls {
+		return nil, s.limit(result.CodeTooManyPendingToolCalls,
+			fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", run.cfg.MaxPendingToolCalls)), true
+	}
+	start(s)
 	return nil, result.Result{}, false
 }
 

@@ -61,6 +61,10 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			if d != nil {
 				immediate = append(immediate, *d)
 			}
+		case prelude.OpTimer, prelude.OpClearTimer: // timers.go: CM-NEST-13
+			if d, ok := s.timerOp(q); ok {
+				immediate = append(immediate, d...)
+			}
 		case "yield":
 			s.c.mu.Lock()
 			s.c.yieldID = q.ID
@@ -135,7 +139,17 @@ func (s *step) launch(reqID int64, toolID string, called bool, invoke func(conte
 		c.calledTools = append(c.calledTools, toolID)
 	}
 	c.mu.Unlock()
+	// Catalog calls count for executionMode across cells (runsched.go,
+	// CM-NEST-12); timers and MCP resource reads are no catalog calls.
+	_, catalogued := c.run.catalog.Lookup(toolID)
+	sequential := s.sequentialTool(toolID)
+	if catalogued {
+		c.run.sched.begin(sequential)
+	}
 	go func() {
+		if catalogued {
+			defer c.run.sched.end(sequential)
+		}
 		if c.callCtx.Err() != nil {
 			return // the cell ended before the call left: never send it (CM-NEST-23)
 		}
@@ -164,8 +178,9 @@ func (s *step) launch(reqID int64, toolID string, called bool, invoke func(conte
 }
 
 // collect waits up to wait for at least one completion and returns every
-// completion available then. ok is false when none arrived.
-func (s *step) collect(ctx context.Context, wait time.Duration) ([]prelude.Delivery, bool) {
+// completion available then. ok is false when none arrived and wake (nil:
+// never) was not closed; a closed wake gives ok with no deliveries.
+func (s *step) collect(ctx context.Context, wait time.Duration, wake <-chan struct{}) ([]prelude.Delivery, bool) {
 	var ds []prelude.Delivery
 	take := func(cp completion) {
 		s.c.mu.Lock()
@@ -181,6 +196,8 @@ func (s *step) collect(ctx context.Context, wait time.Duration) ([]prelude.Deliv
 		select {
 		case cp := <-s.c.done:
 			take(cp)
+		case <-wake:
+			return nil, true
 		case <-t.C:
 		case <-ctx.Done():
 			return nil, false

@@ -19,7 +19,11 @@ type queuedCall struct {
 	q      prelude.Request
 	toolID string
 	spec   protocol.ToolSpec
-	parent string // the exec/wait call it was made under (tool.invoke parentToolCallId)
+	parent string     // the exec/wait call it was made under (tool.invoke parentToolCallId)
+	timer  *cellTimer // a guest timer (timers.go), not a nested call
+	// start, when set, sends a validated MCP request (mcp.go) on the step
+	// that refills the slot.
+	start func(*step)
 }
 
 // scheduler is a cell's queue of calls not yet sent, guarded by cell.mu. It
@@ -29,6 +33,9 @@ type scheduler struct {
 	queue []queuedCall
 	bytes int64          // JSON bytes of the queued inputs
 	seq   map[int64]bool // request ids of sequential calls sent
+	// timers are the cell's guest timers not yet fired or cleared, by the
+	// guest's timer number (timers.go, CM-NEST-13).
+	timers map[int64]*cellTimer
 }
 
 // queueing reports whether nested calls go through the cell's queue: under
@@ -48,11 +55,18 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	}
 	calls, bytes := 0, int64(0)
 	for _, q := range reqs {
-		if q.Op == "call" {
+		if q.Op == prelude.OpTimer { // a timer takes a slot too (CM-NEST-13)
+			calls++
+		}
+		switch q.Op {
+		case "call":
 			if t, ok := s.c.run.catalog.Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
 				calls++
 				bytes += int64(len(q.Input))
 			}
+		case opMCPTool, opMCPResource, opMCPPrompt: // MCP requests take slots too (mcp.go)
+			calls++
+			bytes += int64(len(q.Input))
 		}
 	}
 	if calls == 0 {
@@ -84,6 +98,13 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	return result.Result{}, false
 }
 
+// queuedCount is how many calls of the cell wait in its queue.
+func (s *step) queuedCount() int {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	return len(s.c.sched.queue)
+}
+
 // enqueue queues a validated call; refill sends it when it may go.
 func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec) {
 	s.c.mu.Lock()
@@ -95,7 +116,8 @@ func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec)
 // refill sends queued calls in request order while they may go: a parallel
 // call while fewer than maxPendingToolCalls are in flight and no sequential
 // call is, a sequential call only when nothing is in flight; a waiting
-// sequential call holds back every later one (CM-NEST-05, CM-NEST-06). The
+// sequential call holds back every later one (CM-NEST-05, CM-NEST-06). "In
+// flight" spans every cell of the run (runsched.go, CM-NEST-12). The
 // drive loop calls it after the guest has run the continuations of the
 // results just delivered (CM-NEST-15).
 func (s *step) refill() {
@@ -118,7 +140,10 @@ func (s *step) refill() {
 		head := c.sched.queue[0]
 		sequential := head.spec.ExecutionMode == protocol.ExecutionSequential && s.rt.opts.HasFeature("execution-mode")
 		n := len(c.inflight)
-		if seqBusy || n >= maxPending || (sequential && n > 0) {
+		// Ordering spans the run's cells (CM-NEST-12): the other cells'
+		// calls in flight hold this one back too.
+		otherCells := head.timer == nil && s.rt.opts.HasFeature("execution-mode") && !s.rt.opts.Defects.CellLocalOrder && !c.run.sched.mayStart(sequential)
+		if seqBusy || otherCells || n >= maxPending || (sequential && n > 0) {
 			c.mu.Unlock()
 			return
 		}
@@ -133,9 +158,17 @@ func (s *step) refill() {
 		c.mu.Unlock()
 		// startCall names s.parent as the parent: a call queued under an
 		// earlier exec/wait keeps the parent it was made under.
+		if head.timer != nil {
+			s.startTimer(head.q.ID, head.q.Ms, head.timer) // timers.go
+			continue
+		}
 		cur := s.parent
 		s.parent = head.parent
-		s.startCall(head.q, head.toolID, head.spec)
+		if head.start != nil {
+			head.start(s)
+		} else {
+			s.startCall(head.q, head.toolID, head.spec)
+		}
 		s.parent = cur
 	}
 }

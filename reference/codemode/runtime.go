@@ -60,6 +60,9 @@ type Options struct {
 	// broken variants use it to model a runtime that mishandles hooks. It is
 	// called for every hook or approval request.
 	WrapGates func(Gatekeeper) Gatekeeper
+	// Defects are deliberate scheduling defects for the broken variants
+	// (fakes/broken); the zero value is the conforming runtime.
+	Defects Defects
 	// Profile is the contract profile served: "v1" (default) or "v2"
 	// (spec/requirements.yaml profiles:); HasFeature derives from it.
 	Profile string
@@ -130,6 +133,7 @@ type agentRun struct {
 	// snapEvents wait for the run's next result (CM-TEL-03, snapshotevents.go).
 	snapEvents snapshotEvents
 	traj       trajectory // run.trajectory (trajectory.go, CM-NEST-07)
+	sched      runSched   // executionMode across the run's cells (runsched.go, CM-NEST-12)
 }
 
 // New returns a Runtime. eng may be nil to simulate a missing engine.

@@ -37,6 +37,9 @@ func (s *step) drive(ctx context.Context) result.Result {
 	defer stop()
 	window := time.Duration(float64(cfg.TimeoutMs)*s.rt.opts.DrainFraction) * time.Millisecond
 	for {
+		// Taken before this round's refill, so a call of another cell that
+		// returns meanwhile still wakes a cell whose queue waits on it.
+		runWake := s.c.run.sched.watch()
 		p, r, end := s.poll(vctx)
 		if end {
 			return r
@@ -56,7 +59,7 @@ func (s *step) drive(ctx context.Context) result.Result {
 			}
 			continue
 		}
-		inflight := s.inflightCount()
+		inflight, queued := s.inflightCount(), s.queuedCount()
 		switch p.State {
 		case "error":
 			return s.fail(s.guestFailure(p))
@@ -68,7 +71,7 @@ func (s *step) drive(ctx context.Context) result.Result {
 		if yield {
 			return s.suspend(result.ReasonYield)
 		}
-		if inflight == 0 && p.State == "running" {
+		if inflight == 0 && queued == 0 && p.State == "running" {
 			if s.c.callCtx.Err() != nil { // run.abort/run.end dropped its calls
 				return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
 			}
@@ -80,12 +83,22 @@ func (s *step) drive(ctx context.Context) result.Result {
 		if left := time.Until(s.deadline) - 20*time.Millisecond; left < wait {
 			wait = left
 		}
-		ds, ok := s.collect(vctx, wait)
+		var wake <-chan struct{}
+		if queued > 0 { // a queued call may wait on another cell's call (CM-NEST-12)
+			wake = runWake
+		}
+		ds, ok := s.collect(vctx, wait, wake)
 		if !ok {
 			if s.c.callCtx.Err() != nil || errors.Is(ctx.Err(), context.Canceled) {
 				return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
 			}
 			return s.suspend(result.ReasonPendingTools)
+		}
+		if len(ds) == 0 {
+			continue // woken by another cell's call: refill again
+		}
+		if s.rt.opts.Defects.RefillFirst {
+			s.refill()
 		}
 		if err := s.deliver(vctx, ds); err != nil {
 			return s.fail(s.trapResult(err))

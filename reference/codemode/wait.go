@@ -110,7 +110,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	if yieldID != 0 {
 		ds = append(ds, prelude.Delivery{ID: yieldID, OK: true, Value: json.RawMessage("null")})
 	}
-	settled, _ := s.collect(ctx, 0)
+	settled, _ := s.collect(ctx, 0, nil)
 	ds = append(ds, settled...)
 	if len(ds) > 0 {
 		if err := s.deliver(vctx, ds); err != nil {

@@ -22,6 +22,7 @@ type Script struct {
 var Scripts = []Script{
 	{Filename: Filename, Source: Source},
 	{Filename: "codemode-prelude-mcp.js", Source: MCPSource},
+	{Filename: "codemode-prelude-timers.js", Source: TimersSource},
 }
 
 // MCPBoot is the MCP table a cell boots with (Boot.MCP): the visible

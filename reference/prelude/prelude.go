@@ -49,6 +49,9 @@ type Boot struct {
 	Namespaces any `json:"namespaces,omitempty"`
 	// MCP is the run's MCP table (mcp.go); nil without visible MCP servers.
 	MCP *MCPBoot `json:"mcp,omitempty"`
+	// Timers defines setTimeout and clearTimeout (timers.js; feature
+	// bridge-queue, CM-NEST-13).
+	Timers bool `json:"timers,omitempty"`
 }
 
 // Poll is what the bridge's poll reports. It comes from guest memory and is
@@ -84,6 +87,10 @@ type Request struct {
 	Namespace string          `json:"namespace,omitempty"`
 	Path      string          `json:"path,omitempty"`
 	Args      json.RawMessage `json:"args,omitempty"`
+	// Timer and Ms are a timer's (ops "timer", "clearTimer"; timers.js):
+	// the guest's timer number and its delay in milliseconds.
+	Timer int64 `json:"timer,omitempty"`
+	Ms    int64 `json:"ms,omitempty"`
 }
 
 // Delivery settles one request.

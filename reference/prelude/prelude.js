@@ -276,6 +276,7 @@
   const PRELUDE_FILES = create(null);
   PRELUDE_FILES[PRELUDE_FILE] = true;
   PRELUDE_FILES["codemode-prelude-mcp.js"] = true;
+  PRELUDE_FILES["codemode-prelude-timers.js"] = true;
   const HOST_FILES = create(null);
   HOST_FILES.start = true; HOST_FILES.poll = true; HOST_FILES.deliver = true; HOST_FILES.boot = true;
   let guestPrepare;

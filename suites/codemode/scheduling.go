@@ -113,6 +113,42 @@ return out.map((x, i) => callValue(id(i === 2 || i === 3 ? "seq" : "par"), x).ta
 		Expect(wrong).To(BeEmpty(), "sequential calls c and d must not overlap any other call and parallel calls must overlap between them:%s", spansText(rec.Spans()))
 	})
 
+	It("CM-NEST-12", "a sequential call in a later cell waits for a call still in flight in a cell parked in wait; a run with its own catalog is not held back", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		opts := RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}),
+			Tools: []tools.Tool{rec.Recorded("par", protocol.ExecutionParallel), rec.Recorded("seq", protocol.ExecutionSequential)}}
+		r := NewRun(ctx, opts)
+		parked := r.Exec(ctx, Guest(`return callValue(id("par"), await tools.call(id("par"), {tag: "a", ms: 4000})).tag;`))
+		Expect(parked).To(BeWaiting(), "a cell awaiting a 4000 ms call with timeoutMs 1000 must be parked in wait")
+		other := NewRun(ctx, opts) // its own run catalog
+		Expect(other.Exec(ctx, Guest(`return callValue(id("seq"), await tools.call(id("seq"), {tag: "other", ms: 10})).tag;`))).To(CompleteWith("other"),
+			"a sequential call of another run must not wait for this run's calls %s", EnvelopeNote)
+		later := r.Exec(ctx, Guest(`return callValue(id("seq"), await tools.call(id("seq"), {tag: "s", ms: 10})).tag;`))
+		res, _ := r.Follow(ctx, later)
+		Expect(res).To(CompleteWith("s"), "the later cell's sequential call must run once the earlier call returned %s", EnvelopeNote)
+		first, _ := r.Follow(ctx, parked)
+		Expect(first).To(CompleteWith("a"), "the parked cell must complete on wait %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s).To(HaveKey("s"), "the sequential call must reach the harness:%s", spansText(rec.Spans()))
+		Expect(s["s"].Start.Before(s["a"].End)).To(BeFalse(), "the sequential call s of a later cell must wait for the call a that the parked cell still had in flight (same run catalog):%s", spansText(rec.Spans()))
+		Expect(s["other"].Start.Before(s["a"].End)).To(BeTrue(), "the sequential call of a separate run must not wait for a:%s", spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-12", "while a sequential call of a parked cell is in flight, a later cell's parallel call waits for its result", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}),
+			Tools: []tools.Tool{rec.Recorded("par", protocol.ExecutionParallel), rec.Recorded("seq", protocol.ExecutionSequential)}})
+		parked := r.Exec(ctx, Guest(`return callValue(id("seq"), await tools.call(id("seq"), {tag: "s", ms: 2500})).tag;`))
+		Expect(parked).To(BeWaiting(), "a cell awaiting a 2500 ms sequential call with timeoutMs 1000 must be parked in wait")
+		later := r.Exec(ctx, Guest(`return callValue(id("par"), await tools.call(id("par"), {tag: "p", ms: 10})).tag;`))
+		res, _ := r.Follow(ctx, later)
+		Expect(res).To(CompleteWith("p"), "the later cell's parallel call must run once the sequential call returned %s", EnvelopeNote)
+		first, _ := r.Follow(ctx, parked)
+		Expect(first).To(CompleteWith("s"), "the parked cell must complete on wait %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s["p"].Start.Before(s["s"].End)).To(BeFalse(), "a sequential call blocks later calls of the run catalog until its result is accepted, across cells:%s", spansText(rec.Spans()))
+	})
+
 	It("CM-NEST-14", "calls still queued when the cell suspends are sent after wait, each once, in order, with their inputs", func(ctx SpecContext) {
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),

@@ -17,7 +17,13 @@ import (
 var _ = Describe("security", "security boundary", func() {
 	It("CM-SEC-01", "no filesystem, network, subprocess, module, environment or host globals in the guest", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res := r.Exec(ctx, `const names = ["process", "require", "fetch", "std", "os", "WebAssembly", "XMLHttpRequest", "Deno", "Bun", "module", "exports", "__dirname", "Buffer", "scriptArgs", "setTimeout"];
+		names := `["process", "require", "fetch", "std", "os", "WebAssembly", "XMLHttpRequest", "Deno", "Bun", "module", "exports", "__dirname", "Buffer", "scriptArgs", "setTimeout"]`
+		if Features().Has("bridge-queue") {
+			// Under 001 setTimeout is a guest timer on the bridge (CM-NEST-13,
+			// protocol.md §12.12), not a host global.
+			names = `["process", "require", "fetch", "std", "os", "WebAssembly", "XMLHttpRequest", "Deno", "Bun", "module", "exports", "__dirname", "Buffer", "scriptArgs"]`
+		}
+		res := r.Exec(ctx, `const names = `+names+`;
 			const present = names.filter((n) => typeof globalThis[n] !== "undefined");
 			let readFile = "none"; try { readFile = typeof (globalThis.std && std.loadFile) } catch (e) { readFile = "threw" }
 			return {present, readFile};`)

@@ -5,7 +5,7 @@ class: escape
 expect:
   value: '[]'
 ---*/
-const bad = /^(process|require|std|os|Buffer|scriptArgs|WebAssembly|fetch|XMLHttpRequest|Deno|Bun|module|exports|__dirname|__filename|setTimeout|setInterval|print|console_log|loadFile|evalScript)$/;
+const bad = /^(process|require|std|os|Buffer|scriptArgs|WebAssembly|fetch|XMLHttpRequest|Deno|Bun|module|exports|__dirname|__filename|setInterval|print|console_log|loadFile|evalScript)$/;
 const found = [];
 for (let o = globalThis; o !== null; o = Object.getPrototypeOf(o)) {
   for (const k of Reflect.ownKeys(o)) if (typeof k === "string" && bad.test(k)) found.push(k);

@@ -1,0 +1,150 @@
+package codemode
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	. "github.com/onsi/gomega"
+)
+
+// The bridge queue beyond CM-NEST-05/14 (feature bridge-queue, 001
+// [嵌套工具执行]): guest timers take slots (CM-NEST-13), how a freed slot is
+// refilled (CM-NEST-15) and what queueing never changes (CM-NEST-16). Order is judged from the spans the
+// harness's recorded tools keep, never from sleeps.
+
+// continuationSpin is how long the guest busies itself in the continuation
+// of the call that frees the slot (CM-NEST-15).
+const continuationSpin = 300 * time.Millisecond
+
+// timerDelay is the guest timers' delay in the CM-NEST-13 specs.
+const timerDelay = 300 * time.Millisecond
+
+var _ = Describe("codemode", "the bridge queue", func() {
+	It("CM-NEST-15", "the continuation of the call that frees a slot runs before a queued call is sent into it", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		// a holds the one slot, b is queued behind it; a's continuation
+		// keeps the guest busy for continuationSpin before it yields.
+		res := r.Exec(ctx, Guest(fmt.Sprintf(`const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
+const a = tools.call(id("lookup"), {tag: "a", ms: 20}).then((x) => { spin(%d); return callValue(id("lookup"), x).tag; });
+const b = tools.call(id("lookup"), {tag: "b", ms: 1}).then((x) => callValue(id("lookup"), x).tag);
+return await Promise.all([a, b]);`, continuationSpin.Milliseconds())))
+		Expect(res).To(CompleteWith([]string{"a", "b"}), "both calls must complete within the exec %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s).To(HaveKey("b"), "the queued call must reach the harness:%s", spansText(rec.Spans()))
+		gap := s["b"].Start.Sub(s["a"].End)
+		Expect(gap).To(BeNumerically(">=", continuationSpin),
+			"b may be sent only after the guest ran a's continuation, which keeps it busy for %v after a's result arrives; b was sent %v after a ended, so the slot was refilled before the continuation ran:%s",
+			continuationSpin, gap, spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-15", "fast calls, queued ones included, complete within the same exec without a model round trip", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		res := r.Exec(ctx, Guest(`const out = await Promise.all(Array.from({length: 30}, (_, i) => tools.call(id("lookup"), {tag: "q" + i, ms: 5})));
+return out.length;`))
+		Expect(res).To(CompleteWith(30), "30 fast calls through 2 slots must drain inside the one exec: completed, not waiting for a wait round trip %s", EnvelopeNote)
+		Expect(rec.Spans()).To(HaveLen(30), "each call must reach the harness once:%s", spansText(rec.Spans()))
+		Expect(rec.MaxOverlap()).To(BeNumerically("<=", 2), "never more than maxPendingToolCalls in flight:%s", spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-13", "a guest timer takes a bridge slot: with maxPendingToolCalls 1, a call made after setTimeout is sent only once the timer fired", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		before := time.Now()
+		res := r.Exec(ctx, Guest(fmt.Sprintf(`let fired = false;
+setTimeout(() => { fired = true; }, %d);
+const after = callValue(id("lookup"), await tools.call(id("lookup"), {tag: "after", ms: 1})).tag;
+return [after, fired];`, timerDelay.Milliseconds())))
+		Expect(res).To(CompleteWith([]any{"after", true}), "the timer must fire before the call that waited for its slot returns %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s["after"].Start.Sub(before)).To(BeNumerically(">=", timerDelay),
+			"the timer holds the only slot for its %v delay, so the call made after it must not be sent earlier:%s", timerDelay, spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-13", "a queued timer's delay is measured from when it gets a slot", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		// a holds the only slot for 400 ms; the timer queues behind it and
+		// its callback makes call t.
+		res := r.Exec(ctx, Guest(fmt.Sprintf(`const a = tools.call(id("lookup"), {tag: "a", ms: 400});
+const t = new Promise((resolve) => setTimeout(() => resolve(tools.call(id("lookup"), {tag: "t", ms: 1})), %d));
+await a; await t;
+return "done";`, timerDelay.Milliseconds())))
+		Expect(res).To(CompleteWith("done"), "the cell must complete %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s).To(HaveKey("t"), "the timer's callback must have made its call:%s", spansText(rec.Spans()))
+		Expect(s["t"].Start.Sub(s["a"].End)).To(BeNumerically(">=", timerDelay),
+			"the timer got its slot when a ended, so its %v delay starts then; its callback's call came earlier:%s", timerDelay, spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-13", "clearTimeout on a queued timer removes it: it never fires and never takes the slot", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		res := r.Exec(ctx, Guest(`let fired = false;
+const a = tools.call(id("lookup"), {tag: "a", ms: 200});
+const h = setTimeout(() => { fired = true; }, 5000);
+clearTimeout(h);
+const b = tools.call(id("lookup"), {tag: "b", ms: 1});
+await a; await b;
+return fired;`))
+		Expect(res).To(CompleteWith(false), "a cleared timer's callback must never run, and the cell must not wait for it %s", EnvelopeNote)
+		s := rec.ByTag()
+		Expect(s["b"].Start.Sub(s["a"].End)).To(BeNumerically("<", 5*time.Second),
+			"the cleared timer must never take the slot: b waited for its 5 s delay after a ended:%s", spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-16", "a queued call to a tool the policy denies still fails, catchably, and never reaches the tool", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		secret := tools.Named(protocol.SourceOpenClaw, "core", "secret", "A tool the run's policy denies.")
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", ""), secret}, Policy: &protocol.Policy{Deny: []string{"secret"}}})
+		res := r.Exec(ctx, Guest(`const a = tools.call(id("lookup"), {tag: "a", ms: 200});
+const denied = tools.call("openclaw:core:secret", {}).then(() => "called", () => "refused");
+return [await denied, callValue(id("lookup"), await a).tag];`))
+		Expect(res).To(CompleteWith([]string{"refused", "a"}), "a call to a denied tool made while the slot is taken must reject catchably, and the cell go on %s", EnvelopeNote)
+		Expect(r.Tools.CallsOf("secret")).To(BeEmpty(), "queueing must not bypass policy: the denied tool must never be invoked")
+	})
+
+	It("CM-NEST-16", "queued calls are cancelled with their cell: after run.abort none of them is ever sent", func(ctx SpecContext) {
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		w := r.Exec(ctx, Guest(`const out = await Promise.all(["a", "b", "c"].map((tag, i) => tools.call(id("lookup"), {tag, ms: i === 0 ? 3000 : 1})));
+return out.length;`))
+		Expect(w).To(BeWaiting(), "a 3000 ms call under timeoutMs 1000 must suspend the cell while b and c are queued behind it")
+		r.Abort(ctx)
+		Eventually(func() bool {
+			s := rec.ByTag()["a"]
+			return !s.End.IsZero()
+		}).Should(BeTrue(), "the aborted cell's call in flight must end (cancelled):%s", spansText(rec.Spans()))
+		Consistently(func() int { return len(rec.Spans()) }, "1s", "50ms").Should(Equal(1),
+			"the queued calls b and c must be cancelled with their cell, never sent after run.abort:%s", spansText(rec.Spans()))
+		Expect(r.Wait(ctx, w.RunID)).To(BeFailed(), "wait after run.abort must fail")
+	})
+
+	It("CM-NEST-16", "queueing raises no memory limit: queued inputs beyond memoryLimitBytes fail the cell with memory_limit_exceeded", func(ctx SpecContext) {
+		const memory = 16 << 20
+		rec := &tools.Recorder{}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "memoryLimitBytes": memory, "timeoutMs": 20000}),
+			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
+		// Twelve 2 MiB inputs (a distinct string each) behind one slot:
+		// 24 MiB queued under a 16 MiB limit.
+		res := r.Exec(ctx, Guest(`const pad = "x".repeat(2 << 20);
+const ps = [];
+for (let i = 0; i < 12; i++) ps.push(tools.call(id("lookup"), {tag: "m" + i, ms: 1, pad: i + pad}));
+await Promise.all(ps);
+return "all sent";`))
+		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "queued inputs count against memoryLimitBytes (%d bytes): 24 MiB of them must fail the cell, not complete: %s", memory, res.Raw)
+		Expect(len(rec.Spans())).To(BeNumerically("<", 12), "the calls whose inputs exceed the limit must not all be sent:%s", spansText(rec.Spans()))
+	})
+})
