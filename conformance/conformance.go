@@ -16,7 +16,7 @@
 //		})
 //	}
 //
-// Test runs every suite (abuse, e2e, limits, mcp, namespaces, security) once per test binary
+// Test runs every suite (abuse, codemode, e2e, limits, mcp, namespaces, security) once per test binary
 // (Ginkgo runs one suite tree per process) and fails t when the overall
 // verdict is a failure: a fail, an error (the target crashed or hung), an
 // xpass (a stale baseline entry) or nothing tested. Expected failures do
@@ -44,6 +44,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec"
 	_ "github.com/codemode-conformance/codemode/suites/abuse" // the suites Test runs
 	_ "github.com/codemode-conformance/codemode/suites/codemode"
+	_ "github.com/codemode-conformance/codemode/suites/e2e"
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/suites/limits"
@@ -163,7 +164,7 @@ func Prepare(c Config) (Run, error) {
 			return Run{}, err
 		}
 	}
-	framework.Configure(framework.Config{Target: c.Target, Features: c.Features, ExemptFeatures: c.ExemptFeatures, Profile: c.Profile})
+	framework.Configure(framework.Config{Target: c.Target, Features: c.Features, ExemptFeatures: c.ExemptFeatures, Profile: c.Profile, ResultsDir: c.ResultsDir})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	framework.Define()
 	filter, err := types.ParseLabelFilter(c.Filter())

@@ -79,7 +79,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 			(*f)()
 		}
 	}
-	srv, stop := protocol.NewServer(methods(rt, opts.Runtime, shutdown), protocol.NewLineChannel(r, w, opts.MaxMessageBytes))
+	srv, stop := protocol.NewServer(methods(rt, inv, opts.Runtime, shutdown), protocol.NewLineChannel(r, w, opts.MaxMessageBytes))
 	stopFn.Store(&stop)
 	inv.set(srv)
 	go func() {
@@ -159,7 +159,8 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 // The declared profile and features come from ro (Options.Features: the
 // reference's implemented features that the profile defines; for v1, a
 // generation-1 QuickJS-WASI runtime with snapshot-executor and isolation).
-func methods(rt *codemode.Runtime, ro codemode.Options, shutdown func()) handler.Map {
+func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown func()) handler.Map {
+	turns := newTurns(rt, inv)
 	return handler.Map{
 		protocol.MethodInitialize: handler.New(func(ctx context.Context, p protocol.InitializeParams) (protocol.InitializeResult, error) {
 			if p.ProtocolVersion != "" && p.ProtocolVersion != protocol.Version {
@@ -179,7 +180,15 @@ func methods(rt *codemode.Runtime, ro codemode.Options, shutdown func()) handler
 			if err := rt.ApplyNamespaces(p.Namespaces); err != nil {
 				return protocol.PrepareResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "run.prepare: namespaces: %v", err)
 			}
-			return rt.Prepare(p), nil
+			res := rt.Prepare(p)
+			turns.prepared(p, res)
+			return res, nil
+		}),
+		protocol.MethodAgentTurn: handler.New(func(ctx context.Context, p protocol.AgentTurnParams) (protocol.AgentTurnResult, error) {
+			if !ro.HasFeature("agent-turn") {
+				return protocol.AgentTurnResult{}, jrpc2.Errorf(jrpc2.MethodNotFound, "agent.turn needs the feature agent-turn, which profile %s does not define", ro.ProfileName())
+			}
+			return turns.turn(ctx, p, ro.HasFeature("fault-injection"))
 		}),
 		protocol.MethodToolExec: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
 			if err := needRun(protocol.MethodToolExec, p); err != nil {
@@ -216,6 +225,7 @@ func methods(rt *codemode.Runtime, ro codemode.Options, shutdown func()) handler
 			if err := needRun(protocol.MethodRunEnd, p); err != nil {
 				return false, err
 			}
+			turns.ended(p.Run)
 			if !rt.End(p.Run) {
 				return false, unknownRun(p.Run)
 			}

@@ -104,7 +104,8 @@ func TestMalformedMessagesGetTheirCodes(t *testing.T) {
 		{"end without params", `{"jsonrpc":"2.0","id":12,"method":"run.end"}`, map[string]any{"id": 12.0, "code": -32602.0}},
 		{"abort of an unknown run", `{"jsonrpc":"2.0","id":13,"method":"run.abort","params":{"run":"nope"}}`, map[string]any{"id": 13.0, "code": -32001.0}},
 		{"rpc.serverInfo", `{"jsonrpc":"2.0","id":14,"method":"rpc.serverInfo"}`, map[string]any{"id": 14.0, "code": -32601.0}},
-		{"a reserved method", `{"jsonrpc":"2.0","id":15,"method":"agent.turn","params":{}}`, map[string]any{"id": 15.0, "code": -32601.0}},
+		{"an unknown method", `{"jsonrpc":"2.0","id":15,"method":"agent.turns","params":{}}`, map[string]any{"id": 15.0, "code": -32601.0}},
+		{"agent.turn without a run", `{"jsonrpc":"2.0","id":18,"method":"agent.turn","params":{}}`, map[string]any{"id": 18.0, "code": -32602.0}},
 		{"too large, id first", `{"jsonrpc":"2.0","id":16,"method":"tool.exec","params":{"code":"` + long + `"}}`, map[string]any{"id": 16.0, "code": -32011.0}},
 		{"too large, id last", `{"jsonrpc":"2.0","method":"tool.exec","params":{"code":"` + long + `"},"id":17}`, map[string]any{"id": nil, "code": -32011.0}},
 	} {

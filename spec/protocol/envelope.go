@@ -174,6 +174,12 @@ func CheckInvokeParams(raw json.RawMessage) (InvokeParams, error) {
 		case !ok:
 			faults = append(faults, k+" is missing")
 		case k == "input":
+		case k == "parentToolCallId":
+			// "" for a direct tool call of agent.turn (§3), which no exec/wait made.
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				faults = append(faults, k+" must be a string")
+			}
 		case k == "context":
 			var c map[string]string
 			if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &c) != nil {

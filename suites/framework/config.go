@@ -47,7 +47,13 @@ type Config struct {
 	// one the target declares. A target declaring another one, or features
 	// outside it or excluding each other, is a target error (Profile()).
 	Profile string
+	// ResultsDir, if set, is the run's results dir: specs save evidence
+	// beyond the reports there (the fake provider's requests, turn.go).
+	ResultsDir string
 }
+
+// ResultsDir is the results dir of the run ("" under plain go test).
+func ResultsDir() string { return current.ResultsDir }
 
 // TargetEnv is the environment variable that selects the target under go test.
 const TargetEnv = "CODEMODE_TARGET"

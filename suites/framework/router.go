@@ -103,6 +103,10 @@ type routedRun struct {
 	// afterEnd are the invokes that arrived after the answer that ended
 	// the cell of their parent (see noteAfterEndLocked).
 	afterEnd []protocol.InvokeParams
+	// turns counts the run's outstanding agent.turn calls, turnDone is when
+	// the last one was answered (turn.go).
+	turns    int
+	turnDone time.Time
 }
 
 // suspendedCell is a cell whose last exec/wait returned waiting: calls are
@@ -308,7 +312,7 @@ func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
 		add(fmt.Sprintf("run %q has ended", p.Run), "CM-ACT-05", "CM-SEC-05")
 		x.late = rr.late(p.ParentToolCallID)
 	default:
-		if rr.parents[p.ParentToolCallID] == 0 && !rr.drove(p.ParentToolCallID) && !rr.late(p.ParentToolCallID) {
+		if rr.parents[p.ParentToolCallID] == 0 && !rr.drove(p.ParentToolCallID) && !rr.late(p.ParentToolCallID) && !rr.inTurn() {
 			add(fmt.Sprintf("parentToolCallId %q is neither an outstanding tool.exec/tool.wait of the run nor one that drove a cell of it that is now suspended: guest code of this run was not running", p.ParentToolCallID),
 				"CM-GUEST-05", "CM-SEC-05")
 		}
@@ -457,4 +461,33 @@ func (r *router) cancel(p protocol.CancelParams) {
 	if len(rr.canceled) < 4096 { // bounded: a hostile target cannot grow it without limit
 		rr.canceled[p.ToolCallID] = true
 	}
+}
+
+// beginTurn and finishTurn bracket an agent.turn of run. During a turn the
+// target makes its own exec/wait calls (the model's, with the provider's
+// call ids) and direct tool calls (no parentToolCallId), so the harness
+// cannot check nesting against its own requests: any parent is admitted
+// until lateGrace after the turn was answered. Policy still applies
+// (callable).
+func (r *router) beginTurn(run string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rr, ok := r.runs[run]; ok {
+		rr.turns++
+	}
+}
+
+func (r *router) finishTurn(run string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rr, ok := r.runs[run]; ok {
+		rr.turns--
+		rr.turnDone = time.Now()
+	}
+}
+
+// inTurn reports whether an agent.turn of the run is outstanding or was
+// answered less than lateGrace ago.
+func (rr *routedRun) inTurn() bool {
+	return rr.turns > 0 || (!rr.turnDone.IsZero() && time.Since(rr.turnDone) <= lateGrace)
 }

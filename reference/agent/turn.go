@@ -1,0 +1,175 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// DefaultMaxSteps bounds a turn's provider requests when agent.turn gives
+// no maxSteps; MaxSteps bounds the value it may give.
+const (
+	DefaultMaxSteps = 16
+	MaxSteps        = 64
+)
+
+// Surface is a prepared run as a turn needs it.
+type Surface struct {
+	Run     string
+	Context protocol.RunContext
+	// Active is true when code mode is active: Tools is exec, wait and the
+	// direct-only tools.
+	Active bool
+	// Tools is the run's model-visible surface (run.prepare's tools), in order.
+	Tools []protocol.ModelTool
+	// Direct are the model-visible tools that a model call runs as one
+	// tool.invoke, by name: every tool when code mode is off, the
+	// direct-only tools when it is on.
+	Direct map[string]Direct
+}
+
+// Direct is a model-visible harness tool and its catalog id.
+type Direct struct {
+	CatalogID string
+	Spec      protocol.ToolSpec
+}
+
+// Host runs a turn's tool calls: exec and wait in the run's code mode,
+// direct tools as a tool.invoke to the harness. Exec and Wait return the
+// result object (§6); an error is a protocol fault, not a failed cell.
+type Host interface {
+	Exec(ctx context.Context, run, toolCallID string, input json.RawMessage) (json.RawMessage, error)
+	Wait(ctx context.Context, run, toolCallID string, input json.RawMessage) (json.RawMessage, error)
+	Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error)
+}
+
+// ErrBadTurn wraps the errors of agent.turn params that cannot start a turn.
+var ErrBadTurn = errors.New("invalid agent.turn params")
+
+// Check validates p's required members (protocol.md §3 "agent.turn").
+func Check(p protocol.AgentTurnParams) error {
+	switch {
+	case p.Run == "":
+		return fmt.Errorf("%w: run must be a non-empty string", ErrBadTurn)
+	case p.Provider.BaseURL == "":
+		return fmt.Errorf("%w: provider.baseUrl must be a non-empty URL", ErrBadTurn)
+	case p.Provider.Model == "":
+		return fmt.Errorf("%w: provider.model must be non-empty", ErrBadTurn)
+	case p.User == "":
+		return fmt.Errorf("%w: user must be a non-empty string", ErrBadTurn)
+	case p.Message == "":
+		return fmt.Errorf("%w: message must be a non-empty string", ErrBadTurn)
+	case p.MaxSteps < 0 || p.MaxSteps > MaxSteps:
+		return fmt.Errorf("%w: maxSteps %d is outside 0..%d", ErrBadTurn, p.MaxSteps, MaxSteps)
+	}
+	return nil
+}
+
+// Turn runs one agent turn (protocol.md §3 "agent.turn"): request, final
+// check, tool calls fed back as "tool" messages, until the model answers
+// without tool calls. faults honours p.Faults (feature fault-injection).
+// A failed turn is a result with status "failed" and the transcript so far.
+func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.AgentTurnParams, faults bool) protocol.AgentTurnResult {
+	res := protocol.AgentTurnResult{Run: p.Run, Status: protocol.TurnCompleted,
+		Messages: []protocol.ChatMessage{{Role: "user", Content: protocol.TextContent(p.Message)}}}
+	fail := func(code, msg string) protocol.AgentTurnResult {
+		res.Status, res.Code, res.Error = protocol.TurnFailed, code, msg
+		return res
+	}
+	steps := p.MaxSteps
+	if steps == 0 {
+		steps = DefaultMaxSteps
+	}
+	var tools []protocol.ChatTool
+	for _, t := range s.Tools {
+		tools = append(tools, protocol.ChatTool{Type: "function", Function: protocol.ChatFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema}})
+	}
+	if faults && p.Faults != nil && p.Faults.AddProviderTool != "" {
+		// A later stage adding a tool (CM-ACT-09): the final check must catch it.
+		tools = append(tools, protocol.ChatTool{Type: "function", Function: protocol.ChatFunction{Name: p.Faults.AddProviderTool,
+			Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}})
+	}
+	for step := 0; step < steps; step++ {
+		req := protocol.ChatRequest{Model: p.Provider.Model, Stream: true, User: p.User, Tools: tools,
+			Messages: append(slices.Clone(p.History), res.Messages...)}
+		if err := FinalCheck(s, req); err != nil {
+			return fail(protocol.TurnToolSurfaceMismatch, err.Error())
+		}
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		msg, err := Complete(rctx, hc, p.Provider.BaseURL, req)
+		cancel()
+		if err != nil {
+			return fail(protocol.TurnProviderError, err.Error())
+		}
+		msg.Role = "assistant"
+		res.Messages = append(res.Messages, msg)
+		if len(msg.ToolCalls) == 0 {
+			res.Text = msg.Text()
+			return res
+		}
+		for _, c := range msg.ToolCalls {
+			res.Messages = append(res.Messages, protocol.ChatMessage{Role: "tool", ToolCallID: c.ID,
+				Content: protocol.TextContent(string(run(ctx, s, h, c)))})
+		}
+	}
+	return fail(protocol.TurnMaxSteps, fmt.Sprintf("the model still called tools after %d provider requests", steps))
+}
+
+// FinalCheck is CM-ACT-09: with code mode active, the payload's tools must
+// be exactly the run's surface (exec, wait, the direct-only tools), or
+// nothing is sent.
+func FinalCheck(s Surface, req protocol.ChatRequest) error {
+	if !s.Active {
+		return nil
+	}
+	var want, got []string
+	for _, t := range s.Tools {
+		want = append(want, t.Name)
+	}
+	for _, t := range req.Tools {
+		got = append(got, t.Function.Name)
+	}
+	if !slices.Equal(want, got) {
+		return fmt.Errorf("code mode is active but the provider payload's tools %v are not the run's surface %v; the request was not sent", got, want)
+	}
+	return nil
+}
+
+// run runs one tool call and returns the tool message content (JSON text).
+func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall) json.RawMessage {
+	input := json.RawMessage(c.Function.Arguments)
+	if !json.Valid(input) {
+		// The model's malformed input goes to the tool as it is, as a string.
+		input, _ = json.Marshal(c.Function.Arguments)
+	}
+	visible := slices.ContainsFunc(s.Tools, func(t protocol.ModelTool) bool { return t.Name == c.Function.Name })
+	var out json.RawMessage
+	var err error
+	switch d, direct := s.Direct[c.Function.Name]; {
+	case !visible:
+		err = fmt.Errorf("tool %q is not available in this run", c.Function.Name)
+	case direct:
+		out, err = h.Invoke(ctx, protocol.InvokeParams{Run: s.Run, ToolCallID: c.ID, CatalogID: d.CatalogID, Tool: d.Spec.Name,
+			Source: d.Spec.Source, Owner: d.Spec.Owner, Input: input, Context: s.Context})
+	case s.Active && c.Function.Name == "exec":
+		out, err = h.Exec(ctx, s.Run, c.ID, input)
+	case s.Active && c.Function.Name == "wait":
+		out, err = h.Wait(ctx, s.Run, c.ID, input)
+	default:
+		err = fmt.Errorf("tool %q cannot be run by the reference's agent loop", c.Function.Name)
+	}
+	if err != nil {
+		b, _ := json.Marshal(map[string]string{"error": err.Error()})
+		return b
+	}
+	if len(out) == 0 {
+		return json.RawMessage("null")
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/codemode-conformance/codemode/reference/agent"
+	"github.com/codemode-conformance/codemode/reference/catalog"
+	"github.com/codemode-conformance/codemode/reference/codemode"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
+	"github.com/creachadair/jrpc2"
+)
+
+// turns serves agent.turn (feature agent-turn): it keeps each prepared
+// run's model-visible surface and runs turns through reference/agent, with
+// exec/wait in the runtime and direct tools as tool.invoke.
+type turns struct {
+	rt  *codemode.Runtime
+	inv *invoker
+	hc  *http.Client
+
+	mu       sync.Mutex
+	surfaces map[string]agent.Surface
+}
+
+func newTurns(rt *codemode.Runtime, inv *invoker) *turns {
+	return &turns{rt: rt, inv: inv, hc: &http.Client{Timeout: 2 * time.Minute}, surfaces: map[string]agent.Surface{}}
+}
+
+// prepared records the surface of a run that run.prepare registered.
+func (t *turns) prepared(p protocol.PrepareParams, res protocol.PrepareResult) {
+	if !t.rt.HasRun(p.Run) {
+		return
+	}
+	s := agent.Surface{Run: p.Run, Context: p.RunContext, Active: res.CodeModeActive, Tools: res.Tools, Direct: map[string]agent.Direct{}}
+	effective := catalog.Effective(p)
+	for _, m := range res.Tools {
+		if s.Active && (m.Name == "exec" || m.Name == "wait") {
+			continue
+		}
+		for _, spec := range effective {
+			if spec.Name == m.Name {
+				s.Direct[m.Name] = agent.Direct{CatalogID: spec.Source + ":" + spec.Owner + ":" + spec.Name, Spec: spec}
+				break
+			}
+		}
+	}
+	t.mu.Lock()
+	t.surfaces[p.Run] = s
+	t.mu.Unlock()
+}
+
+func (t *turns) ended(run string) {
+	t.mu.Lock()
+	delete(t.surfaces, run)
+	t.mu.Unlock()
+}
+
+func (t *turns) turn(ctx context.Context, p protocol.AgentTurnParams, faults bool) (protocol.AgentTurnResult, error) {
+	if err := agent.Check(p); err != nil {
+		return protocol.AgentTurnResult{}, jrpc2.Errorf(jrpc2.InvalidParams, "agent.turn: %v", err)
+	}
+	t.mu.Lock()
+	s, ok := t.surfaces[p.Run]
+	t.mu.Unlock()
+	if !ok || !t.rt.HasRun(p.Run) {
+		return protocol.AgentTurnResult{}, unknownRun(p.Run)
+	}
+	return agent.Turn(ctx, t.hc, s, host{t.rt, t.inv}, p, faults), nil
+}
+
+// host runs a turn's tool calls as tool.exec, tool.wait and tool.invoke
+// would: traced, so run.trajectory shows them.
+type host struct {
+	rt  *codemode.Runtime
+	inv *invoker
+}
+
+func (h host) Exec(ctx context.Context, run, id string, input json.RawMessage) (json.RawMessage, error) {
+	return marshal(h.rt.Traced(run, "exec", id, input, func() (result.Result, error) { return h.rt.Exec(ctx, run, id, input) }))
+}
+
+func (h host) Wait(ctx context.Context, run, id string, input json.RawMessage) (json.RawMessage, error) {
+	return marshal(h.rt.Traced(run, "wait", id, input, func() (result.Result, error) { return h.rt.Wait(ctx, run, id, input) }))
+}
+
+func (h host) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+	out, err := h.inv.Invoke(ctx, p)
+	var te *codemode.ToolError
+	if errors.As(err, &te) {
+		return nil, errors.New(te.Message)
+	}
+	return out, err
+}

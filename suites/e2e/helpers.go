@@ -1,0 +1,70 @@
+// Package e2e holds the end-to-end plan (000 [Piano di test E2E],
+// CM-E2E-01..09, CM-ACT-09): real agent turns (agent.turn, feature
+// agent-turn) against the harness's fake model provider (fakes/provider).
+// Each spec scripts the model, lets the target run the turn, and judges
+// what the provider received (the tools, the tool results) and the turn's
+// transcript. The specs run in the plan's order; each is independent, so
+// one failure does not hide the others' verdicts.
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/codemode-conformance/codemode/fakes/provider"
+	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// planTools are the plan's test tools: core (echo, add, slow), a plugin
+// tool and a client tool.
+func planTools() []tools.Tool {
+	weather := tools.Plugin("forecast", "weather", "Current weather for a city.",
+		json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
+		func(_ context.Context, in json.RawMessage) (any, error) {
+			var v struct{ City string }
+			_ = json.Unmarshal(in, &v)
+			return map[string]any{"city": v.City, "sky": "clear"}, nil
+		})
+	color := tools.Named(protocol.SourceClient, "webapp", "pick_color", "Ask the user to pick a color in the client app.")
+	return []tools.Tool{tools.Echo(), tools.Add(), tools.Slow(), weather, color}
+}
+
+// evidence is the text a failure message carries: the provider's requests
+// and the turn's transcript.
+func evidence(prov *provider.Server, res protocol.AgentTurnResult) string {
+	return "\nprovider requests:\n" + prov.Summary() + "\n" + TurnText(res)
+}
+
+// toolResults are the turn's tool messages in order, each decoded as JSON.
+func toolResults(res protocol.AgentTurnResult) []map[string]any {
+	ginkgo.GinkgoHelper()
+	var out []map[string]any
+	for _, m := range res.Messages {
+		if m.Role != "tool" {
+			continue
+		}
+		var v map[string]any
+		Expect(json.Unmarshal([]byte(m.Text()), &v)).To(Succeed(), "tool message %s must carry a JSON object: %s", m.ToolCallID, m.Text())
+		out = append(out, v)
+	}
+	return out
+}
+
+// toolCalls are the turn's assistant tool calls in order.
+func toolCalls(res protocol.AgentTurnResult) []protocol.ChatToolCall {
+	var out []protocol.ChatToolCall
+	for _, m := range res.Messages {
+		out = append(out, m.ToolCalls...)
+	}
+	return out
+}
+
+// requireTurns skips a spec that needs agent.turn besides its own feature.
+func requireTurns(id string) {
+	ginkgo.GinkgoHelper()
+	RequireFeature("agent-turn", "the "+id+" check runs an agent turn (agent.turn)")
+}
