@@ -157,6 +157,21 @@ export function transcriptMessages(entries) {
   return out;
 }
 
+// nestedParent reads the parent exec/wait call id out of the id OpenClaw
+// gives a nested call. OpenClaw hands a plugin tool no parent (its code-mode
+// executor calls tool.execute(id, input, signal, onUpdate)), but names it in
+// the nested call id: `tool_search_code:<parent>:<tool name>:<n>`, the parent
+// sanitised to [A-Za-z0-9_.:-] and cut at 120 characters (tool-search
+// sanitizeToolCallIdPart). A direct call (the model's own id) has none: "".
+export function nestedParent(toolCallId, tool) {
+  const prefix = "tool_search_code:";
+  if (!toolCallId.startsWith(prefix)) return "";
+  const m = new RegExp(`:${tool.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+$`).exec(toolCallId);
+  if (!m) return "";
+  const parent = toolCallId.slice(prefix.length, m.index);
+  return parent === "direct" ? "" : parent;
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
@@ -279,7 +294,9 @@ class Gateway {
     fs.closeSync(logFd);
     this.exited = new Promise((resolve) => this.child.on("exit", (code, sig) => resolve({ code, sig })));
     this.child.on("error", (err) => pool.log(`openclaw gateway ${this.id}: ${err.message}`));
+    const t0 = Date.now();
     await this.ready();
+    pool.log(`openclaw gateway ${this.id} (family ${this.key}) ready on 127.0.0.1:${this.port} in ${((Date.now() - t0) / 1000).toFixed(1)} s; config and log in ${this.dir}`);
   }
 
   async ready() {
@@ -456,10 +473,7 @@ export class GatewayPool {
     const params = {
       run: turn.run,
       toolCallId: String(call.toolCallId ?? ""),
-      // OpenClaw hands a plugin tool no parent call id (its code-mode
-      // executor calls tool.execute(id, input, signal, onUpdate)); the
-      // nesting is in the session transcript only.
-      parentToolCallId: "",
+      parentToolCallId: nestedParent(String(call.toolCallId ?? ""), call.tool),
       // OpenClaw's catalog id of a plugin tool: openclaw:<pluginId>:<name>
       // (tool-search classifyTool/makeCatalogId); the plugin is not told it.
       catalogId: `openclaw:${call.plugin}:${call.tool}`,
@@ -545,9 +559,11 @@ export class GatewayPool {
       if (this.turns.has(key)) throw new GatewayError(-32602, `agent.turn: user ${JSON.stringify(user)} has a turn in flight`);
       this.turns.set(key, { run: run.id, prep });
       gw.upstream = p.provider.baseUrl;
+      const t0 = Date.now();
       try {
         return await this.#turn(gw, run, prep, p);
       } finally {
+        this.log(`agent.turn of run ${run.id} on gateway ${gw.id}: ${Date.now() - t0} ms`);
         gw.upstream = null;
         this.turns.delete(key);
       }
@@ -600,7 +616,9 @@ export class GatewayPool {
             source: spec.source,
             owner: spec.owner,
             input,
-            context: { agentId: prep.agentId, sessionId: "", sessionKey: "", senderId: "", channel: "" },
+            // The HTTP caller runs a client tool, and the caller is the
+            // harness's side: the run's own identity.
+            context: { agentId: prep.agentId, sessionId: prep.sessionId, sessionKey: prep.sessionKey, senderId: prep.senderId, channel: prep.channel },
           });
           content = answer.error ? JSON.stringify({ error: answer.error.message }) : JSON.stringify(answer.result?.result ?? null);
         }
