@@ -54,14 +54,16 @@ export function pluginGroups(tools) {
 }
 
 // familyKey names a configuration family: everything the gateway's config
-// and plugins are made of.
+// and plugins are made of (not the run's identity: turns key sessions on
+// their own user).
 export function familyKey(prep, model) {
   const groups = [...pluginGroups(prep.tools).entries()].map(([owner, ts]) => [
     owner,
     ts.map((t) => [t.source, t.name, t.label ?? null, t.description ?? "", t.parameters ?? null]),
   ]);
   const codeMode = Object.prototype.hasOwnProperty.call(prep, "codeMode") ? { v: prep.codeMode } : null;
-  const body = JSON.stringify([prep.agentId, codeMode, prep.policy ?? null, groups, model]);
+  const agentCodeMode = Object.prototype.hasOwnProperty.call(prep, "agentCodeMode") ? { v: prep.agentCodeMode } : null;
+  const body = JSON.stringify([prep.agentId, codeMode, agentCodeMode, prep.policy ?? null, groups, model]);
   return crypto.createHash("sha256").update(body).digest("hex").slice(0, 16);
 }
 
@@ -69,12 +71,15 @@ export function familyKey(prep, model) {
 // keeps the agent to the harness's tools (OpenClaw's own core tools and
 // bundled plugins stay out, as in the module-level adapter); the run's
 // policy is the agent's own tools.allow/deny; tools.codeMode is the raw
-// run.prepare value, omitted when absent.
+// run.prepare value, omitted when absent, and agentCodeMode the agent's.
 export function gatewayConfig({ prep, model, port, token, providerBaseUrl, pluginDirs, stateDir }) {
   const owners = [...pluginDirs.keys()];
   const agentTools = {};
   if (Array.isArray(prep.policy?.allow)) agentTools.allow = prep.policy.allow;
   if (Array.isArray(prep.policy?.deny)) agentTools.deny = prep.policy.deny;
+  // The agent's own tools.codeMode (CM-CFG-10), raw; OpenClaw lays it over
+  // the runtime's tools.codeMode.
+  if (Object.prototype.hasOwnProperty.call(prep, "agentCodeMode")) agentTools.codeMode = prep.agentCodeMode;
   const tools = { allow: owners.length > 0 ? owners : ["codemode-conformance-no-tools"] };
   if (Object.prototype.hasOwnProperty.call(prep, "codeMode")) tools.codeMode = prep.codeMode;
   return {
@@ -551,6 +556,7 @@ export class GatewayPool {
       throw new GatewayError(-32602, "agent.turn: the run's mcpServers are not drivable through the gateway mode (the harness starts its MCP servers per run; the gateway would need them in its config)");
     }
     if (p.faults != null) throw new GatewayError(-32602, "agent.turn: faults need the feature fault-injection, which the OpenClaw gateway does not have");
+    if (p.maxSteps > 0) throw new GatewayError(-32602, "agent.turn: maxSteps is not drivable through the gateway: it runs its own agent loop, and the number of provider requests of one turn cannot be bounded from its HTTP API");
     await this.#init();
     const gw = await this.#gateway(prep, p.provider.model);
     return gw.exclusive(async () => {
@@ -577,10 +583,12 @@ export class GatewayPool {
     if (client.length > 0) {
       body.tools = client.map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: t.parameters ?? { type: "object", properties: {} } } }));
     }
-    const maxSteps = p.maxSteps > 0 ? p.maxSteps : 16;
+    // Bounds the client-tool round trips only (each is one HTTP request
+    // that may make several provider requests inside the gateway).
+    const maxRounds = 16;
     let final = null;
     for (let step = 0; ; step++) {
-      if (step >= maxSteps) return this.#result(gw, run, p, { status: "failed", code: "max_steps", error: `no final answer within ${maxSteps} gateway requests` });
+      if (step >= maxRounds) return this.#result(gw, run, p, { status: "failed", code: "max_steps", error: `no final answer within ${maxRounds} client-tool round trips through the gateway` });
       const r = await gw.post(body);
       if (r.status !== 200 || !r.json?.choices?.[0]) {
         const why = r.json?.error?.message ?? r.text.slice(0, 2000);

@@ -41,6 +41,7 @@ test("gatewayConfig passes codeMode raw, puts the policy on the agent and keeps 
   // Absent codeMode stays absent; a raw non-object value passes unchanged.
   const { codeMode, ...noCM } = prep;
   assert.equal("codeMode" in gatewayConfig({ prep: noCM, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" }).tools, false);
+  assert.deepEqual(gatewayConfig({ prep: { ...prep, agentCodeMode: false }, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" }).agents.list[0].tools, { deny: ["weather"], codeMode: false });
   assert.equal(gatewayConfig({ prep: { ...prep, codeMode: "yes" }, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" }).tools.codeMode, "yes");
 });
 
@@ -50,6 +51,7 @@ test("familyKey changes with what the gateway is made of and not with the run's 
   assert.notEqual(familyKey({ ...prep, codeMode: true }, "m"), k);
   assert.notEqual(familyKey({ ...prep, policy: null }, "m"), k);
   assert.notEqual(familyKey(prep, "m2"), k);
+  assert.notEqual(familyKey({ ...prep, agentCodeMode: false }, "m"), k);
   const { codeMode, ...noCM } = prep;
   assert.notEqual(familyKey(noCM, "m"), familyKey({ ...prep, codeMode: null }, "m"));
 });
