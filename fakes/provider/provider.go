@@ -228,14 +228,20 @@ func (s *Server) Save(dir, name string) (string, error) {
 }
 
 func fileSafe(name string) string {
+	// A trailing " #<n>" (a spec's later provider) survives the cut.
+	suffix := ""
+	if i := strings.LastIndex(name, " #"); i >= 0 && i >= len(name)-6 {
+		suffix, name = "_"+name[i+2:], name[:i]
+	}
 	b := []byte(name)
+	if len(b) > 120-len(suffix) {
+		b = b[:120-len(suffix)]
+	}
+	b = append(b, suffix...)
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 			b[i] = '_'
 		}
-	}
-	if len(b) > 120 {
-		b = b[:120]
 	}
 	return string(b)
 }

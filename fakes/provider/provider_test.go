@@ -70,6 +70,23 @@ var _ = Describe("fake model provider", func() {
 		Expect(m.ToolCalls[0].Function.Arguments).To(MatchJSON(`{"runId":"cm_7"}`))
 	})
 
+	It("follows a waiting cell with wait until it ends, then answers its result as the final text (Settle)", func() {
+		s := start(provider.Settle())
+		waiting := protocol.ChatMessage{Role: "tool", ToolCallID: "call_1", Content: protocol.TextContent(`{"status":"waiting","runId":"cm_7"}`)}
+		for i := 0; i < 2; i++ {
+			m, err := ask(s, false, user("hi"), waiting)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(m.ToolCalls).To(HaveLen(1), "a waiting result is followed by wait")
+			Expect(m.ToolCalls[0].Function.Arguments).To(MatchJSON(`{"runId":"cm_7"}`))
+		}
+		done := protocol.ChatMessage{Role: "tool", ToolCallID: "call_3", Content: protocol.TextContent(`{"status":"completed","value":1}`)}
+		m, err := ask(s, false, user("hi"), waiting, done)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(m.ToolCalls).To(BeEmpty(), "a completed result ends the turn")
+		Expect(m.Text()).To(Equal(`{"status":"completed","value":1}`))
+		Expect(s.Remaining()).To(Equal(0), "the step is used up once the cell ended")
+	})
+
 	It("answers an error, and records it, when the script has no step left or a step fails", func() {
 		s := start(provider.WaitLast())
 		_, err := ask(s, false, user("no tool result"))
@@ -113,7 +130,10 @@ var _ = Describe("fake model provider", func() {
 		Expect(err).NotTo(HaveOccurred())
 		p, err := s.Save(GinkgoT().TempDir(), "CM-E2E-01 a/b")
 		Expect(err).NotTo(HaveOccurred())
-		Expect(filepath.Base(p)).To(Equal("CM-E2E-01_a_b.json"))
+		Expect(filepath.Base(p)).To(Equal("CM-E2E-01_a_b.json"), "the file is named after the spec, made file-safe")
+		p2, err := s.Save(filepath.Dir(p), strings.Repeat("x", 200)+" #2")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(filepath.Base(p2)).To(Equal(strings.Repeat("x", 118)+"_2.json"), "a long name keeps its sequence number")
 		b, err := os.ReadFile(p)
 		Expect(err).NotTo(HaveOccurred())
 		var saved []provider.Request

@@ -151,7 +151,7 @@ func New(eng *engine.Engine, inv Invoker, opts Options) *Runtime {
 // model-visible surface (CM-ACT-01..04, CM-CFG-01..07).
 func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 	res := protocol.PrepareResult{Run: p.Run, Tools: []protocol.ModelTool{}}
-	cfg, err := config.Resolve(p.CodeMode)
+	cfg, err := config.Resolve(config.MergeAgent(p.CodeMode, p.AgentCodeMode)) // CM-CFG-10
 	if err != nil {
 		res.Failure = &protocol.Failure{Code: "invalid_config", Error: err.Error()}
 		return res

@@ -136,10 +136,14 @@ type RunContext struct {
 type PrepareParams struct {
 	Run string `json:"run"`
 	RunContext
-	CodeMode     json.RawMessage `json:"codeMode,omitempty"`
-	Tools        []ToolSpec      `json:"tools"`
-	Policy       *Policy         `json:"policy,omitempty"`
-	DisableTools bool            `json:"disableTools,omitempty"`
+	CodeMode json.RawMessage `json:"codeMode,omitempty"`
+	// AgentCodeMode is the agent's own tools.codeMode value, laid over
+	// CodeMode (the runtime default) field by field (config.MergeAgent,
+	// CM-CFG-10); absent: the agent sets none.
+	AgentCodeMode json.RawMessage `json:"agentCodeMode,omitempty"`
+	Tools         []ToolSpec      `json:"tools"`
+	Policy        *Policy         `json:"policy,omitempty"`
+	DisableTools  bool            `json:"disableTools,omitempty"`
 	// Raw marks a raw model call: no tools at all (CM-ACT-03).
 	Raw bool `json:"raw,omitempty"`
 	// Namespaces changes the target's namespace registry before this run

@@ -2,10 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/codemode-conformance/codemode/fakes/provider"
-	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/google/go-cmp/cmp"
@@ -82,6 +80,45 @@ return {names, found: hits.includes("weather"), params: !!(described && describe
 		}
 	})
 
+	It("CM-E2E-04", "inside exec, API.list and API.read describe the visible MCP server, MCP.<server>.<tool>() calls it, and MCP tools stay out of ALL_TOOLS and tools.search", func(ctx SpecContext) {
+		RequireFeature("mcp", "CM-E2E-04 runs a turn with an MCP server")
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(),
+			MCPServers: []MCPServer{{Name: "docs", Kind: "docs", Transport: protocol.MCPTransportHTTP}}})
+		code := `const paths = (l) => Array.isArray(l) ? l.map((f) => typeof f === "string" ? f : f && f.path) : l;
+const isMCP = (t) => t.source === "mcp" || String(t.id).startsWith("mcp:");
+const listed = paths(await API.list("mcp"));
+const dts = await API.read("mcp/docs.d.ts");
+const echoName = Object.getOwnPropertyNames(MCP.docs).find((k) => k.toLowerCase() === "echo");
+const echoed = echoName ? await MCP.docs[echoName]({probe: 1}) : null;
+return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), echoed: echoed !== null && echoed !== undefined,
+  inAllTools: ALL_TOOLS.filter(isMCP).map((t) => t.id), searched: (await tools.search("echo", {limit: 50})).filter(isMCP).map((t) => t.id)};`
+		before := r.MCP["docs"].HTTP.Calls()
+		prov := StartProvider(provider.Exec(code), provider.FinalFromLast())
+		res := r.Turn(ctx, prov, "Use the docs server.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		results := toolResults(res)
+		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+		Expect(results[0]["status"]).To(Equal("completed"), "the exec must complete%s", evidence(prov, res))
+		got, _ := json.Marshal(results[0]["value"])
+		var v struct {
+			Listed       []string `json:"listed"`
+			DeclaresEcho bool     `json:"declaresEcho"`
+			Echoed       bool     `json:"echoed"`
+			InAllTools   []string `json:"inAllTools"`
+			Searched     []string `json:"searched"`
+		}
+		Expect(json.Unmarshal(got, &v)).To(Succeed(), "the cell's value: %s", got)
+		Expect(v.Listed).To(ContainElement("mcp/docs.d.ts"), "API.list(\"mcp\") must list the docs server's declaration: %s%s", got, evidence(prov, res))
+		Expect(v.DeclaresEcho).To(BeTrue(), "API.read(\"mcp/docs.d.ts\") must declare the echo tool: %s%s", got, evidence(prov, res))
+		Expect(v.Echoed).To(BeTrue(), "MCP.docs.echo() must resolve: %s%s", got, evidence(prov, res))
+		Expect(r.MCP["docs"].HTTP.Calls()-before).To(BeNumerically(">=", 1), "the echo call must reach the MCP server%s", evidence(prov, res))
+		Expect(v.InAllTools).To(BeEmpty(), "MCP tools must be absent from ALL_TOOLS: %s", got)
+		Expect(v.Searched).To(BeEmpty(), "MCP tools must be absent from tools.search: %s", got)
+		for _, q := range prov.Requests() {
+			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}), "request %d: MCP tools stay behind exec%s", q.Seq, evidence(prov, res))
+		}
+	})
+
 	It("CM-E2E-05", "denied tools are absent from ALL_TOOLS and cannot be called with a guessed id in a turn", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(), Policy: &protocol.Policy{Deny: []string{"weather"}}})
 		code := `let caught = null;
@@ -115,6 +152,72 @@ return {names: ALL_TOOLS.map((t) => t.name).sort(), caught: caught !== null};`
 		Expect(last["value"]).To(BeNumerically("==", 1500), "the restored cell returns the nested call's result %s%s", EnvelopeNote, evidence(prov, res))
 		Expect(res.Text).To(ContainSubstring("after restore: late"), "the final answer must contain the output the cell made after its restore%s", evidence(prov, res))
 	})
+
+	It("CM-E2E-07", "timeout, abort and snapshot expiry during agent turns clean up the runtime state", func(ctx SpecContext) {
+		SelfReported("live VMs and snapshots back to the baseline after a timed-out cell, an abort and an expiry, as runtime.stats reports them")
+		base := Stats(ctx)
+		// Timeout: a cell that never ends fails with timeout and leaves nothing.
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 500}), Tools: planTools()})
+		prov := StartProvider(provider.Exec("while (true) {}"), provider.FinalFromLast())
+		res := r.Turn(ctx, prov, "Loop.", TurnOptions{})
+		results := toolResults(res)
+		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+		Expect(results[0]["status"]).To(Equal("failed"), "a cell past timeoutMs must fail%s", evidence(prov, res))
+		Expect(results[0]["code"]).To(Equal("timeout"), "a cell past timeoutMs must fail with code timeout%s", evidence(prov, res))
+		st := Stats(ctx)
+		Expect(st.LiveVMs).To(Equal(base.LiveVMs), "timeout: a VM is still live after the turn")
+		Expect(st.Snapshots).To(Equal(base.Snapshots), "timeout: a snapshot is left after the turn")
+
+		// suspended runs a turn whose exec leaves a waiting cell, and returns its runId.
+		suspended := func(r *Run) string {
+			prov := StartProvider(provider.Exec(Guest(`await tools.call(id("slow"), {ms: 3000}); return 1;`)), provider.Final("later"))
+			res := r.Turn(ctx, prov, "Start the slow job.", TurnOptions{})
+			results := toolResults(res)
+			Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
+			Expect(results[0]["status"]).To(Equal("waiting"), "a cell awaiting a 3000 ms call with timeoutMs 1000 must return waiting%s", evidence(prov, res))
+			Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots+1), "the waiting cell must hold one snapshot above the baseline")
+			return results[0]["runId"].(string)
+		}
+		// waitFails resumes runID in a new turn and requires the wait to fail.
+		waitFails := func(r *Run, runID, why string) {
+			prov := StartProvider(provider.Call("wait", map[string]any{"runId": runID}), provider.FinalFromLast())
+			res := r.Turn(ctx, prov, "Resume.", TurnOptions{})
+			results := toolResults(res)
+			Expect(results).To(HaveLen(1), "one wait result%s", evidence(prov, res))
+			Expect(results[0]["status"]).To(Equal("failed"), "%s: wait on its cell must fail%s", why, evidence(prov, res))
+		}
+		// Abort.
+		r = NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
+		id := suspended(r)
+		r.Abort(ctx)
+		st = Stats(ctx)
+		Expect(st.Snapshots).To(Equal(base.Snapshots), "aborted: the snapshot is kept")
+		Expect(st.LiveVMs).To(Equal(base.LiveVMs), "aborted: a VM is still live")
+		waitFails(r, id, "after run.abort")
+		// Expiry.
+		r = NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000, "snapshotTtlSeconds": 1}), Tools: planTools()})
+		id = suspended(r)
+		Eventually(func(g Gomega) {
+			g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "snapshots back to the baseline once snapshotTtlSeconds (1 s) passed")
+		}).WithTimeout(10*1e9).WithPolling(200*1e6).Should(Succeed(), "expired: the snapshot outlived snapshotTtlSeconds")
+		waitFails(r, id, "after the snapshot expired")
+	})
+
+	It("CM-ACT-09", "a tool added to the provider payload after activation makes the turn fail closed before anything is sent", func(ctx SpecContext) {
+		RequireFeature("fault-injection", "CM-ACT-09 asks agent.turn to add a tool after activation (faults.addProviderTool)")
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools()})
+		prov := StartProvider(provider.Final("sent"))
+		res := r.Turn(ctx, prov, "Hello.", TurnOptions{Faults: &protocol.AgentTurnFaults{AddProviderTool: "echo"}})
+		Expect(prov.Requests()).To(BeEmpty(), "a payload whose tools are not exactly exec and wait must never reach the provider%s", evidence(prov, res))
+		Expect(res.Status).To(Equal(protocol.TurnFailed), "the turn must fail closed%s", evidence(prov, res))
+		Expect(res.Code).To(Equal(protocol.TurnToolSurfaceMismatch), "the failure names the final check%s", evidence(prov, res))
+		// Control: the same run's turn without the added tool is sent.
+		ok := StartProvider(provider.Final("sent"))
+		res = r.Turn(ctx, ok, "Hello.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "control: without the added tool the turn completes%s", evidence(ok, res))
+		Expect(ok.Requests()).To(HaveLen(1), "control: one request%s", evidence(ok, res))
+		Expect(ok.Requests()[0].ToolNames()).To(Equal([]string{"exec", "wait"}), "control: exactly exec and wait%s", evidence(ok, res))
+	})
 })
 
 // canonicalTools marshals tool functions with their schemas canonicalised,
@@ -129,6 +232,3 @@ func canonicalTools(fs []protocol.ChatFunction) []string {
 	}
 	return out
 }
-
-var _ = fmt.Sprintf
-var _ = tools.Standard

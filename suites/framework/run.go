@@ -19,11 +19,14 @@ import (
 // RunOptions describe one agent run. CodeMode is the raw `tools.codeMode`
 // value: nil (omitted), a bool, a map, or json.RawMessage.
 type RunOptions struct {
-	CodeMode     any
-	Tools        []tools.Tool
-	Policy       *protocol.Policy
-	DisableTools bool
-	Raw          bool
+	CodeMode any
+	// AgentCodeMode is the agent's own tools.codeMode (run.prepare
+	// agentCodeMode, CM-CFG-10), in CodeMode's forms; nil: none.
+	AgentCodeMode any
+	Tools         []tools.Tool
+	Policy        *protocol.Policy
+	DisableTools  bool
+	Raw           bool
 	// Context overrides the run identity; empty fields get unique values.
 	Context protocol.RunContext
 	// ID reuses a run id (after RestartTarget); empty means a fresh one.
@@ -118,6 +121,11 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 			gomega.Expect(err).NotTo(gomega.HaveOccurred())
 		}
 		p.CodeMode = raw
+	}
+	if o.AgentCodeMode != nil {
+		raw, err := json.Marshal(o.AgentCodeMode)
+		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "marshalling AgentCodeMode")
+		p.AgentCodeMode = raw
 	}
 	p.Hooks, p.Approvals = o.Gates.register(id) // gates.go
 	r := &Run{ID: id, Params: p, Tools: set, MCP: mcps, timeout: 10 * time.Second}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/provider"
@@ -30,7 +31,7 @@ func StartProvider(script ...provider.Step) *provider.Server {
 	ginkgo.GinkgoHelper()
 	s, err := provider.Start(script...)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting the fake model provider")
-	name := ginkgo.CurrentSpecReport().LeafNodeText
+	name := providerFile(ginkgo.CurrentSpecReport().LeafNodeText)
 	ginkgo.DeferCleanup(func() {
 		_ = s.Close()
 		if dir := ResultsDir(); dir != "" && len(s.Requests()) > 0 {
@@ -43,6 +44,23 @@ func StartProvider(script ...provider.Step) *provider.Server {
 		}
 	})
 	return s
+}
+
+var (
+	providerMu   sync.Mutex
+	providerSeen = map[string]int{}
+)
+
+// providerFile names the saved requests of a spec's next provider: the
+// spec text, then "<text> #2", "#3" for the spec's later providers.
+func providerFile(spec string) string {
+	providerMu.Lock()
+	defer providerMu.Unlock()
+	providerSeen[spec]++
+	if n := providerSeen[spec]; n > 1 {
+		return fmt.Sprintf("%s #%d", spec, n)
+	}
+	return spec
 }
 
 // TurnOptions are the optional members of agent.turn.
