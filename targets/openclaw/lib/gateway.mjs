@@ -509,13 +509,14 @@ export class GatewayPool {
     const key = familyKey(prep, model);
     let p = this.gateways.get(key);
     if (!p) {
-      await this.#evict();
+      this.#evict();
       const gw = new Gateway(this, key);
       this.all.add(gw);
       p = gw.start(prep, model).then(() => {
         this.byId.set(gw.id, gw);
         return gw;
       });
+      gw.promise = p;
       this.gateways.set(key, p);
       p.catch(() => this.gateways.delete(key));
       gw.exitWatch = p.then(() =>
@@ -530,21 +531,18 @@ export class GatewayPool {
     return p;
   }
 
-  async #evict() {
-    const live = [];
-    for (const [key, p] of this.gateways) {
-      const gw = await p.catch(() => null);
-      if (gw) live.push([key, gw]);
-    }
-    if (live.length < MAX_LIVE) return;
-    live.sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-    for (const [key, gw] of live) {
-      if (live.length < MAX_LIVE) break;
+  // #evict stops the least recently used idle gateways until fewer than
+  // MAX_LIVE are ready (synchronous: no turn can slip in between).
+  #evict() {
+    const ready = [...this.byId.values()].sort((a, b) => a.lastUsed - b.lastUsed);
+    let n = ready.length;
+    for (const gw of ready) {
+      if (n < MAX_LIVE) break;
       if (gw.busy > 0) continue;
-      this.gateways.delete(key);
+      if (this.gateways.get(gw.key) === gw.promise) this.gateways.delete(gw.key);
       this.byId.delete(gw.id);
       gw.stop();
-      live.splice(live.indexOf(live.find((x) => x[1] === gw)), 1);
+      n--;
     }
   }
 
