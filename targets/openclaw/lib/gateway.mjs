@@ -650,12 +650,15 @@ export class GatewayPool {
     return { run: run.id, ...res, messages };
   }
 
-  // close stops every gateway (SIGTERM; SIGKILL after 5 s), waits for
-  // them to exit and removes their directories.
+  // close stops every gateway (SIGTERM; SIGKILL after 3 s) and removes
+  // their directories.
   async close() {
     const all = [...this.all].filter((gw) => gw.child);
     for (const gw of all) gw.stop();
-    await Promise.all(all.map((gw) => Promise.race([gw.exited, new Promise((r) => setTimeout(r, 6000).unref())])));
+    // Within the harness's 5 s between closing stdin and killing the
+    // process group: a gateway still shutting down after 3 s is killed.
+    await Promise.all(all.map((gw) => Promise.race([gw.exited, new Promise((r) => setTimeout(r, 3000).unref())])));
+    this.killNow();
     this.server?.close();
     if (this.root) fs.rmSync(this.root, { recursive: true, force: true });
   }
