@@ -17,6 +17,7 @@ import path from "node:path";
 import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
+import { GatewayPool } from "./lib/gateway.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -54,7 +55,9 @@ try {
 // every result carries OpenClaw's telemetry object, passed through unchanged.
 // snapshot-executor, isolation: generation 1 runs every cell in QuickJS-WASI
 // and suspends it into a snapshot (000).
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit"];
+// agent-turn: each agent.turn runs through a real `openclaw gateway`
+// (lib/gateway.mjs).
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
@@ -69,6 +72,14 @@ const NOT_DRIVABLE = [
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const runs = new Map();
+const gateways = new GatewayPool({
+  node: process.execPath,
+  openclaw: path.join(distDir, "..", "openclaw.mjs"),
+  pluginTemplate: new URL("./gateway/plugin.mjs", import.meta.url).pathname,
+  invoke: (params, signal) => peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: params.run, toolCallId: params.toolCallId })),
+  log: (m) => process.stderr.write(`openclaw: ${m}\n`),
+});
+process.on("exit", () => gateways.killNow());
 
 class ProtocolError extends Error {
   constructor(code, message) {
@@ -154,6 +165,7 @@ function prepare(p) {
   const run = {
     id: p.run,
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
+    prepare: p, // for agent.turn (gateway mode)
     catalogIds: new Map(),
     controller: new AbortController(),
   };
@@ -231,6 +243,14 @@ peer.handle = async (method, params) => {
     case "tool.exec":
     case "tool.wait":
       return toolCall(method, params ?? {});
+    case "agent.turn": {
+      const run = getRun(params);
+      const p = params ?? {};
+      if (!str(p.provider?.baseUrl) || !str(p.provider?.model) || !str(p.user) || typeof p.message !== "string") {
+        throw new ProtocolError(-32602, "agent.turn: provider {baseUrl, model}, user and message are required");
+      }
+      return gateways.turn(run, p);
+    }
     case "run.end": {
       const run = getRun(params);
       run.controller.abort();
@@ -244,11 +264,11 @@ peer.handle = async (method, params) => {
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
     case "shutdown":
-      setImmediate(() => process.exit(0));
+      setImmediate(() => gateways.close().finally(() => process.exit(0)));
       return true;
     default:
       throw new ProtocolError(-32601, `unknown method ${JSON.stringify(method)}`);
   }
 };
-peer.onEnd = () => process.exit(0);
+peer.onEnd = () => gateways.close().finally(() => process.exit(0));
 peer.start();

@@ -35,7 +35,7 @@ const Prefix = "openclaw:"
 // CacheEnv overrides the cache directory.
 const CacheEnv = "CODEMODE_OPENCLAW_CACHE"
 
-//go:embed adapter.mjs adapter-v2.mjs lib/*.mjs */package.json */package-lock.json
+//go:embed adapter.mjs adapter-v2.mjs lib/*.mjs gateway/*.mjs */package.json */package-lock.json
 var files embed.FS
 
 // Errors, matched with errors.Is.

@@ -121,7 +121,7 @@ test("adapter: initialize, prepare, exec with a nested call, errors and not-driv
   const s = session();
   try {
     const init = await s.call("initialize", { protocolVersion: "1", harness: { name: "t", version: "0" } });
-    assert.deepEqual(init.result.features, ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit"]);
+    assert.deepEqual(init.result.features, ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn"]);
     assert.deepEqual(init.result.notDrivable.map((n) => n.surface ?? n.requirement), ["CM-ACT-03", "disableTools", "raw", "runtime.stats", "run.abort"]);
     assert.equal((await s.call("initialize", { protocolVersion: "2" })).error.code, -32602);
 

@@ -1,0 +1,671 @@
+// Gateway mode of the openclaw: target (feature agent-turn, spec/protocol.md
+// §3 "agent.turn"): each agent.turn runs as one real turn of a long-lived
+// `openclaw gateway` on loopback, sent as POST /v1/chat/completions with the
+// turn's fresh `user`.
+//
+// One gateway serves one configuration family: the run's agent id, raw
+// tools.codeMode, allow/deny policy and harness tools (as generated plugins,
+// gateway/plugin.mjs), and the provider's model id. Runs of the same family
+// reuse it. Its model provider is a loopback pass-through in this process
+// that forwards each request, unchanged, to the provider of the turn in
+// flight (turns of one gateway run one at a time), so a new fake provider
+// per spec needs no new gateway. Plugin tools forward every invocation to
+// the bridge here, which sends it to the harness as tool.invoke.
+//
+// Nothing is emulated: tool surface, policy, code mode, the catalog and the
+// transcript are the gateway's. What it cannot take (MCP servers of the
+// run, fault injection, a step bound) is refused with the reason.
+
+import { spawn } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+// The custom provider's id in the gateway config.
+export const PROVIDER_ID = "harness";
+
+// How many gateways stay alive at once (each takes about 0.7 GB and 5–15 s
+// to start); the least recently used idle one is stopped first.
+const MAX_LIVE = 2;
+const READY_TIMEOUT_MS = 180_000;
+
+export class GatewayError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+// pluginGroups groups the run's non-client tools by the plugin that hosts
+// them in the gateway: a plugin tool by its owner (the plugin id); a tool of
+// source openclaw (owner core) by a plugin whose id is its owner, so
+// OpenClaw's catalog classifies it as openclaw:core:<name> (see TRIAGE.md).
+export function pluginGroups(tools) {
+  const groups = new Map();
+  for (const t of tools ?? []) {
+    if (t.source !== "plugin" && t.source !== "openclaw") continue;
+    if (!groups.has(t.owner)) groups.set(t.owner, []);
+    groups.get(t.owner).push(t);
+  }
+  return groups;
+}
+
+// familyKey names a configuration family: everything the gateway's config
+// and plugins are made of (not the run's identity: turns key sessions on
+// their own user).
+export function familyKey(prep, model) {
+  const groups = [...pluginGroups(prep.tools).entries()].map(([owner, ts]) => [
+    owner,
+    ts.map((t) => [t.source, t.name, t.label ?? null, t.description ?? "", t.parameters ?? null]),
+  ]);
+  const codeMode = Object.prototype.hasOwnProperty.call(prep, "codeMode") ? { v: prep.codeMode } : null;
+  const agentCodeMode = Object.prototype.hasOwnProperty.call(prep, "agentCodeMode") ? { v: prep.agentCodeMode } : null;
+  const body = JSON.stringify([prep.agentId, codeMode, agentCodeMode, prep.policy ?? null, groups, model]);
+  return crypto.createHash("sha256").update(body).digest("hex").slice(0, 16);
+}
+
+// gatewayConfig is the gateway's openclaw.json for a family. tools.allow
+// keeps the agent to the harness's tools (OpenClaw's own core tools and
+// bundled plugins stay out, as in the module-level adapter); the run's
+// policy is the agent's own tools.allow/deny; tools.codeMode is the raw
+// run.prepare value, omitted when absent, and agentCodeMode the agent's.
+export function gatewayConfig({ prep, model, port, token, providerBaseUrl, pluginDirs, stateDir }) {
+  const owners = [...pluginDirs.keys()];
+  const agentTools = {};
+  if (Array.isArray(prep.policy?.allow)) agentTools.allow = prep.policy.allow;
+  if (Array.isArray(prep.policy?.deny)) agentTools.deny = prep.policy.deny;
+  // The agent's own tools.codeMode (CM-CFG-10), raw; OpenClaw lays it over
+  // the runtime's tools.codeMode.
+  if (Object.prototype.hasOwnProperty.call(prep, "agentCodeMode")) agentTools.codeMode = prep.agentCodeMode;
+  const tools = { allow: owners.length > 0 ? owners : ["codemode-conformance-no-tools"] };
+  if (Object.prototype.hasOwnProperty.call(prep, "codeMode")) tools.codeMode = prep.codeMode;
+  return {
+    gateway: {
+      mode: "local",
+      bind: "loopback",
+      port,
+      auth: { mode: "token", token },
+      http: { endpoints: { chatCompletions: { enabled: true } } },
+    },
+    agents: {
+      defaults: { model: { primary: `${PROVIDER_ID}/${model}` }, heartbeat: { every: "0m" } },
+      list: [{ id: prep.agentId, default: true, ...(Object.keys(agentTools).length > 0 ? { tools: agentTools } : {}) }],
+    },
+    models: {
+      mode: "replace",
+      providers: {
+        [PROVIDER_ID]: {
+          baseUrl: providerBaseUrl,
+          apiKey: "codemode-conformance",
+          api: "openai-completions",
+          models: [
+            {
+              id: model,
+              name: model,
+              reasoning: false,
+              input: ["text"],
+              cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+              contextWindow: 128000,
+              maxTokens: 4096,
+            },
+          ],
+        },
+      },
+    },
+    plugins: { allow: owners, load: { paths: [...pluginDirs.values()] } },
+    tools,
+    logging: { file: path.join(stateDir, "openclaw.log") },
+  };
+}
+
+// textOf joins the text parts of a transcript message's content.
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((c) => c?.type === "text")
+    .map((c) => c.text)
+    .join("");
+}
+
+// transcriptMessages turns the entries of a gateway session transcript
+// (one JSON object per line) into the turn's ChatMessages (protocol.md
+// agent.turn): user, assistant (text, tool_calls with the model's ids and
+// arguments as JSON text), tool (tool_call_id, the result text). Other
+// entries (model changes, custom records) are not messages.
+export function transcriptMessages(entries) {
+  const out = [];
+  for (const e of entries) {
+    if (e?.type !== "message" || !e.message) continue;
+    const m = e.message;
+    if (m.role === "user") {
+      out.push({ role: "user", content: textOf(m.content) });
+    } else if (m.role === "assistant") {
+      const calls = (Array.isArray(m.content) ? m.content : []).filter((c) => c?.type === "toolCall");
+      const text = textOf(m.content);
+      const msg = { role: "assistant", content: calls.length > 0 && text === "" ? null : text };
+      if (calls.length > 0) {
+        msg.tool_calls = calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments ?? {}) },
+        }));
+      }
+      out.push(msg);
+    } else if (m.role === "toolResult") {
+      out.push({ role: "tool", tool_call_id: m.toolCallId, content: textOf(m.content) });
+    }
+  }
+  return out;
+}
+
+// nestedParent reads the parent exec/wait call id out of the id OpenClaw
+// gives a nested call. OpenClaw hands a plugin tool no parent (its code-mode
+// executor calls tool.execute(id, input, signal, onUpdate)), but names it in
+// the nested call id: `tool_search_code:<parent>:<tool name>:<n>`, the parent
+// sanitised to [A-Za-z0-9_.:-] and cut at 120 characters (tool-search
+// sanitizeToolCallIdPart). A direct call (the model's own id) has none: "".
+export function nestedParent(toolCallId, tool) {
+  const prefix = "tool_search_code:";
+  if (!toolCallId.startsWith(prefix)) return "";
+  const m = new RegExp(`:${tool.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+$`).exec(toolCallId);
+  if (!m) return "";
+  const parent = toolCallId.slice(prefix.length, m.index);
+  return parent === "direct" ? "" : parent;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.unref();
+    s.on("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function tail(file, n = 3000) {
+  try {
+    const b = fs.readFileSync(file, "utf8");
+    return b.slice(-n);
+  } catch {
+    return "";
+  }
+}
+
+function readBody(req, limit = 64 << 20) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (c) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new Error(`request body over ${limit} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+// One gateway process.
+class Gateway {
+  constructor(pool, key) {
+    this.pool = pool;
+    this.key = key;
+    this.id = crypto.randomBytes(6).toString("hex");
+    this.upstream = null; // the provider baseUrl of the turn in flight
+    this.queue = Promise.resolve();
+    this.busy = 0;
+    this.lastUsed = Date.now();
+  }
+
+  async start(prep, model) {
+    const pool = this.pool;
+    this.dir = fs.mkdtempSync(path.join(pool.root, "gw-"));
+    this.stateDir = path.join(this.dir, "state");
+    const home = path.join(this.dir, "home");
+    fs.mkdirSync(this.stateDir, { recursive: true });
+    fs.mkdirSync(home, { recursive: true });
+    const pluginDirs = new Map();
+    for (const [owner, tools] of pluginGroups(prep.tools)) {
+      const dir = path.join(this.dir, "plugins", owner.replace(/[^A-Za-z0-9._-]/g, "_"));
+      fs.mkdirSync(dir, { recursive: true });
+      fs.copyFileSync(pool.pluginTemplate, path.join(dir, "index.mjs"));
+      fs.writeFileSync(
+        path.join(dir, "tools.json"),
+        JSON.stringify({ id: owner, tools: tools.map((t) => ({ name: t.name, label: t.label, description: t.description, parameters: t.parameters })) }),
+      );
+      fs.writeFileSync(
+        path.join(dir, "openclaw.plugin.json"),
+        JSON.stringify({
+          id: owner,
+          name: owner,
+          description: "codemode-conformance harness tools",
+          contracts: { tools: tools.map((t) => t.name) },
+          activation: { onStartup: true },
+          configSchema: { type: "object", additionalProperties: false },
+        }),
+      );
+      fs.writeFileSync(
+        path.join(dir, "package.json"),
+        JSON.stringify({ name: `codemode-conformance-plugin-${this.id}-${pluginDirs.size}`, version: "0.0.0", type: "module", openclaw: { extensions: ["./index.mjs"] } }),
+      );
+      pluginDirs.set(owner, dir);
+    }
+    this.port = await freePort();
+    this.token = crypto.randomBytes(16).toString("hex");
+    this.agentId = prep.agentId;
+    const config = gatewayConfig({
+      prep,
+      model,
+      port: this.port,
+      token: this.token,
+      providerBaseUrl: `${pool.bridgeUrl}/p/${pool.secret}/${this.id}/v1`,
+      pluginDirs,
+      stateDir: this.stateDir,
+    });
+    this.configPath = path.join(this.dir, "openclaw.json");
+    fs.writeFileSync(this.configPath, JSON.stringify(config, null, 2));
+    this.logPath = path.join(this.dir, "gateway.log");
+    const logFd = fs.openSync(this.logPath, "a");
+    const env = {
+      ...process.env,
+      HOME: home,
+      OPENCLAW_CONFIG_PATH: this.configPath,
+      OPENCLAW_STATE_DIR: this.stateDir,
+      CODEMODE_GATEWAY_BRIDGE: `${pool.bridgeUrl}/i/${pool.secret}`,
+      // No respawn (the adapter owns the process), no LAN advertising, no
+      // background watchers or update checks: a loopback gateway only.
+      OPENCLAW_NO_RESPAWN: "1",
+      OPENCLAW_DISABLE_BONJOUR: "1",
+      OPENCLAW_SKIP_GMAIL_WATCHER: "1",
+      OPENCLAW_SKIP_CRON: "1",
+      OPENCLAW_SKIP_CANVAS_HOST: "1",
+      OPENCLAW_NO_AUTO_UPDATE: "1",
+    };
+    this.child = spawn(pool.node, [pool.openclaw, "gateway", "run", "--port", String(this.port), "--bind", "loopback"], {
+      env,
+      stdio: ["ignore", logFd, logFd],
+    });
+    fs.closeSync(logFd);
+    this.exited = new Promise((resolve) => this.child.on("exit", (code, sig) => resolve({ code, sig })));
+    this.child.on("error", (err) => pool.log(`openclaw gateway ${this.id}: ${err.message}`));
+    const t0 = Date.now();
+    await this.ready();
+    pool.log(`openclaw gateway ${this.id} (family ${this.key}) ready on 127.0.0.1:${this.port} in ${((Date.now() - t0) / 1000).toFixed(1)} s; config and log in ${this.dir}`);
+  }
+
+  async ready() {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    let dead = null;
+    this.exited.then((x) => (dead = x));
+    while (Date.now() < deadline) {
+      if (dead) throw new GatewayError("gateway_start", `openclaw gateway exited during start-up (code ${dead.code}, signal ${dead.sig}); its log:\n${tail(this.logPath)}`);
+      try {
+        const res = await fetch(`http://127.0.0.1:${this.port}/v1/models`, { headers: { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(2000) });
+        if (res.ok) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    this.stop();
+    throw new GatewayError("gateway_start", `openclaw gateway was not ready within ${READY_TIMEOUT_MS / 1000} s; its log:\n${tail(this.logPath)}`);
+  }
+
+  // exclusive runs fn with the gateway to itself (one turn at a time, so
+  // the provider pass-through knows where to forward).
+  exclusive(fn) {
+    this.busy++;
+    const run = this.queue.then(fn);
+    this.queue = run.catch(() => {});
+    return run.finally(() => {
+      this.busy--;
+      this.lastUsed = Date.now();
+    });
+  }
+
+  async post(body, channel) {
+    const headers = { authorization: `Bearer ${this.token}`, "content-type": "application/json" };
+    const res = await fetch(`http://127.0.0.1:${this.port}/v1/chat/completions`, { method: "POST", headers, body: JSON.stringify(body) });
+    const text = await res.text();
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      // reported below
+    }
+    return { status: res.status, json, text };
+  }
+
+  // sessionFile finds the transcript of the session the gateway keyed on
+  // user (its sessions.json maps session keys to files).
+  sessionFile(user) {
+    const index = path.join(this.stateDir, "agents", this.agentId, "sessions", "sessions.json");
+    let sessions;
+    try {
+      sessions = JSON.parse(fs.readFileSync(index, "utf8"));
+    } catch (err) {
+      throw new GatewayError("transcript", `cannot read the gateway's session index ${index}: ${err.message}`);
+    }
+    const want = `:openai-user:${user}`.toLowerCase();
+    const key = Object.keys(sessions).find((k) => k.toLowerCase().endsWith(want));
+    if (!key) throw new GatewayError("transcript", `the gateway's session index has no session for user ${JSON.stringify(user)} (keys: ${Object.keys(sessions).join(", ")})`);
+    const s = sessions[key];
+    return { key, file: s.sessionFile ?? path.join(path.dirname(index), `${s.sessionId}.jsonl`) };
+  }
+
+  stop() {
+    if (this.child && this.child.exitCode === null && this.child.signalCode === null) this.child.kill("SIGTERM");
+    const child = this.child;
+    setTimeout(() => {
+      if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }, 5000).unref();
+  }
+}
+
+// GatewayPool owns the gateways of one adapter process, the bridge server
+// (plugin tool invocations and the provider pass-through) and the turns.
+export class GatewayPool {
+  // node: the Node binary; openclaw: openclaw.mjs of the installed package;
+  // pluginTemplate: gateway/plugin.mjs; invoke(params, signal): sends
+  // tool.invoke and resolves with the harness's answer ({result} or
+  // {error}); log(line).
+  constructor({ node, openclaw, pluginTemplate, invoke, cancel, log }) {
+    this.node = node;
+    this.openclaw = openclaw;
+    this.pluginTemplate = pluginTemplate;
+    this.invoke = invoke;
+    this.cancel = cancel;
+    this.log = log ?? (() => {});
+    this.gateways = new Map(); // family key → Promise<Gateway>
+    this.byId = new Map(); // gateway id → Gateway (ready)
+    this.all = new Set(); // every gateway started and not stopped
+    this.turns = new Map(); // lower-case user → {run, prep}
+    this.secret = crypto.randomBytes(16).toString("hex");
+    this.root = null;
+    this.server = null;
+  }
+
+  async #init() {
+    if (this.server) return;
+    this.root = fs.mkdtempSync(path.join(os.tmpdir(), "codemode-openclaw-gateway-"));
+    this.server = http.createServer((req, res) => this.#serve(req, res));
+    await new Promise((resolve, reject) => {
+      this.server.once("error", reject);
+      this.server.listen(0, "127.0.0.1", resolve);
+    });
+    this.server.unref();
+    this.bridgeUrl = `http://127.0.0.1:${this.server.address().port}`;
+  }
+
+  #serve(req, res) {
+    const parts = (req.url ?? "").split("/");
+    // /i/<secret>: a plugin tool invocation; /p/<secret>/<gw>/v1/…: the
+    // provider pass-through.
+    if (parts[2] !== this.secret) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (parts[1] === "i" && req.method === "POST") {
+      this.#invoke(req, res).catch((err) => {
+        if (!res.headersSent) res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: String(err?.message ?? err) } }));
+      });
+      return;
+    }
+    if (parts[1] === "p") {
+      this.#proxy(req, res, parts[3], "/" + parts.slice(5).join("/")).catch((err) => {
+        if (!res.headersSent) res.writeHead(502, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: `codemode-conformance pass-through: ${err.message}` } }));
+      });
+      return;
+    }
+    res.writeHead(404).end();
+  }
+
+  // #proxy forwards one provider request of gateway gwId to the provider of
+  // the turn in flight, unchanged (method, path under /v1, headers, body),
+  // and streams the answer back.
+  async #proxy(req, res, gwId, rest) {
+    const gw = this.byId.get(gwId);
+    if (!gw || !gw.upstream) {
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "no agent.turn in flight for this gateway: the request is not forwarded" } }));
+      return;
+    }
+    const body = await readBody(req);
+    const target = new URL(gw.upstream.replace(/\/+$/, "") + rest);
+    const headers = { ...req.headers, host: target.host, "content-length": String(body.length) };
+    await new Promise((resolve, reject) => {
+      const up = http.request(target, { method: req.method, headers }, (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+        ur.on("end", resolve);
+        ur.on("error", reject);
+      });
+      up.on("error", reject);
+      res.on("close", () => up.destroy());
+      up.end(body);
+    });
+  }
+
+  // #invoke answers one plugin tool invocation: it finds the turn by the
+  // session the gateway ran the tool in, maps the plugin tool back to the
+  // run's tool spec and sends tool.invoke with OpenClaw's context.
+  async #invoke(req, res) {
+    const call = JSON.parse((await readBody(req)).toString("utf8"));
+    const sessionKey = String(call.context?.sessionKey ?? "").toLowerCase();
+    let turn = null;
+    for (const [user, t] of this.turns) if (sessionKey.endsWith(`:openai-user:${user}`)) turn = t;
+    if (!turn) throw new Error(`codemode-conformance: no agent.turn in flight owns session ${JSON.stringify(call.context?.sessionKey)}`);
+    const spec = (turn.prep.tools ?? []).find((t) => t.owner === call.plugin && t.name === call.tool && (t.source === "plugin" || t.source === "openclaw"));
+    if (!spec) throw new Error(`codemode-conformance: run ${turn.run} has no tool ${call.plugin}/${call.tool}`);
+    const ac = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) ac.abort();
+    });
+    const ctx = call.context ?? {};
+    const params = {
+      run: turn.run,
+      toolCallId: String(call.toolCallId ?? ""),
+      parentToolCallId: nestedParent(String(call.toolCallId ?? ""), call.tool),
+      // OpenClaw's catalog id of a plugin tool: openclaw:<pluginId>:<name>
+      // (tool-search classifyTool/makeCatalogId); the plugin is not told it.
+      catalogId: `openclaw:${call.plugin}:${call.tool}`,
+      tool: spec.name,
+      source: spec.source,
+      owner: spec.owner,
+      input: call.input ?? {},
+      context: {
+        agentId: String(ctx.agentId ?? ""),
+        sessionId: String(ctx.sessionId ?? ""),
+        sessionKey: String(ctx.sessionKey ?? ""),
+        senderId: String(ctx.senderId ?? ""),
+        channel: String(ctx.channel ?? ""),
+      },
+    };
+    let answer;
+    try {
+      answer = await this.invoke(params, ac.signal);
+    } catch (err) {
+      if (ac.signal.aborted) return;
+      throw err;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(answer.error ? { error: answer.error } : { result: answer.result?.result ?? null }));
+  }
+
+  async #gateway(prep, model) {
+    const key = familyKey(prep, model);
+    let p = this.gateways.get(key);
+    if (!p) {
+      this.#evict();
+      const gw = new Gateway(this, key);
+      this.all.add(gw);
+      p = gw.start(prep, model).then(() => {
+        this.byId.set(gw.id, gw);
+        return gw;
+      });
+      gw.promise = p;
+      this.gateways.set(key, p);
+      p.catch(() => this.gateways.delete(key));
+      gw.exitWatch = p.then(() =>
+        gw.exited.then(({ code, sig }) => {
+          this.log(`openclaw gateway ${gw.id} exited (code ${code}, signal ${sig}); log ${gw.logPath}`);
+          if (this.gateways.get(key) === p) this.gateways.delete(key);
+          this.byId.delete(gw.id);
+          this.all.delete(gw);
+        }),
+      ).catch(() => {});
+    }
+    return p;
+  }
+
+  // #evict stops the least recently used idle gateways until fewer than
+  // MAX_LIVE are ready (synchronous: no turn can slip in between).
+  #evict() {
+    const ready = [...this.byId.values()].sort((a, b) => a.lastUsed - b.lastUsed);
+    let n = ready.length;
+    for (const gw of ready) {
+      if (n < MAX_LIVE) break;
+      if (gw.busy > 0) continue;
+      if (this.gateways.get(gw.key) === gw.promise) this.gateways.delete(gw.key);
+      this.byId.delete(gw.id);
+      gw.stop();
+      n--;
+    }
+  }
+
+  // turn runs one agent.turn (protocol.md §3) of the prepared run
+  // {id, prepare} and returns its result.
+  async turn(run, p) {
+    const prep = run.prepare;
+    if (Array.isArray(prep.mcpServers) && prep.mcpServers.length > 0) {
+      throw new GatewayError(-32602, "agent.turn: the run's mcpServers are not drivable through the gateway mode (the harness starts its MCP servers per run; the gateway would need them in its config)");
+    }
+    if (p.faults != null) throw new GatewayError(-32602, "agent.turn: faults need the feature fault-injection, which the OpenClaw gateway does not have");
+    if (p.maxSteps > 0) throw new GatewayError(-32602, "agent.turn: maxSteps is not drivable through the gateway: it runs its own agent loop, and the number of provider requests of one turn cannot be bounded from its HTTP API");
+    await this.#init();
+    const gw = await this.#gateway(prep, p.provider.model);
+    return gw.exclusive(async () => {
+      const user = p.user;
+      const key = user.toLowerCase();
+      if (this.turns.has(key)) throw new GatewayError(-32602, `agent.turn: user ${JSON.stringify(user)} has a turn in flight`);
+      this.turns.set(key, { run: run.id, prep });
+      gw.upstream = p.provider.baseUrl;
+      const t0 = Date.now();
+      try {
+        return await this.#turn(gw, run, prep, p);
+      } finally {
+        this.log(`agent.turn of run ${run.id} on gateway ${gw.id}: ${Date.now() - t0} ms`);
+        gw.upstream = null;
+        this.turns.delete(key);
+      }
+    });
+  }
+
+  async #turn(gw, run, prep, p) {
+    const client = (prep.tools ?? []).filter((t) => t.source === "client");
+    const messages = [...(Array.isArray(p.history) ? p.history : []), { role: "user", content: p.message }];
+    const body = { model: `openclaw/${prep.agentId}`, user: p.user, messages };
+    if (client.length > 0) {
+      body.tools = client.map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: t.parameters ?? { type: "object", properties: {} } } }));
+    }
+    // Bounds the client-tool round trips only (each is one HTTP request
+    // that may make several provider requests inside the gateway).
+    const maxRounds = 16;
+    let final = null;
+    for (let step = 0; ; step++) {
+      if (step >= maxRounds) return this.#result(gw, run, p, { status: "failed", code: "max_steps", error: `no final answer within ${maxRounds} client-tool round trips through the gateway` });
+      const r = await gw.post(body);
+      if (r.status !== 200 || !r.json?.choices?.[0]) {
+        const why = r.json?.error?.message ?? r.text.slice(0, 2000);
+        return this.#result(gw, run, p, { status: "failed", code: "provider_error", error: `the gateway answered HTTP ${r.status}: ${why}` });
+      }
+      const msg = r.json.choices[0].message ?? {};
+      const calls = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
+      if (calls.length === 0) {
+        final = typeof msg.content === "string" ? msg.content : textOf(msg.content);
+        break;
+      }
+      // Client tools: the gateway hands their calls to the HTTP caller
+      // (finish_reason tool_calls); the caller runs them and continues
+      // the same session with role "tool" messages.
+      body.messages = [...body.messages, { role: "assistant", content: msg.content ?? null, tool_calls: calls }];
+      for (const c of calls) {
+        const spec = client.find((t) => t.name === c.function?.name);
+        let content;
+        if (!spec) {
+          content = JSON.stringify({ error: `${c.function?.name} is not a client tool of the run` });
+        } else {
+          let input = {};
+          try {
+            input = c.function?.arguments ? JSON.parse(c.function.arguments) : {};
+          } catch {
+            input = c.function?.arguments;
+          }
+          const answer = await this.invoke({
+            run: run.id,
+            toolCallId: String(c.id ?? ""),
+            catalogId: `client:client:${spec.name}`,
+            tool: spec.name,
+            source: spec.source,
+            owner: spec.owner,
+            input,
+            // The HTTP caller runs a client tool, and the caller is the
+            // harness's side: the run's own identity.
+            context: { agentId: prep.agentId, sessionId: prep.sessionId, sessionKey: prep.sessionKey, senderId: prep.senderId, channel: prep.channel },
+          });
+          content = answer.error ? JSON.stringify({ error: answer.error.message }) : JSON.stringify(answer.result?.result ?? null);
+        }
+        body.messages = [...body.messages, { role: "tool", tool_call_id: c.id, content }];
+      }
+    }
+    return this.#result(gw, run, p, { status: "completed", text: final ?? "" });
+  }
+
+  #result(gw, run, p, res) {
+    let messages = [];
+    try {
+      const { file } = gw.sessionFile(p.user);
+      const entries = fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l));
+      messages = transcriptMessages(entries);
+    } catch (err) {
+      if (res.status === "completed") throw err;
+    }
+    return { run: run.id, ...res, messages };
+  }
+
+  // close stops every gateway (SIGTERM; SIGKILL after 3 s) and removes
+  // their directories.
+  async close() {
+    const all = [...this.all].filter((gw) => gw.child);
+    for (const gw of all) gw.stop();
+    // Within the harness's 5 s between closing stdin and killing the
+    // process group: a gateway still shutting down after 3 s is killed.
+    await Promise.all(all.map((gw) => Promise.race([gw.exited, new Promise((r) => setTimeout(r, 3000).unref())])));
+    this.killNow();
+    this.server?.close();
+    if (this.root) fs.rmSync(this.root, { recursive: true, force: true });
+  }
+
+  // killNow sends SIGKILL to every gateway (process exit: nothing can be
+  // awaited any more).
+  killNow() {
+    for (const gw of this.all) if (gw.child && gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill("SIGKILL");
+  }
+}
