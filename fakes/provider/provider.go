@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -74,12 +75,15 @@ type RecordedReply struct {
 	Text      string                  `json:"text,omitempty"`
 }
 
-// ToolNames is the names of the request's tools, in order.
+// ToolNames is the names of the request's tools, sorted: the order of a
+// chat-completions tool list carries no meaning to the model, and gateways
+// reorder it (OpenClaw sorts by name).
 func (r Request) ToolNames() []string {
 	names := make([]string, 0, len(r.Tools))
 	for _, t := range r.Tools {
 		names = append(names, t.Function.Name)
 	}
+	slices.Sort(names)
 	return names
 }
 

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"slices"
+
 	"github.com/codemode-conformance/codemode/fakes/provider"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
@@ -22,6 +24,7 @@ var _ = Describe("e2e", "end-to-end plan: agent and runtime configuration", func
 		for _, t := range planTools() {
 			direct = append(direct, t.Spec.Name)
 		}
+		slices.Sort(direct) // ToolNames is sorted: a tool list's order means nothing to the model
 		Expect(firstTools(RunOptions{CodeMode: map[string]any{"enabled": false}, AgentCodeMode: true, Tools: planTools()})).To(Equal([]string{"exec", "wait"}),
 			"runtime tools.codeMode {enabled: false} with the agent's true: the agent's setting wins and code mode is active")
 		Expect(firstTools(RunOptions{CodeMode: true, AgentCodeMode: false, Tools: planTools()})).To(Equal(direct),

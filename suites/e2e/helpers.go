@@ -54,6 +54,27 @@ func toolResults(res protocol.AgentTurnResult) []map[string]any {
 	return out
 }
 
+// lastResult is the turn's last tool result: the cell's end when the
+// model followed waiting with wait (provider.Settle).
+func lastResult(res protocol.AgentTurnResult, prov *provider.Server) map[string]any {
+	ginkgo.GinkgoHelper()
+	results := toolResults(res)
+	Expect(results).NotTo(BeEmpty(), "the turn must carry an exec result%s", evidence(prov, res))
+	return results[len(results)-1]
+}
+
+// controlCallIDs are the ids of the turn's exec and wait calls: a nested
+// call names one of them as its parent (the exec, or the wait that resumed it).
+func controlCallIDs(res protocol.AgentTurnResult) []string {
+	var ids []string
+	for _, c := range toolCalls(res) {
+		if c.Function.Name == "exec" || c.Function.Name == "wait" {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
 // toolCalls are the turn's assistant tool calls in order.
 func toolCalls(res protocol.AgentTurnResult) []protocol.ChatToolCall {
 	var out []protocol.ChatToolCall

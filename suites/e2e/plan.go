@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/codemode-conformance/codemode/fakes/provider"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -68,20 +69,20 @@ const echoed = callValue(id("echo"), await tools.call(id("echo"), {message: "cor
 const sky = callValue(id("weather"), await tools.call(id("weather"), {city: "Oslo"}));
 const picked = callValue(id("pick_color"), await tools.call(id("pick_color"), {}));
 return {names, found: hits.includes("weather"), params: !!(described && described.parameters), echoed, sky, picked};`)
-		prov := StartProvider(provider.Exec(code), provider.FinalFromLast())
+		// A target may suspend at each nested call: the model follows waiting with wait.
+		prov := StartProvider(provider.Exec(code), provider.Settle())
 		res := r.Turn(ctx, prov, "Use the tools.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
-		results := toolResults(res)
-		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
-		Expect(results[0]["status"]).To(Equal("completed"), "the exec must complete%s", evidence(prov, res))
-		got, _ := json.Marshal(results[0]["value"])
+		last := lastResult(res, prov)
+		Expect(last["status"]).To(Equal("completed"), "the exec (followed by wait while it waits) must complete%s", evidence(prov, res))
+		got, _ := json.Marshal(last["value"])
 		Expect(got).To(MatchJSON(`{"names":["add","echo","pick_color","slow","weather"],"found":true,"params":true,
 			"echoed":{"message":"core"},"sky":{"city":"Oslo","sky":"clear"},"picked":{"tool":"pick_color"}}`),
 			"ALL_TOOLS must list the five effective tools, search must find weather, describe must give its parameters, and call must reach the core, plugin and client tools %s%s", EnvelopeNote, evidence(prov, res))
 		for _, n := range []string{"echo", "weather", "pick_color"} {
 			calls := r.Tools.CallsOf(n)
 			Expect(calls).To(HaveLen(1), "tools.call of %s must reach the harness once%s", n, evidence(prov, res))
-			Expect(calls[0].ParentToolCallID).To(Equal(toolCalls(res)[0].ID), "the nested %s call must name the model's exec call id as its parent%s", n, evidence(prov, res))
+			Expect(controlCallIDs(res)).To(ContainElement(calls[0].ParentToolCallID), "the nested %s call must name one of the model's exec/wait call ids as its parent%s", n, evidence(prov, res))
 		}
 	})
 
@@ -98,13 +99,12 @@ const echoed = echoName ? await MCP.docs[echoName]({probe: 1}) : null;
 return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), echoed: echoed !== null && echoed !== undefined,
   inAllTools: ALL_TOOLS.filter(isMCP).map((t) => t.id), searched: (await tools.search("echo", {limit: 50})).filter(isMCP).map((t) => t.id)};`
 		before := r.MCP["docs"].HTTP.Calls()
-		prov := StartProvider(provider.Exec(code), provider.FinalFromLast())
+		prov := StartProvider(provider.Exec(code), provider.Settle())
 		res := r.Turn(ctx, prov, "Use the docs server.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
-		results := toolResults(res)
-		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
-		Expect(results[0]["status"]).To(Equal("completed"), "the exec must complete%s", evidence(prov, res))
-		got, _ := json.Marshal(results[0]["value"])
+		last := lastResult(res, prov)
+		Expect(last["status"]).To(Equal("completed"), "the exec (followed by wait while it waits) must complete%s", evidence(prov, res))
+		got, _ := json.Marshal(last["value"])
 		var v struct {
 			Listed       []string `json:"listed"`
 			DeclaresEcho bool     `json:"declaresEcho"`
@@ -129,15 +129,15 @@ return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), e
 		code := `let caught = null;
 try { await tools.call("plugin:forecast:weather", {city: "Oslo"}); } catch (e) { caught = String(e && e.message || e); }
 return {names: ALL_TOOLS.map((t) => t.name).sort(), caught: caught !== null};`
-		prov := StartProvider(provider.Exec(code), provider.FinalFromLast())
+		prov := StartProvider(provider.Exec(code), provider.Settle())
 		res := r.Turn(ctx, prov, "Try the weather.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		for _, q := range prov.Requests() {
 			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}), "request %d: the provider payload carries exec and wait only%s", q.Seq, evidence(prov, res))
 		}
-		results := toolResults(res)
-		Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))
-		got, _ := json.Marshal(results[0]["value"])
+		last := lastResult(res, prov)
+		Expect(last["status"]).To(Equal("completed"), "the exec (followed by wait while it waits) must complete%s", evidence(prov, res))
+		got, _ := json.Marshal(last["value"])
 		Expect(got).To(MatchJSON(`{"names":["add","echo","pick_color","slow"],"caught":true}`),
 			"the denied weather tool must be absent from ALL_TOOLS and its guessed id plugin:forecast:weather must throw%s", evidence(prov, res))
 		Expect(r.Tools.CallsOf("weather")).To(BeEmpty(), "a denied tool must never be invoked%s", evidence(prov, res))
@@ -235,5 +235,6 @@ func canonicalTools(fs []protocol.ChatFunction) []string {
 		b, _ := json.Marshal(map[string]any{"name": f.Name, "description": f.Description, "parameters": schema})
 		out = append(out, string(b))
 	}
+	slices.Sort(out) // a tool list is a set to the model; only names, descriptions and parameters must be unchanged
 	return out
 }
