@@ -61,6 +61,14 @@ var Variants = []Variant{
 				}
 			}
 		})},
+	{Name: "undercounted-heap", Breaks: "CM-LIM-02", Defect: "memoryLimitBytes counts only part of the guest heap (the engine's limit is 16 times the configured one, as quickjs-wasi before 3.3.1 counted 8 bytes per allocation), so a cell holding several times the limit completes",
+		Serve: rewriting(func(p map[string]any) {
+			if cm, ok := p["codeMode"].(map[string]any); ok {
+				if n, ok := cm["memoryLimitBytes"].(float64); ok {
+					cm["memoryLimitBytes"] = 16 * n
+				}
+			}
+		})},
 	{Name: "deny-ignored", Breaks: "CM-GUEST-05", Defect: "the deny policy is dropped, so a denied tool is reachable by a guessed id",
 		Serve: rewriting(func(p map[string]any) {
 			if pol, ok := p["policy"].(map[string]any); ok {

@@ -3,6 +3,7 @@ package codemode
 import (
 	"encoding/json"
 	"slices"
+	"sync"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -34,8 +35,19 @@ func (o Options) ProfileName() string {
 // selected profile: those of Implemented that the profile defines, in
 // Implemented order. An unknown profile declares nothing (the server refuses
 // it before a runtime exists: spec.LookupProfile).
-func (o Options) Features() []string {
-	p, err := spec.LookupProfile(o.ProfileName())
+func (o Options) Features() []string { return slices.Clone(o.features()) }
+
+// featureCache holds features per profile name: the catalogue and
+// Implemented are fixed while the process runs, and HasFeature is asked
+// several times per nested call (spec.LookupProfile copies every profile).
+var featureCache sync.Map
+
+func (o Options) features() []string {
+	name := o.ProfileName()
+	if f, ok := featureCache.Load(name); ok {
+		return f.([]string)
+	}
+	p, err := spec.LookupProfile(name)
 	if err != nil {
 		return nil
 	}
@@ -45,6 +57,7 @@ func (o Options) Features() []string {
 			out = append(out, f)
 		}
 	}
+	featureCache.Store(name, out)
 	return out
 }
 
@@ -53,7 +66,7 @@ func (o Options) Features() []string {
 // two generations disagree (e.g. "javascript-only" refuses TypeScript,
 // "run-lifecycle-messages" gives CM-EXEC-10's wait failures).
 func (o Options) HasFeature(name string) bool {
-	return slices.Contains(o.Features(), name)
+	return slices.Contains(o.features(), name)
 }
 
 // expiredCode is the code of a wait on an expired snapshot: snapshot_expired

@@ -48,6 +48,10 @@ func (e *Engine) LiveVMs() int { return int(e.live.Load()) }
 type runtime struct {
 	r  wazero.Runtime
 	cm wazero.CompiledModule
+
+	mu     sync.Mutex
+	idle   []*instance // instances.go
+	closed bool
 }
 
 // New returns an Engine. It loads the embedded wasm (checking its sha256)
@@ -138,7 +142,10 @@ func (e *Engine) Close(ctx context.Context) error {
 	defer e.mu.Unlock()
 	e.closed = true
 	for _, rt := range e.runtimes {
-		rt.r.Close(ctx)
+		rt.mu.Lock()
+		rt.closed, rt.idle = true, nil
+		rt.mu.Unlock()
+		rt.r.Close(ctx) // closes the idle instances too
 	}
 	e.runtimes = nil
 	return nil

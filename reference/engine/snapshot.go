@@ -102,9 +102,16 @@ func (e *Engine) Restore(ctx context.Context, s *Snapshot) (*VM, error) {
 		return nil, err
 	}
 	defer holdSlot()() // copying memory is CPU work too (slots.go)
-	vm, err := e.instantiate(ctx, rt)
-	if err != nil {
-		return nil, err
+	var vm *VM
+	if s.base != nil && s.sp != 0 && len(s.base.mem) <= int(s.size) {
+		if in := rt.takeIdle(uint32(len(s.base.mem))); in != nil {
+			vm = e.vmOn(in) // load overwrites all of its memory (instances.go)
+		}
+	}
+	if vm == nil {
+		if vm, err = e.instantiate(ctx, rt); err != nil {
+			return nil, err
+		}
 	}
 	if err := vm.load(s); err != nil {
 		vm.Close(ctx)

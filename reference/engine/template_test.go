@@ -35,6 +35,49 @@ var _ = Describe("Template", func() {
 			"a global and a prototype changed in one VM must be invisible in the next one from the same template")
 	})
 
+	It("reuses the instance of a cleanly closed VM, and nothing of that VM survives in it (CM-EXEC-12)", func(ctx SpecContext) {
+		t := newTemplate(ctx)
+		restore := func() *engine.VM {
+			vm, err := t.NewVM(ctx)
+			Expect(err).NotTo(HaveOccurred(), "restoring the template")
+			return vm
+		}
+		// A VM right after its restore differs from the template only by its
+		// Math.random seed: its snapshot is that one chunk.
+		fresh := restore()
+		seeded, err := fresh.Snapshot()
+		Expect(err).NotTo(HaveOccurred())
+		fresh.Close(ctx)
+		idle := eng.IdleInstances()
+		Expect(idle).To(BeNumerically(">=", 1), "a cleanly closed template VM must give its instance back")
+
+		a := restore()
+		Expect(eng.IdleInstances()).To(Equal(idle-1), "the next restore must take the idle instance")
+		Expect(a.Eval(ctx, `globalThis.leak = "x".repeat(5000); Array.prototype.push = null; Object.prototype.polluted = 1; booted`, "a.js")).To(Equal("yes"))
+		a.Close(ctx)
+		Expect(eng.IdleInstances()).To(Equal(idle), "a VM that changed its heap but not its memory size is reused")
+
+		b := restore()
+		snap, err := b.Snapshot()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(snap.Bytes()).To(Equal(seeded.Bytes()), "a reused instance must differ from the template exactly as a fresh restore does (only the seed)")
+		Expect(b.Eval(ctx, `typeof leak + "," + typeof Array.prototype.push + "," + ({}).polluted + "," + booted`, "b.js")).To(Equal("undefined,function,undefined,yes"),
+			"a global and prototypes changed in a VM must be invisible in the next one on its reused instance")
+		// Memory cannot shrink: a VM whose memory grew is not reused.
+		Expect(b.Eval(ctx, `globalThis.big = new Array(1 << 20).fill(1.5); big.length`, "b.js")).To(Equal("1048576"))
+		b.Close(ctx)
+		Expect(eng.IdleInstances()).To(Equal(idle-1), "an instance whose memory grew must be closed, not reused")
+		// Neither is one that was stopped (its memory did not grow).
+		c := restore()
+		idle = eng.IdleInstances()
+		dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err = c.Eval(dctx, `for (;;) {}`, "c.js")
+		Expect(err).To(MatchError(engine.ErrDeadline), "the spinning cell must stop at its deadline")
+		c.Close(ctx)
+		Expect(eng.IdleInstances()).To(Equal(idle), "the instance of a stopped VM must be closed, not reused")
+	})
+
 	It("reseeds Math.random for every VM", func(ctx SpecContext) {
 		t := newTemplate(ctx)
 		seen := map[string]bool{}

@@ -42,7 +42,7 @@ func (vm *VM) Get(ctx context.Context, obj Value, name string) (Value, error) {
 		return 0, err
 	}
 	defer vm.invoke(ctx, vm.fn.free, uint64(p))
-	r, err := vm.guest(ctx, vm.mod.ExportedFunction("qjs_get_prop_string"), uint64(obj), uint64(p))
+	r, err := vm.guest(ctx, vm.inst.export("qjs_get_prop_string"), uint64(obj), uint64(p))
 	if err != nil {
 		return 0, err
 	}
@@ -81,7 +81,7 @@ func (vm *VM) Call(ctx context.Context, fn Value, args ...string) (Value, error)
 			}
 		}
 	}
-	r, err := vm.guest(ctx, vm.mod.ExportedFunction("qjs_call"), uint64(fn), uint64(fn), uint64(len(hs)), uint64(argv))
+	r, err := vm.guest(ctx, vm.inst.export("qjs_call"), uint64(fn), uint64(fn), uint64(len(hs)), uint64(argv))
 	if err != nil {
 		return 0, err
 	}

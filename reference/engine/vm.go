@@ -23,6 +23,7 @@ type Limits struct {
 // VM is one QuickJS runtime+context in its own wasm instance. A VM is not safe
 // for concurrent use.
 type VM struct {
+	inst    *instance
 	mod     api.Module
 	mem     api.Memory
 	fn      funcs
@@ -127,9 +128,14 @@ func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: instantiate: %v", ErrUnavailable, err)
 	}
+	return e.vmOn(&instance{rt: rt, mod: mod, exports: map[string]api.Function{}}), nil
+}
+
+// vmOn makes a VM on in (fresh or reused) and counts it as live.
+func (e *Engine) vmOn(in *instance) *VM {
 	e.live.Add(1)
-	vm := &VM{mod: mod, mem: mod.Memory(), eng: e}
-	get := func(name string) api.Function { return mod.ExportedFunction(name) }
+	vm := &VM{inst: in, mod: in.mod, mem: in.mod.Memory(), eng: e}
+	get := in.export
 	vm.fn = funcs{
 		malloc: get("wasm_malloc"), free: get("wasm_free"), eval: get("qjs_eval"),
 		isException: get("qjs_is_exception"), getException: get("qjs_get_exception"),
@@ -137,12 +143,12 @@ func (e *Engine) instantiate(ctx context.Context, rt *runtime, start ...string) 
 		toCString:     get("JS_ToCStringLen2"), freeCString: get("JS_FreeCString"),
 		freeValue: get("qjs_free_value"), executePendingJob: get("qjs_execute_pending_job"),
 	}
-	return vm, nil
+	return vm
 }
 
 // call runs an export that never runs guest code.
 func (vm *VM) call(ctx context.Context, name string, args ...uint64) ([]uint64, error) {
-	f := vm.mod.ExportedFunction(name)
+	f := vm.inst.export(name)
 	if f == nil {
 		return nil, fmt.Errorf("%w: missing export %s", ErrUnavailable, name)
 	}
@@ -332,11 +338,16 @@ func (vm *VM) MemoryBytes() int64 { return int64(vm.mem.Size()) }
 // it: a restored VM starts clear.
 func (vm *VM) OutOfMemory() bool { return vm.oom.Load() }
 
-// Close discards the instance. It is safe to call more than once. An
-// abandoned VM's instance is closed when its background call returns.
+// Close discards the VM. It is safe to call more than once. Its instance is
+// kept for reuse when that is safe (instances.go), else closed; an abandoned
+// VM's instance is closed when its background call returns.
 func (vm *VM) Close(ctx context.Context) {
 	if vm.mod != nil && !vm.abandoned.Load() {
-		vm.mod.Close(context.WithoutCancel(ctx))
+		if vm.reusable() {
+			vm.inst.rt.park(vm.inst)
+		} else {
+			vm.mod.Close(context.WithoutCancel(ctx))
+		}
 		vm.eng.live.Add(-1)
 	}
 	vm.mod = nil

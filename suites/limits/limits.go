@@ -61,6 +61,18 @@ var _ = Describe("limits", "limits", func() {
 
 	It("CM-LIM-02", "exceeding memoryLimitBytes fails with memory_limit_exceeded", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": 8 << 20}), Tools: tools.Standard()})
+		// The limit bounds the whole guest heap: a cell that holds several
+		// times memoryLimitBytes of live data must not complete. A limit that
+		// counts only part of it passes the unbounded cases below (they end
+		// when the host runs out instead): quickjs-wasi before 3.3.1 counted
+		// 8 bytes per allocation whatever its size (reference/ENGINE.md).
+		for name, code := range map[string]string{
+			"64 MiB of live strings":          `const keep = []; for (let i = 0; i < 64; i++) keep.push("x".repeat(1 << 20) + i); return keep.length;`,
+			"4e5 live small objects (~30 MB)": `let head = null; for (let i = 0; i < 4e5; i++) head = {i, next: head}; return "held";`,
+		} {
+			res, _ := r.RunToCompletion(ctx, code)
+			Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "%s: a cell holding several times memoryLimitBytes (8 MiB) must end with memory_limit_exceeded", name)
+		}
 		res, _ := r.RunToCompletion(ctx, `const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length);`)
 		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "allocating strings without bound must end with memory_limit_exceeded (memoryLimitBytes 8 MiB)")
 		res, _ = r.RunToCompletion(ctx, `const a = new Array(64 * 1024 * 1024).fill(1.5); return a.length;`)
