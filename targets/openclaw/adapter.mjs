@@ -81,8 +81,13 @@ function str(v) {
   return typeof v === "string" && v !== "";
 }
 
-function getRun(params) {
-  const r = runs.get(params?.run);
+// getRun finds the run params name: -32602 when params or run have the wrong
+// shape, -32001 when no such run is prepared (§3 Protocol errors).
+function getRun(params, method) {
+  if (params === null || typeof params !== "object" || Array.isArray(params) || typeof params.run !== "string") {
+    throw new ProtocolError(-32602, `${method}: params must be an object with run, a string`);
+  }
+  const r = runs.get(params.run);
   if (!r) throw new ProtocolError(-32001, `unknown run ${JSON.stringify(params?.run)}`);
   return r;
 }
@@ -207,9 +212,9 @@ function prepare(p) {
 }
 
 async function toolCall(which, p) {
-  const run = getRun(p);
-  if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
+  const run = getRun(p, which);
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
+  if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
   const def = which === "tool.exec" ? run.exec : run.wait;
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, undefined);
   // .details is the code-mode result the model receives (jsonResult).
@@ -230,16 +235,16 @@ peer.handle = async (method, params) => {
       return prepare(params ?? {});
     case "tool.exec":
     case "tool.wait":
-      return toolCall(method, params ?? {});
+      return toolCall(method, params);
     case "run.end": {
-      const run = getRun(params);
+      const run = getRun(params, method);
       run.controller.abort();
       runs.delete(run.id);
       return true;
     }
     case "run.abort":
     case "runtime.stats": {
-      if (method === "run.abort") getRun(params);
+      if (method === "run.abort") getRun(params, method);
       const nd = NOT_DRIVABLE.find((n) => n.surface === method);
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
