@@ -65,11 +65,13 @@ type InitializeResult struct {
 }
 
 // NotDrivable is one thing a target (an adapter in front of another
-// implementation) cannot drive: a whole requirement, or a protocol surface
-// (Surfaces) that any spec using it needs.
+// implementation) cannot drive: a whole requirement, a protocol surface
+// (Surfaces) that any spec using it needs, or a feature (§9) the
+// implementation has but the adapter cannot drive, so does not declare.
 type NotDrivable struct {
 	Requirement string `json:"requirement,omitempty"`
 	Surface     string `json:"surface,omitempty"`
+	Feature     string `json:"feature,omitempty"`
 	Reason      string `json:"reason"`
 }
 

@@ -88,6 +88,16 @@ func expectServing(ctx context.Context, c *RawConn, after string) {
 	Expect(m.Error).To(BeNil(), "after %s, run.end must succeed: %s", after, m)
 }
 
+// answered sends method (no params) on c and expects an answer, a result or
+// an error.
+func answered(ctx context.Context, c *RawConn, method string) {
+	ginkgo.GinkgoHelper()
+	cctx, cancel := context.WithTimeout(ctx, Timeouts.Call)
+	defer cancel()
+	_, err := c.Call(cctx, method, nil)
+	Expect(err).NotTo(HaveOccurred(), "%s must be answered", method)
+}
+
 // stats asks runtime.stats on c.
 func stats(ctx context.Context, c *RawConn) protocol.Stats {
 	ginkgo.GinkgoHelper()

@@ -26,6 +26,19 @@ func notDrivable(surface, id string) string {
 	return ""
 }
 
+// notDrivableFeature returns the target's reason when it declared feature f
+// not drivable in initialize (notDrivable[].feature), else "".
+func notDrivableFeature(f string) string {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	for _, n := range lastInit.NotDrivable {
+		if n.Feature != "" && n.Feature == f {
+			return "feature " + f + ": " + n.Reason
+		}
+	}
+	return ""
+}
+
 // currentRequirement is the req: label of the running spec.
 func currentRequirement() string {
 	for _, l := range ginkgo.CurrentSpecReport().Labels() {
@@ -45,3 +58,8 @@ func RequireDrivable(surface string) {
 		ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, currentRequirement()))
 	}
 }
+
+// Drivable reports whether the target can drive surface (it did not declare
+// it not drivable). For specs that use a surface only as an aid, not as
+// what they judge (the abuse specs' runtime.stats baseline).
+func Drivable(surface string) bool { return notDrivable(surface, "") == "" }

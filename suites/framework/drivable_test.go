@@ -25,3 +25,26 @@ func TestNotDrivableMatchesSurfaceOrRequirement(t *testing.T) {
 		}
 	}
 }
+
+func TestNotDrivableFeatureMatchesOnlyFeatureEntries(t *testing.T) {
+	tgtMu.Lock()
+	old := lastInit
+	lastInit = protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{
+		{Surface: protocol.SurfaceHooks, Reason: "no wiring"},
+		{Feature: "mcp", Reason: "no MCP client"},
+	}}
+	tgtMu.Unlock()
+	defer func() { tgtMu.Lock(); lastInit = old; tgtMu.Unlock() }()
+	for _, c := range []struct{ feature, want string }{
+		{"mcp", "feature mcp: no MCP client"},
+		{"hooks", ""}, // a surface entry is not a feature entry
+		{"", ""},
+	} {
+		if got := notDrivableFeature(c.feature); got != c.want {
+			t.Errorf("notDrivableFeature(%q) = %q, want %q", c.feature, got, c.want)
+		}
+	}
+	if got := notDrivable("", ""); got != "" {
+		t.Errorf("notDrivable(\"\", \"\") = %q: a feature entry must not match an empty surface or requirement", got)
+	}
+}

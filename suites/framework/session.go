@@ -61,6 +61,9 @@ func RequireFeature(f, why string) {
 	if _, err := spec.LookupFeature(f); err != nil {
 		ginkgo.Fail(fmt.Sprintf("RequireFeature(%q): %v", f, err))
 	}
+	if nd := notDrivableFeature(f); nd != "" {
+		ginkgo.Skip(fmt.Sprintf("%s%s (%s)", protocol.NotDrivablePrefix, nd, why))
+	}
 	if !Features().Has(f) {
 		ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (%s)", f, why))
 	}

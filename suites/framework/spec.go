@@ -74,6 +74,9 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		}
 	}
 	wrapped := func(ctx ginkgo.SpecContext) {
+		if why := notDrivableFeature(req.Feature); why != "" {
+			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
+		}
 		if !Features().Has(req.Feature) {
 			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
 		}

@@ -357,6 +357,7 @@ func boundInit(r *protocol.InitializeResult) {
 		n := &r.NotDrivable[i]
 		n.Requirement = boundText(n.Requirement, maxInitText)
 		n.Surface = boundText(n.Surface, maxInitText)
+		n.Feature = boundText(n.Feature, maxInitText)
 		n.Reason = boundText(n.Reason, maxInitReason)
 	}
 }

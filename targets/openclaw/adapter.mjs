@@ -68,6 +68,18 @@ const NOT_DRIVABLE = [
   { surface: "raw", reason: "a raw model call builds no tools in OpenClaw; the code-mode module is never called" },
   { surface: "runtime.stats", reason: "OpenClaw keeps suspended runs in a module-private map (activeRuns) and runs each cell in a worker thread; neither is exported, so live VMs, snapshots and suspended runs cannot be counted" },
   { surface: "run.abort", reason: "OpenClaw 2026.7.35 code mode has no abort entry point: an aborted agent run only aborts the signal of in-flight nested calls, and suspended runs stay in activeRuns until their TTL" },
+  // Features OpenClaw 2026.7.35 has that this adapter does not drive, so
+  // does not declare (§3 notDrivable[].feature): their specs are skipped as
+  // not drivable with the reason, never as "not declared". The profile-v2
+  // features (bridge-queue, execution-mode, results, session-store,
+  // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
+  { feature: "hooks", reason: "not wired yet, though drivable: 7.35 runs before_tool_call hooks from its global plugin hook runner (getGlobalHookRunner, filled by plugins' api.on); applyCodeModeCatalog wraps every catalog tool with wrapToolWithBeforeToolCallHook when given a toolHookContext, and the agent loop wraps exec (toolKind code_mode_exec). The adapter registers no hook there that asks the harness (hook.beforeToolCall) and passes no toolHookContext, so no hook runs" },
+  { feature: "approvals", reason: "not wired yet: 7.35 asks for approval when a before_tool_call hook answers requireApproval, and decides it through its plugin approval broker (plugin.approval.requested/resolved); driving it needs the hooks wiring plus a broker client that answers through approval.request" },
+  { feature: "mcp", reason: "not wired yet, though drivable: 7.35 connects to MCP servers in its run setup, not in the code-mode module, through getOrCreateSessionMcpRuntime (mcp.servers config) and materializeBundleMcpToolsForRun, whose tools carry the bundle-mcp metadata the MCP global and API files come from. The adapter does not start that runtime for run.prepare's mcpServers, and making MCP tools itself would be emulation" },
+  { feature: "mcp-resources", reason: "needs the mcp wiring (see feature mcp)" },
+  { feature: "namespaces", reason: "not wired yet: 7.35's namespaces are plugin registrations (registerCodeModeNamespace, kept in the process-wide registry Symbol.for(\"openclaw.codeMode.namespaces\")) whose createScope returns catalog-tool markers; run.prepare's namespaces (§5.5) need a translation into such registrations, which the adapter does not have" },
+  { feature: "trajectory", reason: "7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module; the module's executeTool sees no transcript" },
+  { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
 ];
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
@@ -92,8 +104,13 @@ function str(v) {
   return typeof v === "string" && v !== "";
 }
 
-function getRun(params) {
-  const r = runs.get(params?.run);
+// getRun finds the run params name: -32602 when params or run have the wrong
+// shape, -32001 when no such run is prepared (§3 Protocol errors).
+function getRun(params, method) {
+  if (params === null || typeof params !== "object" || Array.isArray(params) || typeof params.run !== "string") {
+    throw new ProtocolError(-32602, `${method}: params must be an object with run, a string`);
+  }
+  const r = runs.get(params.run);
   if (!r) throw new ProtocolError(-32001, `unknown run ${JSON.stringify(params?.run)}`);
   return r;
 }
@@ -219,9 +236,9 @@ function prepare(p) {
 }
 
 async function toolCall(which, p) {
-  const run = getRun(p);
-  if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
+  const run = getRun(p, which);
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
+  if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
   const def = which === "tool.exec" ? run.exec : run.wait;
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, undefined);
   // .details is the code-mode result the model receives (jsonResult).
@@ -252,14 +269,14 @@ peer.handle = async (method, params) => {
       return gateways.turn(run, p);
     }
     case "run.end": {
-      const run = getRun(params);
+      const run = getRun(params, method);
       run.controller.abort();
       runs.delete(run.id);
       return true;
     }
     case "run.abort":
     case "runtime.stats": {
-      if (method === "run.abort") getRun(params);
+      if (method === "run.abort") getRun(params, method);
       const nd = NOT_DRIVABLE.find((n) => n.surface === method);
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }

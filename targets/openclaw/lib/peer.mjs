@@ -1,14 +1,22 @@
 // JSON-RPC 2.0 over newline-delimited JSON (spec/protocol.md §1): both sides
 // send requests; incoming lines are classified by their members. Handlers run
-// concurrently; each reply is written as one line.
+// concurrently; each reply is written as one line. Lines are bounded
+// (maxMessageBytes, default 16 MiB): a longer one is read to its end without
+// being kept and answered -32011 with the id its first 4 KiB show.
 
-import readline from "node:readline";
+import { checkEnvelope, peekId } from "./envelope.mjs";
+
+// DEFAULT_MAX_MESSAGE_BYTES is the protocol's default line bound (§1).
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+const HEAD_BYTES = 4096;
+const NEWLINE = 0x0a;
 
 export class Peer {
-  constructor(input, output, log) {
+  constructor(input, output, log, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES) {
     this.input = input;
     this.output = output;
     this.log = log ?? (() => {});
+    this.maxMessageBytes = maxMessageBytes;
     this.nextId = 1;
     this.pending = new Map();
     this.handle = async () => {
@@ -20,13 +28,56 @@ export class Peer {
   }
 
   start() {
-    const rl = readline.createInterface({ input: this.input, crlfDelay: Infinity });
-    rl.on("line", (line) => this.#line(line));
+    // The current line: its chunks while it is within the bound; past it,
+    // only its first HEAD_BYTES (to find the id) and its size.
+    let parts = [];
+    let size = 0;
+    let head = null;
+    const endLine = () => {
+      if (head !== null) this.#oversized(head, size);
+      else this.#line(Buffer.concat(parts, size).toString("utf8").replace(/\r$/, ""));
+      parts = [];
+      size = 0;
+      head = null;
+    };
+    this.input.on("data", (chunk) => {
+      let at = 0;
+      while (at < chunk.length) {
+        const nl = chunk.indexOf(NEWLINE, at);
+        const piece = chunk.subarray(at, nl < 0 ? chunk.length : nl);
+        size += piece.length;
+        if (head === null && size > this.maxMessageBytes) {
+          head = Buffer.concat([...parts, piece]).subarray(0, HEAD_BYTES);
+          parts = [];
+        } else if (head === null) parts.push(Buffer.from(piece));
+        if (nl < 0) break;
+        endLine();
+        at = nl + 1;
+      }
+    });
     // EOF: finish the requests already read, then end.
-    rl.on("close", () => {
+    this.input.on("end", () => {
+      if (size > 0 || head !== null) endLine();
       this.ended = true;
       if (this.inFlight === 0) this.onEnd();
     });
+  }
+
+  // #oversized answers a line over maxMessageBytes with -32011 (§1), with
+  // the id its head shows when it is a request; an oversized response to
+  // one of our requests fails that request.
+  #oversized(head, size) {
+    const { id, response } = peekId(head.toString("utf8"));
+    const error = { code: -32011, message: `message too large: ${size} bytes, the maximum is ${this.maxMessageBytes}`, data: { limit: this.maxMessageBytes, size } };
+    if (response) {
+      const p = id === undefined ? undefined : this.pending.get(id);
+      if (p) {
+        this.pending.delete(id);
+        p.resolve({ jsonrpc: "2.0", id, error });
+      }
+      return;
+    }
+    this.#send({ jsonrpc: "2.0", id: id ?? null, error });
   }
 
   #send(msg) {
@@ -42,8 +93,19 @@ export class Peer {
       this.#send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
       return;
     }
-    if (msg === null || typeof msg !== "object" || Array.isArray(msg)) {
-      this.#send({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request" } });
+    const bad = checkEnvelope(msg);
+    if (bad) {
+      // A malformed response is never answered (§1); it fails the request
+      // it names.
+      if (bad.response) {
+        const p = this.pending.get(bad.id);
+        if (p) {
+          this.pending.delete(bad.id);
+          p.resolve({ jsonrpc: "2.0", id: bad.id, error: { code: -32600, message: `malformed response: ${bad.message}` } });
+        }
+        return;
+      }
+      this.#send({ jsonrpc: "2.0", id: bad.id ?? null, error: { code: -32600, message: `invalid request: ${bad.message}` } });
       return;
     }
     if (typeof msg.method === "string") {

@@ -1,0 +1,20 @@
+// CM-GUEST-12 by hand: after a cell fails (following waits), does the next exec of the same run complete?
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { discoverChunks, loadSurface } from "../../../targets/openclaw/lib/chunks.mjs";
+const dist = process.env.OPENCLAW_DIST ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME, ".cache"), "codemode-conformance/openclaw-2026.7.35/node_modules/openclaw/dist");
+const s = await loadSurface(discoverChunks(dist), (f) => import(pathToFileURL(path.join(dist, f)).href));
+const tool = (name) => ({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute: async (id, input) => ({ content: [{ type: "text", text: "{}" }], details: input }) });
+const config = { tools: { codeMode: { enabled: true, timeoutMs: Number(process.argv[2] ?? 1000) } } };
+const catalogRef = s.createToolSearchCatalogRef();
+const ctx = { config, runtimeConfig: config, agentId: "a", sessionId: "s", sessionKey: "k", runId: "r", catalogRef, abortSignal: new AbortController().signal, executeTool: async (c) => c.tool.execute(c.toolCallId, c.input, c.signal) };
+const cm = s.createCodeModeTools(ctx);
+s.applyCodeModeCatalog({ config, agentId: "a", sessionId: "s", sessionKey: "k", runId: "r", catalogRef, tools: [...cm, tool("echo"), tool("add")] });
+const [exec, wait] = s.toToolDefinitions(cm);
+const run = async (code) => { const t = Date.now(); let r = (await exec.execute("c" + t, { code })).details; for (let i = 0; r.status === "waiting" && i < 20; i++) r = (await wait.execute("w" + i + t, { runId: r.runId })).details; return { ms: Date.now() - t, status: r.status, value: r.value, code: r.code, error: r.error?.slice(0, 80) }; };
+const id = `const id = (n) => ALL_TOOLS.find((t) => t.name === n).id;`;
+console.log("fresh trivial:", JSON.stringify(await run(`return "first";`)));
+console.log("failing cell:", JSON.stringify(await run(id + `await tools.call(id("echo"), {n: 1}); await tools.call(id("add"), {a: 1}); throw new Error("after two");`)));
+console.log("next:", JSON.stringify(await run(`return "next";`)));
+console.log("next again:", JSON.stringify(await run(`return "next again";`)));
+process.exit(0);

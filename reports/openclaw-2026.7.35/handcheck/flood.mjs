@@ -1,0 +1,20 @@
+// 200 concurrent execs straight on OpenClaw 7.35's code-mode module: how long is the main thread unresponsive?
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { discoverChunks, loadSurface } from "../../../targets/openclaw/lib/chunks.mjs";
+const dist = process.env.OPENCLAW_DIST ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME, ".cache"), "codemode-conformance/openclaw-2026.7.35/node_modules/openclaw/dist");
+const s = await loadSurface(discoverChunks(dist), (f) => import(pathToFileURL(path.join(dist, f)).href));
+const config = { tools: { codeMode: { enabled: true, timeoutMs: 10000 } } };
+const catalogRef = s.createToolSearchCatalogRef();
+const ctx = { config, runtimeConfig: config, agentId: "a", sessionId: "s", sessionKey: "k", runId: "r", catalogRef, abortSignal: new AbortController().signal, executeTool: async () => null };
+const cm = s.createCodeModeTools(ctx);
+s.applyCodeModeCatalog({ config, agentId: "a", sessionId: "s", sessionKey: "k", runId: "r", catalogRef, tools: [...cm] });
+const [exec] = s.toToolDefinitions(cm);
+const t0 = Date.now();
+let maxLag = 0, last = Date.now();
+const tick = setInterval(() => { const now = Date.now(); maxLag = Math.max(maxLag, now - last - 100); last = now; }, 100);
+const res = await Promise.all(Array.from({ length: 200 }, (_, i) => exec.execute("c" + i, { code: "let s = 0; for (let i = 0; i < 1e4; i++) s += i; return s" }).then((r) => r.details?.status ?? r.details)));
+clearInterval(tick);
+const counts = {}; for (const r of res) counts[r] = (counts[r] ?? 0) + 1;
+console.log(JSON.stringify({ ms: Date.now() - t0, maxEventLoopLagMs: maxLag, statuses: counts }));
+process.exit(0);
