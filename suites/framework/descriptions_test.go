@@ -14,7 +14,7 @@ import (
 // description: a failure should say what was expected, not only
 // "Expected <bool>: false to be true". A suite folder added later is
 // checked too (TestEveryExpectationHasADescription fails if one is missing).
-var describedSuites = []string{"../abuse", "../e2e", "../limits", "../mcp", "../namespaces", "../security"}
+var describedSuites = []string{"../abuse", "../codemode", "../limits", "../mcp", "../namespaces", "../security"}
 
 // assertions are the Gomega methods that end an assertion; their arguments
 // after the matcher are the description.
