@@ -108,46 +108,68 @@ var _ = Describe("render over a fixture", func() {
 	})
 })
 
-// run runs the conformance CLI against target and renders CONFORMANCE.md
-// from its reports: v1Target judged against v1, v2Target against v2 (as
-// make conformance-md does).
-func renderFromRun(cli, v1Target, v2Target string) string {
-	var runs []ProfileRun
-	for _, r := range []struct{ profile, target string }{{"v1", v1Target}, {"v2", v2Target}} {
-		dir := GinkgoT().TempDir()
-		cmd := exec.Command(cli, "run", "--target", r.target, "--profile", r.profile, "--results-dir", dir)
-		cmd.Env = append(os.Environ(), "NO_COLOR=1")
-		s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
-		Expect(err).NotTo(HaveOccurred())
-		Eventually(s).WithTimeout(10 * 60e9).Should(gexec.Exit())
-		b, err := os.ReadFile(filepath.Join(dir, "report.json"))
-		Expect(err).NotTo(HaveOccurred())
-		var reports []types.Report
-		Expect(json.Unmarshal(b, &reports)).To(Succeed())
-		runs = append(runs, ProfileRun{Profile: r.profile, Specs: report.Specs(reports[0])})
-	}
+// cliRun is a conformance run of the CLI against target under profile,
+// started in the background so that the runs of this file overlap: they
+// spend most of their time waiting on deadlines, not computing.
+type cliRun struct {
+	profile string
+	dir     string
+	s       *gexec.Session
+}
+
+func startRun(cli, target, profile string) cliRun {
+	GinkgoHelper()
+	dir := GinkgoT().TempDir()
+	cmd := exec.Command(cli, "run", "--target", target, "--profile", profile, "--results-dir", dir)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+	Expect(err).NotTo(HaveOccurred(), "starting the CLI against %s", target)
+	DeferCleanup(func() { s.Kill() })
+	return cliRun{profile: profile, dir: dir, s: s}
+}
+
+// wait waits for the run to end and returns its specs.
+func (r cliRun) wait() ProfileRun {
+	GinkgoHelper()
+	Eventually(r.s).WithTimeout(10*60e9).Should(gexec.Exit(), "the run must end within 10 minutes")
+	b, err := os.ReadFile(filepath.Join(r.dir, "report.json"))
+	Expect(err).NotTo(HaveOccurred(), "the run wrote no report.json")
+	var reports []types.Report
+	Expect(json.Unmarshal(b, &reports)).To(Succeed(), "report.json must decode")
+	return ProfileRun{Profile: r.profile, Specs: report.Specs(reports[0])}
+}
+
+// renderFromRuns renders CONFORMANCE.md from a v1 and a v2 run (as make
+// conformance-md does) with the committed peer reports.
+func renderFromRuns(v1, v2 cliRun) string {
+	GinkgoHelper()
+	runs := []ProfileRun{v1.wait(), v2.wait()}
 	peers, err := LoadPeers("../..", DefaultPeers)
 	Expect(err).NotTo(HaveOccurred(), "the committed peer reports must load")
 	md, err := Render(runs, peers...)
-	Expect(err).NotTo(HaveOccurred())
+	Expect(err).NotTo(HaveOccurred(), "the runs must render")
 	return string(md)
 }
 
 var _ = Describe("CONFORMANCE.md", Ordered, func() {
-	var cli, ref string
+	var builtinV1, builtinV2, execV1, execV2 cliRun
 	BeforeAll(func() {
-		var err error
-		cli, err = gexec.Build("github.com/codemode-conformance/codemode/tools/codemode-conformance")
+		cli, err := gexec.Build("github.com/codemode-conformance/codemode/tools/codemode-conformance")
 		Expect(err).NotTo(HaveOccurred())
-		ref, err = gexec.Build("github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
+		ref, err := gexec.Build("github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(gexec.CleanupBuildArtifacts)
+		// The four runs of both specs start at once.
+		builtinV1 = startRun(cli, "builtin", "v1")
+		builtinV2 = startRun(cli, "builtin", "v2")
+		execV1 = startRun(cli, "exec:"+ref+" serve --stdio", "v1")
+		execV2 = startRun(cli, "exec:"+ref+" serve --stdio --profile v2", "v2")
 	})
 
 	It("is up to date with a run against the builtin reference", func() {
 		committed, err := os.ReadFile("../../CONFORMANCE.md")
 		Expect(err).NotTo(HaveOccurred())
-		if d := cmp.Diff(string(committed), renderFromRun(cli, "builtin", "builtin")); d != "" {
+		if d := cmp.Diff(string(committed), renderFromRuns(builtinV1, builtinV2)); d != "" {
 			Fail("CONFORMANCE.md is stale; run `make conformance-md` (-committed +fresh):\n" + d)
 		}
 	})
@@ -155,7 +177,7 @@ var _ = Describe("CONFORMANCE.md", Ordered, func() {
 	It("gets the same verdicts when the reference runs as a separate process over stdio", func() {
 		committed, err := os.ReadFile("../../CONFORMANCE.md")
 		Expect(err).NotTo(HaveOccurred())
-		if d := cmp.Diff(string(committed), renderFromRun(cli, "exec:"+ref+" serve --stdio", "exec:"+ref+" serve --stdio --profile v2")); d != "" {
+		if d := cmp.Diff(string(committed), renderFromRuns(execV1, execV2)); d != "" {
 			Fail("verdicts over exec: differ from builtin (-builtin +exec):\n" + d)
 		}
 	})
