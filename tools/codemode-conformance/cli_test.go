@@ -159,8 +159,10 @@ done
 	)
 
 	It("judges the profile the target declares and names it in every report; builtin serves --profile", func() {
-		o := conformance("--target", "builtin", "--profile", "v2", "--req", "CM-EXEC-01")
+		o := conformance("--target", "builtin", "--profile", "v2", "--req", "CM-EXEC-01", "--req", "CM-TS-01", "--label-filter", "!/^case:/")
 		Expect(o.Code).To(Equal(0), "stdout:\n%s", o.Stdout)
+		Expect(o.Verdicts()).To(Equal(map[string]report.Verdict{"CM-EXEC-01": report.Pass, "CM-TS-01": report.Skip}), "typescript is no v2 feature:\n%s", o.Stdout)
+		Expect(lastLine(o.Stdout)).To(MatchRegexp(`— 1 of \d+ requirements with specs ran; 1 requirement was skipped$`), "the closing line does not count a skipped requirement as ran")
 		Expect(o.Report.Profile).To(Equal(report.Profile{Name: "v2", Generation: 2, Page: "001", OpenClaw: "2026.8 to 2026.9.6", Declared: "v2", Requested: "v2"}), "conformance-report.yaml names the judged profile")
 		Expect(o.Report.Features.Declared).To(ContainElement("javascript-only"), "the reference under v2 declares v2's features")
 		Expect(o.Report.Features.Declared).NotTo(ContainElement("typescript"), "and not v1's")
