@@ -374,10 +374,20 @@ while :; do sleep 1; done
 	)
 })
 
-var _ = Describe("a target that hangs", func() {
-	It("is killed when a call times out; the spec that hung it is an error and later specs run against a fresh target", func() {
+var _ = Describe("a target that hangs", Ordered, ContinueOnFailure, func() {
+	// Both runs wait out call deadlines (timeoutMs + 15 s per hung spec):
+	// they start together and overlap.
+	var hangOnce, hangCells *clitest.Pending
+	var start time.Time
+	BeforeAll(func() {
+		start = time.Now()
 		// CM-EXEC-01, not CM-LIM-01: for CM-LIM-01 a hang is the violation (HangIsFailure).
-		o := conformance("--target", "fake:hang-once", "--req", "CM-EXEC-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05", "--label-filter", noCases)
+		hangOnce = clitest.StartConformance(append(os.Environ(), "NO_COLOR=1"), "--target", "fake:hang-once", "--req", "CM-EXEC-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05", "--label-filter", noCases)
+		hangCells = clitest.StartConformance(append(os.Environ(), "NO_COLOR=1"), "--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01", "--label-filter", noCases)
+	})
+
+	It("is killed when a call times out; the spec that hung it is an error and later specs run against a fresh target", func() {
+		o := hangOnce.Wait()
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
 		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
@@ -389,9 +399,8 @@ var _ = Describe("a target that hangs", func() {
 	})
 
 	It("that hangs on every cell still gives a run in bounded time, each spec an error of its own", func() {
-		start := time.Now()
-		o := conformance("--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01", "--label-filter", noCases)
-		took := time.Since(start)
+		o := hangCells.Wait()
+		took := time.Since(start) // at least the run's time
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-EXEC-01", report.Error), "%s", o.Stdout)
 		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-LIM-01", report.Fail), "CM-LIM-01 forbids blocking the runtime, so its hang is a failure of the requirement (HangIsFailure), not an error:\n%s", o.Stdout)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -108,30 +109,59 @@ var _ = Describe("render over a fixture", func() {
 	})
 })
 
-// cliRun is a conformance run of the CLI against target under profile,
-// started in the background so that the runs of this file overlap: they
-// spend most of their time waiting on deadlines, not computing.
+// cliRun is a conformance run of the CLI in the background: the runs of
+// this file spend most of their time waiting on deadlines, not computing,
+// so two at a time overlap well (more starve the 1 s cells of some specs on
+// 2 busy cores).
 type cliRun struct {
 	profile string
 	dir     string
-	s       *gexec.Session
+	done    chan struct{} // closed when the CLI exited
+	err     error         // starting or waiting for it
 }
 
-func startRun(cli, target, profile string) cliRun {
+// startRuns starts the CLI against each target under its profile (pairs
+// of target and profile), two at a time, in order; ctx ends them.
+func startRuns(ctx context.Context, cli string, pairs ...string) []*cliRun {
 	GinkgoHelper()
-	dir := GinkgoT().TempDir()
-	cmd := exec.Command(cli, "run", "--target", target, "--profile", profile, "--results-dir", dir)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1")
-	s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
-	Expect(err).NotTo(HaveOccurred(), "starting the CLI against %s", target)
-	DeferCleanup(func() { s.Kill() })
-	return cliRun{profile: profile, dir: dir, s: s}
+	slots := make(chan struct{}, 2)
+	var runs []*cliRun
+	var cmds []*exec.Cmd
+	for i := 0; i+1 < len(pairs); i += 2 {
+		r := &cliRun{profile: pairs[i+1], dir: GinkgoT().TempDir(), done: make(chan struct{})}
+		cmd := exec.CommandContext(ctx, cli, "run", "--target", pairs[i], "--profile", r.profile, "--results-dir", r.dir)
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+		runs, cmds = append(runs, r), append(cmds, cmd)
+	}
+	go func() {
+		for i, r := range runs {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				for _, r := range runs[i:] {
+					r.err = ctx.Err()
+					close(r.done)
+				}
+				return
+			}
+			go func() {
+				defer close(r.done)
+				defer func() { <-slots }()
+				if err := cmds[i].Run(); err != nil && cmds[i].ProcessState == nil {
+					r.err = err // a run that fails (exit 1) still wrote its report
+				}
+			}()
+		}
+	}()
+	return runs
 }
 
 // wait waits for the run to end and returns its specs.
-func (r cliRun) wait() ProfileRun {
+func (r *cliRun) wait() ProfileRun {
 	GinkgoHelper()
-	Eventually(r.s).WithTimeout(10*60e9).Should(gexec.Exit(), "the run must end within 10 minutes")
+	Eventually(r.done).WithTimeout(20*60e9).Should(BeClosed(), "the run must end within 20 minutes")
+	Expect(r.err).NotTo(HaveOccurred(), "running the CLI")
 	b, err := os.ReadFile(filepath.Join(r.dir, "report.json"))
 	Expect(err).NotTo(HaveOccurred(), "the run wrote no report.json")
 	var reports []types.Report
@@ -141,7 +171,7 @@ func (r cliRun) wait() ProfileRun {
 
 // renderFromRuns renders CONFORMANCE.md from a v1 and a v2 run (as make
 // conformance-md does) with the committed peer reports.
-func renderFromRuns(v1, v2 cliRun) string {
+func renderFromRuns(v1, v2 *cliRun) string {
 	GinkgoHelper()
 	runs := []ProfileRun{v1.wait(), v2.wait()}
 	peers, err := LoadPeers("../..", DefaultPeers)
@@ -152,18 +182,20 @@ func renderFromRuns(v1, v2 cliRun) string {
 }
 
 var _ = Describe("CONFORMANCE.md", Ordered, func() {
-	var builtinV1, builtinV2, execV1, execV2 cliRun
+	var builtinV1, builtinV2, execV1, execV2 *cliRun
 	BeforeAll(func() {
 		cli, err := gexec.Build("github.com/codemode-conformance/codemode/tools/codemode-conformance")
 		Expect(err).NotTo(HaveOccurred())
 		ref, err := gexec.Build("github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(gexec.CleanupBuildArtifacts)
-		// The four runs of both specs start at once.
-		builtinV1 = startRun(cli, "builtin", "v1")
-		builtinV2 = startRun(cli, "builtin", "v2")
-		execV1 = startRun(cli, "exec:"+ref+" serve --stdio", "v1")
-		execV2 = startRun(cli, "exec:"+ref+" serve --stdio --profile v2", "v2")
+		// The four runs of both specs, two at a time, in the order the
+		// specs read them; the runs end with the container.
+		ctx, cancel := context.WithCancel(context.Background())
+		DeferCleanup(cancel)
+		runs := startRuns(ctx, cli, "builtin", "v1", "builtin", "v2",
+			"exec:"+ref+" serve --stdio", "v1", "exec:"+ref+" serve --stdio --profile v2", "v2")
+		builtinV1, builtinV2, execV1, execV2 = runs[0], runs[1], runs[2], runs[3]
 	})
 
 	It("is up to date with a run against the builtin reference", func() {
