@@ -16,6 +16,7 @@ import (
 // boundary and marked with "…", so that every line keeps its start.
 func reasonLine(msg, specText string, max int) string {
 	var parts []string
+	diffs := map[int]bool{} // parts that are a diff, not data
 	evidence := false
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
 	for i := 0; i < len(lines); i++ {
@@ -37,25 +38,44 @@ func reasonLine(msg, specText string, max int) string {
 			continue
 		case l == "guest code:" || strings.HasPrefix(l, "request: ") || strings.HasPrefix(l, "transcript"):
 			evidence = true
+		case !evidence && strings.HasSuffix(l, "(-want +got):"):
+			// A go-cmp diff, one part: its header, the lines it removes
+			// (want), then those it adds (got).
+			var minus, plus []string
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != ""; i++ {
+				c := strings.TrimLeft(lines[i], " \u00a0\t")
+				if c == "" || (c[0] != '-' && c[0] != '+') {
+					continue
+				}
+				c = c[:1] + strings.Join(strings.Fields(strings.TrimLeft(c[1:], " \u00a0\t")), " ")
+				if c[0] == '-' {
+					minus = append(minus, c)
+				} else {
+					plus = append(plus, c)
+				}
+			}
+			parts = append(parts, strings.Join(append(append([]string{l}, minus...), plus...), " "))
+			diffs[len(parts)-1] = true
+			continue
 		}
 		if evidence || l == "" || (len(parts) == 0 && strings.Contains(specText, l)) {
 			continue
 		}
 		parts = append(parts, report.Line(l, len(l)))
 	}
-	return fit(parts, max)
+	return fit(parts, diffs, max)
 }
 
 // fit joins parts ("first: second; third") within limit runes. Parts that
-// carry data (a JSON value: a result, a transcript line) are cut first, down
+// carry data (a JSON value: a result, a transcript line; not diffs) are cut first, down
 // to 24 runes; then the longest parts are cut to a common length.
-func fit(parts []string, limit int) string {
+func fit(parts []string, diffs map[int]bool, limit int) string {
 	if len(parts) == 0 {
 		return ""
 	}
 	data := make([]bool, len(parts))
 	for i, p := range parts {
-		data[i] = strings.Contains(p, `{"`) || strings.Contains(p, `["`)
+		data[i] = !diffs[i] && (strings.Contains(p, `{"`) || strings.Contains(p, `["`))
 	}
 	size := func(cData, c int) int {
 		n := 2 * (len(parts) - 1)
