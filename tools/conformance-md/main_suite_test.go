@@ -181,7 +181,7 @@ func renderFromRuns(v1, v2 *cliRun) string {
 	return string(md)
 }
 
-var _ = Describe("CONFORMANCE.md", Ordered, func() {
+var _ = Describe("CONFORMANCE.md", Ordered, ContinueOnFailure, func() {
 	var builtinV1, builtinV2, execV1, execV2 *cliRun
 	BeforeAll(func() {
 		cli, err := gexec.Build("github.com/codemode-conformance/codemode/tools/codemode-conformance")
