@@ -41,12 +41,40 @@ var _ = Describe("the conformance suite", func() {
 					"the spec of %s named %q must be the one that catches the defect:\n%s", v.Breaks, v.Spec, o.Stdout)
 			}
 
-			o = conformance(append([]string{"--target", "builtin", "--req", v.Breaks, "--label-filter", noCases}, prof...)...)
-			Expect(o.Code).To(Equal(0), "the same specs must pass against the reference:\n%s", o.Summary)
-			Expect(o.Report.Overall).To(Equal(report.Success))
+			ref := builtinRun(v.Profile)
+			Expect(ref.Code).NotTo(Equal(2), "the run against builtin must start:\n%s", ref.Stderr)
+			Expect(ref.Verdicts()).To(HaveKeyWithValue(v.Breaks, report.Pass), "the same specs must pass against the reference:\n%s", ref.Summary)
+			Expect(ref.Report.SuiteErrors).To(BeEmpty(), "the reference must raise no suite error (a defect after the last spec shows there):\n%s", ref.Summary)
 		})
 	}
 })
+
+// builtinRuns holds, per profile, one run against builtin of every
+// requirement a variant of that profile breaks (corpus cases left out): each
+// variant reads its requirement's verdict there instead of running the
+// same specs against the reference again.
+var builtinRuns = map[string]outcome{}
+
+func builtinRun(profile string) outcome {
+	GinkgoHelper()
+	if o, ok := builtinRuns[profile]; ok {
+		return o
+	}
+	args := []string{"--target", "builtin", "--label-filter", noCases}
+	if profile != "" {
+		args = append(args, "--profile", profile)
+	}
+	seen := map[string]bool{}
+	for _, v := range broken.Variants {
+		if v.Profile == profile && !seen[v.Breaks] {
+			seen[v.Breaks] = true
+			args = append(args, "--req", v.Breaks)
+		}
+	}
+	o := conformance(args...)
+	builtinRuns[profile] = o
+	return o
+}
 
 var _ = Describe("an expected-failures baseline", func() {
 	const listed = "requirements:\n  - id: CM-LIM-03\n    reason: output limit not implemented yet\n"

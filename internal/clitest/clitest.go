@@ -49,16 +49,37 @@ func Conformance(args ...string) Outcome {
 // ConformanceEnv is Conformance with the CLI's environment given.
 func ConformanceEnv(env []string, args ...string) Outcome {
 	ginkgo.GinkgoHelper()
+	return StartConformance(env, args...).Wait()
+}
+
+// Pending is a CLI run started in the background (StartConformance).
+type Pending struct {
+	s   *gexec.Session
+	dir string
+}
+
+// StartConformance starts what ConformanceEnv runs and returns at once, so
+// that runs which mostly wait on deadlines overlap; Wait collects it. The
+// CLI is killed when the node that started it ends.
+func StartConformance(env []string, args ...string) *Pending {
+	ginkgo.GinkgoHelper()
 	dir := ginkgo.GinkgoT().TempDir()
-	o := Invoke(env, append([]string{"run", "--results-dir", dir}, args...)...)
-	o.Dir = dir
+	return &Pending{s: start(env, append([]string{"run", "--results-dir", dir}, args...)...), dir: dir}
+}
+
+// Wait waits for the run (up to 5 minutes) and returns its exit code and
+// the reports it wrote (none when it exits 2).
+func (p *Pending) Wait() Outcome {
+	ginkgo.GinkgoHelper()
+	o := wait(p.s)
+	o.Dir = p.dir
 	if o.Code == 2 {
 		return o
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+	summary, err := os.ReadFile(filepath.Join(p.dir, "summary.md"))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the CLI wrote no summary.md")
 	o.Summary = string(summary)
-	y, err := os.ReadFile(filepath.Join(dir, "conformance-report.yaml"))
+	y, err := os.ReadFile(filepath.Join(p.dir, "conformance-report.yaml"))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the CLI wrote no conformance-report.yaml")
 	gomega.Expect(yaml.Unmarshal(y, &o.Report)).To(gomega.Succeed(), "conformance-report.yaml:\n%s", y)
 	return o
@@ -68,10 +89,21 @@ func ConformanceEnv(env []string, args ...string) Outcome {
 // output (it waits up to 5 minutes).
 func Invoke(env []string, args ...string) Outcome {
 	ginkgo.GinkgoHelper()
+	return wait(start(env, args...))
+}
+
+func start(env []string, args ...string) *gexec.Session {
+	ginkgo.GinkgoHelper()
 	cmd := exec.Command(CLI, args...)
 	cmd.Env = env
 	s, err := gexec.Start(cmd, ginkgo.GinkgoWriter, ginkgo.GinkgoWriter)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "starting %s", CLI)
+	ginkgo.DeferCleanup(func() { s.Kill() })
+	return s
+}
+
+func wait(s *gexec.Session) Outcome {
+	ginkgo.GinkgoHelper()
 	gomega.Eventually(s).WithTimeout(5*60e9).Should(gexec.Exit(), "the CLI must exit within 5 minutes")
 	return Outcome{Code: s.ExitCode(), Stdout: string(s.Out.Contents()), Stderr: string(s.Err.Contents())}
 }

@@ -233,7 +233,9 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			return true, nil
 		}),
 		protocol.MethodRuntimeStats: handler.New(func(ctx context.Context, _ *struct{}) (protocol.Stats, error) {
-			return rt.Stats(), nil
+			s := rt.Stats()
+			s.RunningVMs, s.WaitingVMs = engine.Running(), engine.Waiting() // run slots are the process's
+			return s, nil
 		}),
 		protocol.MethodShutdown: handler.New(func(ctx context.Context, _ *struct{}) (bool, error) {
 			go shutdown()

@@ -246,6 +246,11 @@ type Stats struct {
 	SnapshotBytes int64 `json:"snapshotBytes"`
 	SuspendedRuns int   `json:"suspendedRuns"`
 	Runs          int   `json:"runs"`
+	// RunningVMs and WaitingVMs are optional (0 when left out): the VMs
+	// executing guest code now, each holding a run slot, and those queued
+	// for one (the reference's --max-running-vms; spec/protocol.md §8).
+	RunningVMs int `json:"runningVMs,omitempty"`
+	WaitingVMs int `json:"waitingVMs,omitempty"`
 }
 
 // InvokeParams is a nested tool call the target sends back to the harness

@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"iter"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -85,24 +86,44 @@ func LoneSurrogates(raw []byte) int {
 	if !utf8.Valid(raw) {
 		n += len(raw) - len(bytes.ToValidUTF8(raw, nil)) + 1
 	}
-	for i := 0; i < len(raw); {
-		if raw[i] != '\\' || i+1 >= len(raw) {
-			i++
-			continue
-		}
-		if raw[i+1] != 'u' {
-			i += 2
-			continue
-		}
-		r, width := escapedRune(raw[i:])
-		if r == utf8.RuneError && width == 6 {
-			if u, _ := hex4(raw[i:]); u != 0xFFFD {
-				n++
-			}
-		}
-		i += width
+	for range loneSurrogateEscapes(raw) {
+		n++
 	}
 	return n
+}
+
+// FirstLoneSurrogate returns the byte offset in the JSON text raw of the
+// first escape of an unpaired UTF-16 surrogate (CM-EXEC-21), or -1 when
+// there is none. It does not look at invalid UTF-8 (LoneSurrogates does).
+func FirstLoneSurrogate(raw []byte) int {
+	for i := range loneSurrogateEscapes(raw) {
+		return i
+	}
+	return -1
+}
+
+// loneSurrogateEscapes yields the byte offset of each \uXXXX escape in raw
+// that stands for a UTF-16 surrogate without its pair.
+func loneSurrogateEscapes(raw []byte) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := 0; i < len(raw); {
+			if raw[i] != '\\' || i+1 >= len(raw) {
+				i++
+				continue
+			}
+			if raw[i+1] != 'u' {
+				i += 2
+				continue
+			}
+			r, width := escapedRune(raw[i:])
+			if r == utf8.RuneError && width == 6 {
+				if u, _ := hex4(raw[i:]); u != 0xFFFD && !yield(i) {
+					return
+				}
+			}
+			i += width
+		}
+	}
 }
 
 // WellFormed returns raw with every lone surrogate escape replaced by

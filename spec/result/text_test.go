@@ -62,3 +62,24 @@ func TestWellFormed(t *testing.T) {
 		t.Errorf("LoneSurrogates counts %d, want 2", n)
 	}
 }
+
+func TestFirstLoneSurrogate(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want int
+	}{
+		{`{"v":"a\ud800b"}`, 7},     // a high surrogate alone
+		{`{"v":"\uDC00"}`, 6},       // a low surrogate alone
+		{`"\ud83d"`, 1},             // a high surrogate at the end
+		{`"\ud83d\ud83d\ude00"`, 1}, // two high surrogates: the first is lone
+		{`"\ud83d\ude00"`, -1},      // a pair
+		{`"\ufffd"`, -1},            // U+FFFD escaped
+		{`"\\ud800"`, -1},           // an escaped backslash before u
+		{`{"a":"ok"}`, -1},          // plain text
+		{`"ok \n\ud800 \udc00"`, 6}, // after another escape
+	} {
+		if got := FirstLoneSurrogate([]byte(c.raw)); got != c.want {
+			t.Errorf("FirstLoneSurrogate(%s) = %d, want %d", c.raw, got, c.want)
+		}
+	}
+}

@@ -72,7 +72,11 @@ type valueMatcher struct {
 	diff string
 }
 
-func normalise(v any) any {
+// JSONNormal is v as encoding/json decodes its JSON text (objects as
+// map[string]any, numbers as float64), so that values built in Go compare
+// with decoded results; a value that does not marshal becomes a string
+// naming its type.
+func JSONNormal(v any) any {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprintf("(unmarshalable %T)", v)
@@ -91,7 +95,7 @@ func (m *valueMatcher) Match(actual any) (bool, error) {
 		m.diff = fmt.Sprintf("result is %q (code %q, error %q), not completed", r.Status, r.Code, r.Error)
 		return false, nil
 	}
-	m.diff = cmp.Diff(normalise(m.want), r.ValueAny())
+	m.diff = cmp.Diff(JSONNormal(m.want), r.ValueAny())
 	return m.diff == "", nil
 }
 

@@ -8,10 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/suites/evidence"
@@ -124,68 +121,20 @@ func OpenRaw(ctx context.Context) *RawConn {
 
 // dialRaw resolves spec through the installed Opener and connects to it.
 func dialRaw(ctx context.Context, spec string) (*RawConn, error) {
-	if stopping.Load() {
-		return nil, ErrStopping
-	}
-	openMu.Lock()
-	open := opener
-	openMu.Unlock()
-	if open == nil {
-		return nil, fmt.Errorf("target %q: %w", spec, ErrNoTargets)
-	}
-	canary, err := newCanary()
+	c := &RawConn{stderr: &syncBuffer{}, signal: make(chan struct{})}
+	ep, err := openEndpoint(ctx, spec, c.stderr)
 	if err != nil {
 		return nil, err
 	}
-	c := &RawConn{stderr: &syncBuffer{}, signal: make(chan struct{})}
-	ep, err := open(ctx, spec, OpenOptions{Canary: canary, Logs: c.stderr})
+	l, err := connect(spec, ep, c.stderr)
 	if err != nil {
-		return nil, fmt.Errorf("target %q: %w", spec, err)
+		if ep.Close != nil {
+			_ = ep.Close(false)
+		}
+		return nil, err
 	}
-	var r io.Reader
-	switch {
-	case strings.TrimSpace(ep.Command) != "":
-		p, err := spawn(strings.TrimSpace(ep.Command), c.stderr)
-		if err != nil {
-			return nil, err
-		}
-		r, c.w = p.stdout, p.stdin
-		c.closer = func(graceful bool) error {
-			if graceful {
-				return p.close(5 * time.Second)
-			}
-			return p.close(0)
-		}
-	case ep.Address != "":
-		conn, err := net.DialTimeout("tcp", ep.Address, 10*time.Second)
-		if err != nil {
-			return nil, err
-		}
-		r, c.w = conn, conn
-		c.closer = func(bool) error { return conn.Close() }
-	case ep.Serve != nil:
-		hr, tw := io.Pipe()
-		tr, hw := io.Pipe()
-		go func() { _ = ep.Serve(context.Background(), tr, tw); tw.Close() }()
-		r, c.w = hr, hw
-		c.closer = func(bool) error { hw.Close(); hr.Close(); return nil }
-	default:
-		return nil, fmt.Errorf("target %q: the registry gave no command, address or in-process server", spec)
-	}
-	if ep.Close != nil {
-		key := &Target{} // registered so that KillTargets stops it too
-		inner := c.closer
-		openMu.Lock()
-		endpoints[key] = ep.Close
-		openMu.Unlock()
-		c.closer = func(graceful bool) error {
-			openMu.Lock()
-			delete(endpoints, key)
-			openMu.Unlock()
-			return errors.Join(inner(graceful), ep.Close(graceful))
-		}
-	}
-	go c.read(r)
+	c.w, c.closer = l.w, l.close
+	go c.read(l.r)
 	return c, nil
 }
 

@@ -171,23 +171,10 @@ func (s *syncBuffer) String() string {
 // Connect opens a target named by spec (the --target syntax of package
 // targets, through the installed Opener) and sends initialize.
 func Connect(ctx context.Context, spec string) (*Target, error) {
-	if stopping.Load() {
-		return nil, ErrStopping
-	}
-	openMu.Lock()
-	open := opener
-	openMu.Unlock()
-	if open == nil {
-		return nil, fmt.Errorf("target %q: %w", spec, ErrNoTargets)
-	}
-	canary, err := newCanary()
+	logs := &syncBuffer{}
+	ep, err := openEndpoint(ctx, spec, logs)
 	if err != nil {
 		return nil, err
-	}
-	logs := &syncBuffer{}
-	ep, err := open(ctx, spec, OpenOptions{Canary: canary, Logs: logs})
-	if err != nil {
-		return nil, fmt.Errorf("target %q: %w", spec, err)
 	}
 	t, err := dial(spec, ep, logs)
 	if err == nil && stopping.Load() { // KillTargets ran while it opened
@@ -206,21 +193,54 @@ func Connect(ctx context.Context, spec string) (*Target, error) {
 	return t, nil
 }
 
-// dial opens the connection to an endpoint; logs holds the target's own
-// output. Close of the returned target also runs ep.Close.
-func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
-	t := &Target{Spec: spec, router: newRouter(), stderr: logs, canary: ep.Canary}
-	var r io.Reader
-	var w io.WriteCloser
+// openEndpoint resolves spec through the installed Opener with a fresh
+// canary; logs receives the target's own output. It fails with
+// ErrStopping once KillTargets ran and with ErrNoTargets without an Opener.
+func openEndpoint(ctx context.Context, spec string, logs *syncBuffer) (Endpoint, error) {
+	if stopping.Load() {
+		return Endpoint{}, ErrStopping
+	}
+	openMu.Lock()
+	open := opener
+	openMu.Unlock()
+	if open == nil {
+		return Endpoint{}, fmt.Errorf("target %q: %w", spec, ErrNoTargets)
+	}
+	canary, err := newCanary()
+	if err != nil {
+		return Endpoint{}, err
+	}
+	ep, err := open(ctx, spec, OpenOptions{Canary: canary, Logs: logs})
+	if err != nil {
+		return Endpoint{}, fmt.Errorf("target %q: %w", spec, err)
+	}
+	return ep, nil
+}
+
+// link is the byte stream to an opened endpoint.
+type link struct {
+	r    io.Reader      // what the target sends
+	w    io.WriteCloser // what it reads
+	proc *process       // exec: targets only
+	// close ends the connection (graceful: the target gets time to stop)
+	// and runs ep.Close, which KillTargets also runs while the link is open.
+	close func(graceful bool) error
+}
+
+// connect opens the byte stream to ep: the command's stdio, a TCP
+// connection, or pipes to an in-process server. logs receives the
+// command's stderr.
+func connect(spec string, ep Endpoint, logs *syncBuffer) (link, error) {
+	var l link
 	var closer func(graceful bool) error
 	switch {
 	case strings.TrimSpace(ep.Command) != "":
-		p, err := spawn(strings.TrimSpace(ep.Command), t.stderr)
+		p, err := spawn(strings.TrimSpace(ep.Command), logs)
 		if err != nil {
-			return nil, fmt.Errorf("target %q: %w", spec, err)
+			return l, fmt.Errorf("target %q: %w", spec, err)
 		}
-		t.proc = p
-		r, w = p.stdout, p.stdin
+		l.proc = p
+		l.r, l.w = p.stdout, p.stdin
 		closer = func(graceful bool) error {
 			if !graceful {
 				return p.close(0)
@@ -230,9 +250,9 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	case ep.Address != "":
 		conn, err := net.DialTimeout("tcp", ep.Address, 10*time.Second)
 		if err != nil {
-			return nil, fmt.Errorf("target %q: %w", spec, err)
+			return l, fmt.Errorf("target %q: %w", spec, err)
 		}
-		r, w = conn, conn
+		l.r, l.w = conn, conn
 		closer = func(bool) error {
 			// The protocol client may already have closed it after shutdown.
 			if err := conn.Close(); !errors.Is(err, net.ErrClosed) {
@@ -246,7 +266,7 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 		tr, hw := io.Pipe()
 		done := make(chan error, 1)
 		go func() { done <- ep.Serve(context.Background(), tr, tw) }()
-		r, w = hr, hw
+		l.r, l.w = hr, hw
 		closer = func(graceful bool) error {
 			hw.Close()
 			if !graceful {
@@ -263,9 +283,9 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 			}
 		}
 	default:
-		return nil, fmt.Errorf("target %q: the registry gave no command, address or in-process server", spec)
+		return l, fmt.Errorf("target %q: the registry gave no command, address or in-process server", spec)
 	}
-	t.closer = closer
+	l.close = closer
 	if ep.Close != nil {
 		var once sync.Once
 		var cerr error
@@ -273,16 +293,30 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 			once.Do(func() { cerr = ep.Close(graceful) })
 			return cerr
 		}
+		key := &Target{} // the key under which KillTargets finds it
 		openMu.Lock()
-		endpoints[t] = stop
+		endpoints[key] = stop
 		openMu.Unlock()
-		t.closer = func(graceful bool) error {
+		l.close = func(graceful bool) error {
 			openMu.Lock()
-			delete(endpoints, t)
+			delete(endpoints, key)
 			openMu.Unlock()
 			return errors.Join(closer(graceful), stop(graceful))
 		}
 	}
+	return l, nil
+}
+
+// dial opens the connection to an endpoint; logs holds the target's own
+// output. Close of the returned target also runs ep.Close.
+func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
+	t := &Target{Spec: spec, router: newRouter(), stderr: logs, canary: ep.Canary}
+	l, err := connect(spec, ep, logs)
+	if err != nil {
+		return nil, err
+	}
+	t.proc, t.closer = l.proc, l.close
+	r, w := l.r, l.w
 	t.stdout = &stdoutWatch{r: r}
 	t.router.onRefuse = refusals.add
 	t.router.onFlood = t.flooded

@@ -159,13 +159,13 @@ var _ = Describe("mcp", "the virtual API files", func() {
 				const all = await MCP.docs.$api(), one = await MCP.docs.$api(k), schema = await MCP.docs.$api(k, {schema: true});
 				return {k, all, one, schema};`))
 			v := value(res, "a cell asking $api")
-			str := func(x any) string { return fmt.Sprint(normal(x)) }
+			str := func(x any) string { return fmt.Sprint(JSONNormal(x)) }
 			Expect(v["k"]).NotTo(BeNil(), "MCP.docs must have a function for create_issue: %s", res)
 			Expect(str(v["all"])).To(And(ContainSubstring("Create an issue in a repository."), ContainSubstring("Echo the input back.")),
 				"$api() must describe every tool of the server: %s", res)
 			Expect(str(v["one"])).To(ContainSubstring("Create an issue in a repository."), "$api(toolName) must describe that tool: %s", res)
 			Expect(str(v["one"])).NotTo(ContainSubstring("Echo the input back."), "$api(toolName) must describe only that tool: %s", res)
-			schema := normal(map[string]any{
+			schema := JSONNormal(map[string]any{
 				"type": "object",
 				"properties": map[string]any{
 					"owner": map[string]any{"type": "string", "description": "Repository owner"}, "repo": map[string]any{"type": "string", "description": "Repository name"},
@@ -205,7 +205,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 
 // holds reports whether want (normalised JSON) occurs anywhere in v.
 func holds(v, want any) bool {
-	if cmp.Equal(normal(v), want) {
+	if cmp.Equal(JSONNormal(v), want) {
 		return true
 	}
 	switch x := v.(type) {

@@ -210,17 +210,7 @@ var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
 // diff is cmp.Diff of JSON-normalised values.
-func diff(want, got any) string { return cmp.Diff(normal(want), normal(got)) }
-
-func normal(v any) any {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("(unmarshalable %T)", v)
-	}
-	var out any
-	_ = json.Unmarshal(b, &out)
-	return out
-}
+func diff(want, got any) string { return cmp.Diff(JSONNormal(want), JSONNormal(got)) }
 
 // serverCalls is how many tools/call requests the run's server handled so
 // far, not counting the ones serverCalls made itself: counted in process

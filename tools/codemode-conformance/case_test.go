@@ -20,6 +20,8 @@ var _ = Describe("the case command", func() {
 			Expect(o.Code).To(Equal(0), "%v: %s", args, o.Stderr)
 			Expect(o.Stdout).To(HavePrefix("usage: codemode-conformance case FILE"), "%v prints the case usage", args)
 			Expect(o.Stdout).To(ContainSubstring("-target"), "%v lists the flags", args)
+			Expect(o.Stdout).NotTo(MatchRegexp(`(?m)^\s+-profile`), "%v: case has no --profile flag", args)
+			Expect(o.Stdout).To(ContainSubstring("v1 without it and under case"), "%v: the help says which profile builtin serves under case", args)
 		}
 	})
 

@@ -159,8 +159,10 @@ done
 	)
 
 	It("judges the profile the target declares and names it in every report; builtin serves --profile", func() {
-		o := conformance("--target", "builtin", "--profile", "v2", "--req", "CM-EXEC-01")
+		o := conformance("--target", "builtin", "--profile", "v2", "--req", "CM-EXEC-01", "--req", "CM-TS-01", "--label-filter", "!/^case:/")
 		Expect(o.Code).To(Equal(0), "stdout:\n%s", o.Stdout)
+		Expect(o.Verdicts()).To(Equal(map[string]report.Verdict{"CM-EXEC-01": report.Pass, "CM-TS-01": report.Skip}), "typescript is no v2 feature:\n%s", o.Stdout)
+		Expect(lastLine(o.Stdout)).To(MatchRegexp(`— 1 of \d+ requirements with specs ran; 1 requirement was skipped$`), "the closing line does not count a skipped requirement as ran")
 		Expect(o.Report.Profile).To(Equal(report.Profile{Name: "v2", Generation: 2, Page: "001", OpenClaw: "2026.8 to 2026.9.6", Declared: "v2", Requested: "v2"}), "conformance-report.yaml names the judged profile")
 		Expect(o.Report.Features.Declared).To(ContainElement("javascript-only"), "the reference under v2 declares v2's features")
 		Expect(o.Report.Features.Declared).NotTo(ContainElement("typescript"), "and not v1's")
@@ -372,10 +374,20 @@ while :; do sleep 1; done
 	)
 })
 
-var _ = Describe("a target that hangs", func() {
-	It("is killed when a call times out; the spec that hung it is an error and later specs run against a fresh target", func() {
+var _ = Describe("a target that hangs", Ordered, ContinueOnFailure, func() {
+	// Both runs wait out call deadlines (timeoutMs + 15 s per hung spec):
+	// they start together and overlap.
+	var hangOnce, hangCells *clitest.Pending
+	var start time.Time
+	BeforeAll(func() {
+		start = time.Now()
 		// CM-EXEC-01, not CM-LIM-01: for CM-LIM-01 a hang is the violation (HangIsFailure).
-		o := conformance("--target", "fake:hang-once", "--req", "CM-EXEC-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05", "--label-filter", noCases)
+		hangOnce = clitest.StartConformance(append(os.Environ(), "NO_COLOR=1"), "--target", "fake:hang-once", "--req", "CM-EXEC-01", "--req", "CM-LIM-03", "--req", "CM-LIM-05", "--label-filter", noCases)
+		hangCells = clitest.StartConformance(append(os.Environ(), "NO_COLOR=1"), "--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01", "--label-filter", noCases)
+	})
+
+	It("is killed when a call times out; the spec that hung it is an error and later specs run against a fresh target", func() {
+		o := hangOnce.Wait()
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
 		Expect(lines).To(HaveLen(3), "one progress line per spec:\n%s", o.Stdout)
@@ -387,9 +399,8 @@ var _ = Describe("a target that hangs", func() {
 	})
 
 	It("that hangs on every cell still gives a run in bounded time, each spec an error of its own", func() {
-		start := time.Now()
-		o := conformance("--target", "fake:hang-cells", "--req", "CM-EXEC-01", "--req", "CM-LIM-01", "--req", "CM-ACT-01", "--label-filter", noCases)
-		took := time.Since(start)
+		o := hangCells.Wait()
+		took := time.Since(start) // at least the run's time
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
 		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-EXEC-01", report.Error), "%s", o.Stdout)
 		Expect(o.Verdicts()).To(HaveKeyWithValue("CM-LIM-01", report.Fail), "CM-LIM-01 forbids blocking the runtime, so its hang is a failure of the requirement (HangIsFailure), not an error:\n%s", o.Stdout)

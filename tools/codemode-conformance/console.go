@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2/types"
@@ -135,40 +136,32 @@ func (c *console) Summary(text string) {
 func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFile string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%3d] %-5s %s (%s)\n", n, strings.ToUpper(string(v.Verdict)), r.LeafNodeText, r.RunTime.Round(time.Millisecond))
-	reason := func(format string, args ...any) {
-		fmt.Fprintf(&b, "        %s (see report.html)\n", report.Line(fmt.Sprintf(format, args...), reasonMaxRunes))
+	// reason prints why: lead, then the failure message msg on what is left
+	// of the line.
+	reason := func(lead, msg string) {
+		n := utf8.RuneCountInString(lead)
+		line := report.Line(lead+reasonLine(msg, r.LeafNodeText, max(reasonMaxRunes-n, 40)), reasonMaxRunes)
+		fmt.Fprintf(&b, "        %s (see report.html)\n", line)
 	}
 	switch v.Verdict {
 	case report.Pass:
 		if v.Expected != "" {
-			reason("passed, but %s is listed in %s: an xpass unless another of its specs fails", v.Requirement, baselineFile)
+			reason(fmt.Sprintf("passed, but %s is listed in %s: an xpass unless another of its specs fails", v.Requirement, baselineFile), "")
 		}
 	case report.Skip:
-		reason("skipped: %s", r.Failure.Message)
+		reason("skipped: ", r.Failure.Message)
 	case report.XPass:
-		reason("passed, but listed in %s (%s): remove the stale entry", baselineFile, v.Expected)
+		reason(fmt.Sprintf("passed, but listed in %s (%s): remove the stale entry", baselineFile, v.Expected), "")
 	case report.XFail:
-		reason("expected failure (%s): %s", v.Expected, firstLineFirst(r.Failure.Message))
+		reason(fmt.Sprintf("expected failure (%s): ", v.Expected), r.Failure.Message)
 	case report.Error:
 		why := v.HarnessError
 		if why == "" {
 			why = r.Failure.Message
 		}
-		reason("error, not a failure of %s: %s", v.Requirement, why)
+		reason(fmt.Sprintf("error, not a failure of %s: ", v.Requirement), why)
 	default:
-		reason("%s", firstLineFirst(r.Failure.Message))
+		reason("", r.Failure.Message)
 	}
 	return b.String()
-}
-
-// firstLineFirst sets a failure's first line (an assertion's description)
-// off from the rest (the matcher's message) with ": ", so that the two stay
-// apart once the reason is on one line.
-func firstLineFirst(msg string) string {
-	first, rest, ok := strings.Cut(strings.TrimSpace(msg), "\n")
-	first = strings.TrimSpace(first)
-	if !ok || first == "Expected" || strings.HasSuffix(first, ":") {
-		return msg
-	}
-	return first + ": " + rest
 }

@@ -15,6 +15,7 @@ import (
 type outcome struct {
 	overall   report.Overall
 	specs     map[report.Verdict]int // spec verdicts
+	skipped   int                    // requirements whose every spec was skipped
 	selection report.Selection
 }
 
@@ -43,7 +44,12 @@ func closingLine(o outcome, code int) string {
 	case o.specs[report.Skip] == ran:
 		notes = append(notes, fmt.Sprintf("nothing tested: all %d selected %s skipped; Ginkgo's SUCCESS above only means nothing failed", ran, plural(ran, "spec was", "specs were")))
 	default:
-		notes = append(notes, fmt.Sprintf("%d of %d requirements with specs ran", o.selection.Requirements.Ran, o.selection.Requirements.WithSpecs))
+		// A requirement whose specs were all skipped (a feature the target
+		// does not declare) got a verdict but was not tested.
+		notes = append(notes, fmt.Sprintf("%d of %d requirements with specs ran", o.selection.Requirements.Ran-o.skipped, o.selection.Requirements.WithSpecs))
+		if o.skipped > 0 {
+			notes = append(notes, fmt.Sprintf("%d %s skipped", o.skipped, plural(o.skipped, "requirement was", "requirements were")))
+		}
 		if k := o.specs[report.XFail]; k > 0 {
 			notes = append(notes, fmt.Sprintf("Ginkgo's counts above treat the %d xfail %s as failed", k, plural(k, "spec", "specs")))
 		}
@@ -67,6 +73,11 @@ func writeReports(r types.Report, run conformance.Run, con *console) outcome {
 	out := outcome{overall: o.Conformance.Overall, specs: map[report.Verdict]int{}, selection: o.Conformance.Selection}
 	for _, s := range o.Evaluation.Specs {
 		out.specs[s.Verdict]++
+	}
+	for _, r := range o.Conformance.Requirements {
+		if r.Verdict == report.Skip {
+			out.skipped++
+		}
 	}
 	return out
 }

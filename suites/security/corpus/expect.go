@@ -200,59 +200,11 @@ func (e Expect) CheckRaw(raw json.RawMessage) string {
 		return fmt.Sprintf("the result is not a result object: %v: %s", err, cut(string(raw)))
 	}
 	why := e.Check(res)
-	if lone := LoneSurrogate(raw); lone != "" {
+	if i := result.FirstLoneSurrogate(raw); i >= 0 {
 		if why != "" {
 			why += "\n"
 		}
-		why += "CM-EXEC-21: the result carries " + lone + " instead of U+FFFD"
+		why += fmt.Sprintf("CM-EXEC-21: the result carries a lone surrogate escape %s at byte %d instead of U+FFFD", raw[i:i+6], i)
 	}
 	return why
-}
-
-// LoneSurrogate describes the first \uXXXX escape of a UTF-16 surrogate
-// without its pair in JSON text raw ("a lone surrogate escape \ud800 at
-// byte 12"), or returns "".
-func LoneSurrogate(raw []byte) string {
-	hex4 := func(i int) (rune, bool) {
-		if i+6 > len(raw) || raw[i] != '\\' || raw[i+1] != 'u' {
-			return 0, false
-		}
-		var r rune
-		for _, c := range raw[i+2 : i+6] {
-			switch {
-			case c >= '0' && c <= '9':
-				r = r<<4 | rune(c-'0')
-			case c >= 'a' && c <= 'f':
-				r = r<<4 | rune(c-'a'+10)
-			case c >= 'A' && c <= 'F':
-				r = r<<4 | rune(c-'A'+10)
-			default:
-				return 0, false
-			}
-		}
-		return r, true
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		r, ok := hex4(i)
-		if !ok {
-			i++ // an escaped character: \\ must not start an escape
-			continue
-		}
-		switch {
-		case r >= 0xD800 && r <= 0xDBFF:
-			if lo, ok := hex4(i + 6); ok && lo >= 0xDC00 && lo <= 0xDFFF {
-				i += 11
-				continue
-			}
-		case r >= 0xDC00 && r <= 0xDFFF:
-		default:
-			i += 5
-			continue
-		}
-		return fmt.Sprintf("a lone surrogate escape %s at byte %d", raw[i:i+6], i)
-	}
-	return ""
 }
