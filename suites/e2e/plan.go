@@ -51,9 +51,17 @@ var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model pro
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		Expect(prov.Requests()).To(HaveLen(3), "one request for exec, one for the echo call, one with its result%s", evidence(prov, res))
 		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "a catalog tool the model calls by name, outside exec, must not run while code mode is active%s", evidence(prov, res))
-		results := toolResults(res)
-		Expect(results).To(HaveLen(2), "two tool results%s", evidence(prov, res))
-		Expect(results[1]).To(HaveKey("error"), "the model's call of a tool outside exec/wait is answered with an error%s", evidence(prov, res))
+		// The answer to the call outside the surface is the target's own text
+		// (the reference's {"error": …}, a gateway's "Tool echo not found"):
+		// what matters is that the tool never ran, checked above.
+		var toolMsgs []string
+		for _, m := range res.Messages {
+			if m.Role == "tool" {
+				toolMsgs = append(toolMsgs, m.Text())
+			}
+		}
+		Expect(toolMsgs).To(HaveLen(2), "two tool results: the exec's and the answer to the echo call%s", evidence(prov, res))
+		Expect(toolMsgs[1]).NotTo(BeEmpty(), "the model's call of a tool outside exec/wait must be answered (with an error)%s", evidence(prov, res))
 		for _, q := range prov.Requests() {
 			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}),
 				"request %d: with code mode enabled the provider payload must carry exactly exec and wait, none of the %d catalog tools%s", q.Seq, len(planTools()), evidence(prov, res))
