@@ -19,6 +19,13 @@ const (
 	MaxSteps        = 64
 )
 
+// MaxTranscript bounds the bytes of a turn's messages (its own, without the
+// history): every provider request resends them, and the result carries
+// them, so a model answering each step with 8 MiB of tool calls would
+// otherwise send gigabytes over a turn. Passing it fails the turn with
+// provider_error.
+const MaxTranscript = 16 << 20
+
 // Surface is a prepared run as a turn needs it.
 type Surface struct {
 	Run     string
@@ -82,6 +89,7 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 		res.Status, res.Code, res.Error = protocol.TurnFailed, code, msg
 		return res
 	}
+	size := messageBytes(res.Messages[0])
 	steps := p.MaxSteps
 	if steps == 0 {
 		steps = DefaultMaxSteps
@@ -109,16 +117,30 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 		}
 		msg.Role = "assistant"
 		res.Messages = append(res.Messages, msg)
+		size += messageBytes(msg)
 		if len(msg.ToolCalls) == 0 {
 			res.Text = msg.Text()
 			return res
 		}
 		for _, c := range msg.ToolCalls {
-			res.Messages = append(res.Messages, protocol.ChatMessage{Role: "tool", ToolCallID: c.ID,
-				Content: protocol.TextContent(string(run(ctx, s, h, c)))})
+			if size > MaxTranscript {
+				break
+			}
+			tm := protocol.ChatMessage{Role: "tool", ToolCallID: c.ID, Content: protocol.TextContent(string(run(ctx, s, h, c)))}
+			res.Messages = append(res.Messages, tm)
+			size += messageBytes(tm)
+		}
+		if size > MaxTranscript {
+			return fail(protocol.TurnProviderError, fmt.Sprintf("the turn's messages passed %d bytes after %d provider requests; the model's tool calls were not all run", MaxTranscript, step+1))
 		}
 	}
 	return fail(protocol.TurnMaxSteps, fmt.Sprintf("the model still called tools after %d provider requests", steps))
+}
+
+// messageBytes is the size of m's JSON text.
+func messageBytes(m protocol.ChatMessage) int {
+	b, _ := json.Marshal(m)
+	return len(b)
 }
 
 // FinalCheck is CM-ACT-09: with code mode active, the payload's tools must
