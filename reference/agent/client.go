@@ -125,8 +125,8 @@ func readStream(r io.Reader) (protocol.ChatMessage, error) {
 			for _, d := range c.Delta.ToolCalls {
 				tc := calls[d.Index]
 				if tc == nil {
-					if len(calls) >= 128 {
-						return protocol.ChatMessage{}, fmt.Errorf("%w: more than 128 tool calls in one answer", ErrProvider)
+					if len(calls) >= MaxCallsPerAnswer {
+						return protocol.ChatMessage{}, fmt.Errorf("%w: more than %d tool calls in one answer", ErrProvider, MaxCallsPerAnswer)
 					}
 					tc = &protocol.ChatToolCall{Type: "function"}
 					calls[d.Index] = tc

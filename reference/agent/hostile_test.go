@@ -104,3 +104,18 @@ func drain(r *http.Request) (int64, error) {
 		}
 	}
 }
+
+// Tool calls without an id, or sharing one, fail the turn before any runs:
+// their tool messages could not be told apart.
+func TestHostileToolCallIDs(t *testing.T) {
+	for name, calls := range map[string][]protocol.ChatToolCall{
+		"no id":     {call("", "exec", `{"code":"1"}`)},
+		"shared id": {call("x", "exec", `{"code":"1"}`), call("x", "exec", `{"code":"2"}`)},
+	} {
+		g := gomega.NewWithT(t)
+		res, _, h := turn(t, active, protocol.AgentTurnParams{}, answer("", calls...), answer("done"))
+		g.Expect(res.Code).To(gomega.Equal(protocol.TurnProviderError), "%s: %+v", name, res)
+		g.Expect(res.Error).To(gomega.ContainSubstring("id"), name)
+		g.Expect(h.calls).To(gomega.BeEmpty(), "%s: no call runs", name)
+	}
+}

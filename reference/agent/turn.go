@@ -112,6 +112,9 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		msg, err := Complete(rctx, hc, p.Provider.BaseURL, req)
 		cancel()
+		if err == nil {
+			err = checkCalls(msg.ToolCalls)
+		}
 		if err != nil {
 			return fail(protocol.TurnProviderError, err.Error())
 		}
@@ -135,6 +138,30 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 		}
 	}
 	return fail(protocol.TurnMaxSteps, fmt.Sprintf("the model still called tools after %d provider requests", steps))
+}
+
+// MaxCallsPerAnswer bounds the tool calls of one provider answer.
+const MaxCallsPerAnswer = 128
+
+// checkCalls refuses an answer whose tool calls cannot be answered: each
+// "tool" message names its call by id, so an empty or repeated id would
+// make a transcript the model (and any real provider) cannot match up, and
+// the id is the toolCallId of tool.exec, unique per run (protocol.md §3).
+func checkCalls(calls []protocol.ChatToolCall) error {
+	if len(calls) > MaxCallsPerAnswer {
+		return fmt.Errorf("%w: %d tool calls in one answer, at most %d", ErrProvider, len(calls), MaxCallsPerAnswer)
+	}
+	seen := make(map[string]int, len(calls))
+	for i, c := range calls {
+		if c.ID == "" {
+			return fmt.Errorf("%w: tool call %d (%q) has no id", ErrProvider, i, c.Function.Name)
+		}
+		if j, dup := seen[c.ID]; dup {
+			return fmt.Errorf("%w: tool calls %d and %d share the id %q", ErrProvider, j, i, c.ID)
+		}
+		seen[c.ID] = i
+	}
+	return nil
 }
 
 // messageBytes is the size of m's JSON text.
