@@ -119,3 +119,15 @@ func TestHostileToolCallIDs(t *testing.T) {
 		g.Expect(h.calls).To(gomega.BeEmpty(), "%s: no call runs", name)
 	}
 }
+
+// A chat.completion body over MaxResponse fails as too large too.
+func TestHostileCompletionTooLarge(t *testing.T) {
+	g := gomega.NewWithT(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprint(w, `{"choices":[{"message":{"role":"assistant","content":"`, strings.Repeat("x", MaxResponse), `"}}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	_, err := Complete(context.Background(), srv.Client(), srv.URL, protocol.ChatRequest{Model: "m"})
+	g.Expect(err).To(gomega.MatchError(ErrResponseTooLarge), "a body over MaxResponse")
+	g.Expect(err).To(gomega.MatchError(ErrProvider), "every provider failure wraps ErrProvider")
+}
