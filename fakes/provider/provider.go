@@ -33,6 +33,16 @@ import (
 // MaxBody bounds a request body (bytes).
 const MaxBody = 8 << 20
 
+// MaxRecorded and MaxRecordedBytes bound what the server keeps (requests,
+// and the bytes of their bodies): a target that keeps asking after the
+// script ran out, or resends megabytes each time, must not grow the
+// harness's memory (and the saved JSON) without end. A request past either
+// bound is answered 429 and only counted (Summary says how many).
+const (
+	MaxRecorded      = 1024
+	MaxRecordedBytes = 64 << 20
+)
+
 // Model is the model id the provider serves.
 const Model = "codemode-fake"
 
@@ -174,6 +184,9 @@ type Server struct {
 	next  int
 	calls int
 	reqs  []Request
+	// kept is the body bytes of reqs; refused counts requests past the
+	// bounds.
+	kept, refused int
 }
 
 // ErrScriptExhausted is the error of a request that came after the last step.
@@ -271,6 +284,13 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	if len(s.reqs) >= MaxRecorded || s.kept+len(body) > MaxRecordedBytes {
+		s.refused++
+		s.mu.Unlock()
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("fake provider: it keeps at most %d requests and %d bytes of them; this one is refused", MaxRecorded, MaxRecordedBytes))
+		return
+	}
+	s.kept += len(body)
 	rec := Request{Seq: len(s.reqs) + 1, Time: time.Now().UTC(), ChatRequest: req}
 	var step Step
 	at := s.next
@@ -423,6 +443,12 @@ func (s *Server) Summary() string {
 			fmt.Fprintf(&b, "\n  replied text %.300q", r.Reply.Text)
 		}
 		b.WriteString("\n")
+	}
+	s.mu.Lock()
+	refused := s.refused
+	s.mu.Unlock()
+	if refused > 0 {
+		fmt.Fprintf(&b, "%d more requests refused (past %d requests or %d bytes)\n", refused, MaxRecorded, MaxRecordedBytes)
 	}
 	if b.Len() == 0 {
 		return "(the provider received no request)"

@@ -115,6 +115,30 @@ var _ = Describe("fake model provider", func() {
 		Expect(s.Remaining()).To(Equal(1))
 	})
 
+	It("keeps at most MaxRecorded requests and MaxRecordedBytes of their bodies, refusing the rest with 429", func() {
+		again := func(provider.Request) (provider.Reply, error) { return provider.Reply{Text: "x", Again: true}, nil }
+		s := start(again)
+		pad := strings.Repeat("a", provider.MaxBody-1024)
+		n := 0
+		for ; n <= provider.MaxRecordedBytes/len(pad); n++ {
+			_, err := ask(s, false, user(pad))
+			if err != nil {
+				Expect(err).To(MatchError(ContainSubstring("refused")), "a request past the byte bound")
+				break
+			}
+		}
+		Expect(n).To(Equal(provider.MaxRecordedBytes/provider.MaxBody), "requests of just under MaxBody kept before the byte bound")
+		s = start(again)
+		for i := range provider.MaxRecorded {
+			_, err := ask(s, false, user("hi"))
+			Expect(err).NotTo(HaveOccurred(), "request %d is within the bound", i+1)
+		}
+		_, err := ask(s, false, user("one more"))
+		Expect(err).To(MatchError(ContainSubstring("refused")), "the request past MaxRecorded")
+		Expect(s.Requests()).To(HaveLen(provider.MaxRecorded))
+		Expect(s.Summary()).To(ContainSubstring("1 more requests refused"))
+	})
+
 	It("lists its model and saves the requests as JSON", func() {
 		s := start(provider.Final("x"))
 		resp, err := http.Get(s.URL + "/models")

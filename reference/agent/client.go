@@ -43,7 +43,7 @@ func Complete(ctx context.Context, hc *http.Client, baseURL string, req protocol
 		return protocol.ChatMessage{}, fmt.Errorf("%w: %w", ErrProvider, err)
 	}
 	defer resp.Body.Close()
-	r := io.LimitReader(resp.Body, MaxResponse+1)
+	r := &boundedReader{r: resp.Body, left: MaxResponse}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(r, 4096))
 		return protocol.ChatMessage{}, fmt.Errorf("%w: HTTP %d: %s", ErrProvider, resp.StatusCode, strings.TrimSpace(string(b)))
@@ -55,9 +55,6 @@ func Complete(ctx context.Context, hc *http.Client, baseURL string, req protocol
 	if err != nil {
 		return protocol.ChatMessage{}, fmt.Errorf("%w: %w", ErrProvider, err)
 	}
-	if len(b) > MaxResponse {
-		return protocol.ChatMessage{}, fmt.Errorf("%w: answer larger than %d bytes", ErrProvider, MaxResponse)
-	}
 	var c protocol.ChatCompletion
 	if err := json.Unmarshal(b, &c); err != nil {
 		return protocol.ChatMessage{}, fmt.Errorf("%w: answer is not a chat.completion: %w", ErrProvider, err)
@@ -66,6 +63,34 @@ func Complete(ctx context.Context, hc *http.Client, baseURL string, req protocol
 		return protocol.ChatMessage{}, fmt.Errorf("%w: answer has no choice", ErrProvider)
 	}
 	return c.Choices[0].Message, nil
+}
+
+// ErrResponseTooLarge: the provider's answer passed MaxResponse bytes.
+var ErrResponseTooLarge = fmt.Errorf("answer larger than %d bytes", MaxResponse)
+
+// boundedReader reads at most left bytes and then fails with
+// ErrResponseTooLarge, so an oversized answer is named as such rather than
+// cut into a line that does not parse.
+type boundedReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		n, err := b.r.Read(one[:])
+		if n > 0 {
+			return 0, ErrResponseTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 func readStream(r io.Reader) (protocol.ChatMessage, error) {
@@ -87,6 +112,9 @@ func readStream(r io.Reader) (protocol.ChatMessage, error) {
 		}
 		var ch protocol.ChatChunk
 		if err := json.Unmarshal([]byte(data), &ch); err != nil {
+			if serr := sc.Err(); serr != nil { // the last, cut line of a failed read
+				return protocol.ChatMessage{}, fmt.Errorf("%w: stream: %w", ErrProvider, serr)
+			}
 			return protocol.ChatMessage{}, fmt.Errorf("%w: stream event is not a chat.completion.chunk: %w", ErrProvider, err)
 		}
 		for _, c := range ch.Choices {
@@ -97,8 +125,8 @@ func readStream(r io.Reader) (protocol.ChatMessage, error) {
 			for _, d := range c.Delta.ToolCalls {
 				tc := calls[d.Index]
 				if tc == nil {
-					if len(calls) >= 128 {
-						return protocol.ChatMessage{}, fmt.Errorf("%w: more than 128 tool calls in one answer", ErrProvider)
+					if len(calls) >= MaxCallsPerAnswer {
+						return protocol.ChatMessage{}, fmt.Errorf("%w: more than %d tool calls in one answer", ErrProvider, MaxCallsPerAnswer)
 					}
 					tc = &protocol.ChatToolCall{Type: "function"}
 					calls[d.Index] = tc

@@ -19,6 +19,13 @@ const (
 	MaxSteps        = 64
 )
 
+// MaxTranscript bounds the bytes of a turn's messages (its own, without the
+// history): every provider request resends them, and the result carries
+// them, so a model answering each step with 8 MiB of tool calls would
+// otherwise send gigabytes over a turn. Passing it fails the turn with
+// provider_error.
+const MaxTranscript = 16 << 20
+
 // Surface is a prepared run as a turn needs it.
 type Surface struct {
 	Run     string
@@ -82,6 +89,7 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 		res.Status, res.Code, res.Error = protocol.TurnFailed, code, msg
 		return res
 	}
+	size := messageBytes(res.Messages[0])
 	steps := p.MaxSteps
 	if steps == 0 {
 		steps = DefaultMaxSteps
@@ -104,21 +112,62 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		msg, err := Complete(rctx, hc, p.Provider.BaseURL, req)
 		cancel()
+		if err == nil {
+			err = checkCalls(msg.ToolCalls)
+		}
 		if err != nil {
 			return fail(protocol.TurnProviderError, err.Error())
 		}
 		msg.Role = "assistant"
 		res.Messages = append(res.Messages, msg)
+		size += messageBytes(msg)
 		if len(msg.ToolCalls) == 0 {
 			res.Text = msg.Text()
 			return res
 		}
 		for _, c := range msg.ToolCalls {
-			res.Messages = append(res.Messages, protocol.ChatMessage{Role: "tool", ToolCallID: c.ID,
-				Content: protocol.TextContent(string(run(ctx, s, h, c)))})
+			if size > MaxTranscript {
+				break
+			}
+			tm := protocol.ChatMessage{Role: "tool", ToolCallID: c.ID, Content: protocol.TextContent(string(run(ctx, s, h, c)))}
+			res.Messages = append(res.Messages, tm)
+			size += messageBytes(tm)
+		}
+		if size > MaxTranscript {
+			return fail(protocol.TurnProviderError, fmt.Sprintf("the turn's messages passed %d bytes after %d provider requests; the model's tool calls were not all run", MaxTranscript, step+1))
 		}
 	}
 	return fail(protocol.TurnMaxSteps, fmt.Sprintf("the model still called tools after %d provider requests", steps))
+}
+
+// MaxCallsPerAnswer bounds the tool calls of one provider answer.
+const MaxCallsPerAnswer = 128
+
+// checkCalls refuses an answer whose tool calls cannot be answered: each
+// "tool" message names its call by id, so an empty or repeated id would
+// make a transcript the model (and any real provider) cannot match up, and
+// the id is the toolCallId of tool.exec, unique per run (protocol.md §3).
+func checkCalls(calls []protocol.ChatToolCall) error {
+	if len(calls) > MaxCallsPerAnswer {
+		return fmt.Errorf("%w: %d tool calls in one answer, at most %d", ErrProvider, len(calls), MaxCallsPerAnswer)
+	}
+	seen := make(map[string]int, len(calls))
+	for i, c := range calls {
+		if c.ID == "" {
+			return fmt.Errorf("%w: tool call %d (%q) has no id", ErrProvider, i, c.Function.Name)
+		}
+		if j, dup := seen[c.ID]; dup {
+			return fmt.Errorf("%w: tool calls %d and %d share the id %q", ErrProvider, j, i, c.ID)
+		}
+		seen[c.ID] = i
+	}
+	return nil
+}
+
+// messageBytes is the size of m's JSON text.
+func messageBytes(m protocol.ChatMessage) int {
+	b, _ := json.Marshal(m)
+	return len(b)
 }
 
 // FinalCheck is CM-ACT-09: with code mode active, the payload's tools must

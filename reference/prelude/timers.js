@@ -22,6 +22,10 @@
   const NumberCtor = Number;
   const floor = Math.floor;
   const isFinite = Number.isFinite;
+  // The host clamps a delay to maxTimerDelay (24 h, codemode/timers.go); the
+  // guest clamps first, so that a huge delay (1e300, 2**63) still crosses
+  // the bridge as an integer the host can read.
+  const maxDelay = 86400000;
 
   __codemode.extend(function (kit) {
     return {
@@ -34,7 +38,7 @@
           const args = [];
           for (let i = 2; i < arguments.length; i++) args[args.length] = arguments[i];
           let ms = NumberCtor(delay);
-          ms = isFinite(ms) && ms > 0 ? floor(ms) : 0;
+          ms = isFinite(ms) && ms > 0 ? floor(ms < maxDelay ? ms : maxDelay) : 0;
           const n = next++;
           const t = create(null);
           t.cleared = false;

@@ -25,14 +25,21 @@ type lineSession struct {
 
 func newLineSession(t *testing.T) *lineSession {
 	t.Helper()
+	return newLineSessionWith(t, Options{})
+}
+
+// newLineSessionWith serves opts (its Engine set to a fresh engine).
+func newLineSessionWith(t *testing.T, opts Options) *lineSession {
+	t.Helper()
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts.Engine = eng
 	hr, tw := io.Pipe()
 	tr, hw := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), tr, tw, Options{Engine: eng}) }()
+	go func() { done <- Serve(context.Background(), tr, tw, opts) }()
 	s := &lineSession{t: t, w: hw, lines: make(chan map[string]any, 1024)}
 	go func() {
 		sc := bufio.NewScanner(hr)

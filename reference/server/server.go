@@ -217,6 +217,7 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			if err := needRun(protocol.MethodRunAbort, p); err != nil {
 				return false, err
 			}
+			turns.cancel(p.Run)
 			if !rt.Abort(p.Run) {
 				return false, unknownRun(p.Run)
 			}

@@ -26,10 +26,15 @@ type turns struct {
 
 	mu       sync.Mutex
 	surfaces map[string]agent.Surface
+	// running cancels each run's turns in flight: run.end and run.abort
+	// stop a turn waiting on a slow provider instead of letting it go on
+	// for up to MaxSteps requests against a run that is gone.
+	running map[string]map[*context.CancelFunc]struct{}
 }
 
 func newTurns(rt *codemode.Runtime, inv *invoker) *turns {
-	return &turns{rt: rt, inv: inv, hc: &http.Client{Timeout: 2 * time.Minute}, surfaces: map[string]agent.Surface{}}
+	return &turns{rt: rt, inv: inv, hc: &http.Client{Timeout: 2 * time.Minute}, surfaces: map[string]agent.Surface{},
+		running: map[string]map[*context.CancelFunc]struct{}{}}
 }
 
 // prepared records the surface of a run that run.prepare registered.
@@ -59,6 +64,17 @@ func (t *turns) ended(run string) {
 	t.mu.Lock()
 	delete(t.surfaces, run)
 	t.mu.Unlock()
+	t.cancel(run)
+}
+
+// cancel stops the run's turns in flight (run.end, run.abort).
+func (t *turns) cancel(run string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for c := range t.running[run] {
+		(*c)()
+	}
+	delete(t.running, run)
 }
 
 func (t *turns) turn(ctx context.Context, p protocol.AgentTurnParams, faults bool) (protocol.AgentTurnResult, error) {
@@ -67,10 +83,25 @@ func (t *turns) turn(ctx context.Context, p protocol.AgentTurnParams, faults boo
 	}
 	t.mu.Lock()
 	s, ok := t.surfaces[p.Run]
-	t.mu.Unlock()
 	if !ok || !t.rt.HasRun(p.Run) {
+		t.mu.Unlock()
 		return protocol.AgentTurnResult{}, unknownRun(p.Run)
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if t.running[p.Run] == nil {
+		t.running[p.Run] = map[*context.CancelFunc]struct{}{}
+	}
+	t.running[p.Run][&cancel] = struct{}{}
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.running[p.Run], &cancel)
+		if len(t.running[p.Run]) == 0 {
+			delete(t.running, p.Run)
+		}
+		t.mu.Unlock()
+	}()
 	return agent.Turn(ctx, t.hc, s, host{t.rt, t.inv}, p, faults), nil
 }
 

@@ -65,13 +65,13 @@ func (s *Sessions) Replay(b Branch, entries []protocol.StoreEntry) error {
 	}
 	var size int64
 	for k, v := range m {
-		size += int64(len(k) + len(v))
+		size += heldBytes(k, v)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var old int64
 	for k, v := range s.by[b] {
-		old += int64(len(k) + len(v))
+		old += heldBytes(k, v)
 	}
 	if committed.Load()-old+size > MaxProcessBytes {
 		return fmt.Errorf("%w: replaying the transcript needs %d bytes; the process's session stores hold %d, at most %d", ErrStoreFull, size, committed.Load(), MaxProcessBytes)

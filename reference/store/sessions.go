@@ -22,6 +22,16 @@ const (
 	MaxProcessBytes = 256 << 20
 )
 
+// KeyOverhead is what a committed key costs beyond its bytes and its
+// value's: the map entry, the string and slice headers and allocation
+// rounding. Without it a replayed transcript of ~900k one-byte keys (13 MB of
+// JSON, under the message bound) was counted as 3.6 MB against
+// MaxProcessBytes but held ~240 MB, so a few branches took a gigabyte.
+const KeyOverhead = 128
+
+// heldBytes is what key k with value v counts against MaxProcessBytes.
+func heldBytes(k string, v []byte) int64 { return int64(len(k)+len(v)) + KeyOverhead }
+
 // committed is the bytes (keys and values) committed in every Sessions of
 // the process.
 var committed atomic.Int64
@@ -169,13 +179,13 @@ func (s *Sessions) Commit(b Branch, w *WriteSet, appendEntry func(protocol.Store
 	}
 	for k, v := range sets {
 		if old, ok := m[k]; ok {
-			committed.Add(-int64(len(k) + len(old)))
+			committed.Add(-heldBytes(k, old))
 		}
 		if v == nil {
 			delete(m, k)
 		} else {
 			m[k] = v
-			committed.Add(int64(len(k) + len(v)))
+			committed.Add(heldBytes(k, v))
 		}
 	}
 	if len(m) == 0 {
@@ -191,7 +201,7 @@ func (s *Sessions) Release() {
 	defer s.mu.Unlock()
 	for _, m := range s.by {
 		for k, v := range m {
-			committed.Add(-int64(len(k) + len(v)))
+			committed.Add(-heldBytes(k, v))
 		}
 	}
 	s.by = nil

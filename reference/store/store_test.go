@@ -131,8 +131,8 @@ func TestSessionStoreBounds(t *testing.T) {
 	var s Sessions
 	b := Branch{SessionID: "s", SessionKey: "k", Name: "main"}
 	s.Commit(b, &v, appended)
-	if got := CommittedBytes() - before; got != int64(len("a")+len(big)) {
-		t.Fatalf("committed bytes grew by %d, want %d", got, len("a")+len(big))
+	if got := CommittedBytes() - before; got != int64(len("a")+len(big)+KeyOverhead) {
+		t.Fatalf("committed bytes grew by %d, want %d (key, value and KeyOverhead)", got, len("a")+len(big)+KeyOverhead)
 	}
 	s.Release()
 	if CommittedBytes() != before {
@@ -211,6 +211,9 @@ func TestReplay(t *testing.T) {
 		if v, _, _ := s.Load(b, nil, k); string(v) != want {
 			t.Fatalf("%s: got %s, want %q", k, v, want)
 		}
+	}
+	if got := CommittedBytes() - before; got != 2*(2+KeyOverhead) {
+		t.Fatalf("a replay of two one-byte keys with one-byte values counts %d bytes, want %d (KeyOverhead each: tiny keys must not be nearly free)", got, 2*(2+KeyOverhead))
 	}
 	if err := s.Replay(b, nil); err != nil || CommittedBytes() != before {
 		t.Fatalf("an empty replay must drop the branch's values and their bytes: %v, %d", err, CommittedBytes()-before)
