@@ -78,6 +78,9 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
 		if !Features().Has(req.Feature) {
+			if p, err := spec.LookupProfile(Profile()); err == nil && !p.Has(req.Feature) {
+				ginkgo.Skip(fmt.Sprintf("feature %q is not part of profile %s, which this run judges (requirement %s; see --profile)", req.Feature, p.Name, id))
+			}
 			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
 		}
 		if why := notDrivable("", id); why != "" {
