@@ -16,7 +16,8 @@ import path from "node:path";
 import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
-import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, v2Tool } from "./lib/v2.mjs";
+import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE } from "./lib/v2.mjs";
+import { harnessTool } from "./lib/harnesstool.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -94,7 +95,7 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  const make = (t) => v2Tool(surface, peer, run, t);
+  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true });
   let own = p.tools.filter((t) => t.source !== "client").map(make);
   if (p.policy != null) {
     // The agent's tools.allow/deny through OpenClaw's own policy pipeline,

@@ -17,6 +17,7 @@ import path from "node:path";
 import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
+import { harnessTool } from "./lib/harnesstool.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
 
 const args = process.argv.slice(2);
@@ -115,51 +116,6 @@ function getRun(params, method) {
   return r;
 }
 
-// Harness tool → OpenClaw tool. execute sends tool.invoke; the answer becomes
-// OpenClaw's tool result shape {content: [{type: "text", text}], details}.
-function harnessTool(run, spec) {
-  const tool = {
-    name: spec.name,
-    label: spec.label, // absent stays absent: OpenClaw's compact entries carry it as given
-    description: spec.description ?? "",
-    parameters: spec.parameters ?? { type: "object", properties: {} },
-    execute: async (toolCallId, input, signal, _onUpdate, meta) => {
-      const params = {
-        run: run.id,
-        toolCallId,
-        // Only what OpenClaw itself says: an invented parent would let the
-        // adapter vouch for nesting (CM-NEST-01) instead of OpenClaw.
-        parentToolCallId: meta?.parentToolCallId ?? "",
-        catalogId: run.catalogIds.get(tool) ?? "",
-        tool: spec.name,
-        source: spec.source,
-        owner: spec.owner,
-        input: input ?? {},
-        context: run.context,
-      };
-      const answer = await peer.request("tool.invoke", params, signal, () =>
-        peer.notify("tool.cancel", { run: run.id, toolCallId }),
-      );
-      if (answer.error) {
-        const e = new Error(answer.error.message);
-        if (answer.error.data !== undefined) e.data = answer.error.data;
-        throw e;
-      }
-      const value = answer.result?.result;
-      return { content: [{ type: "text", text: JSON.stringify(value) ?? "null" }], details: value };
-    },
-  };
-  if (spec.source === "plugin") surface.setPluginToolMeta(tool, { pluginId: spec.owner, optional: false });
-  if (spec.source === "mcp") {
-    surface.setPluginToolMeta(tool, {
-      pluginId: "bundle-mcp",
-      optional: false,
-      mcp: { serverName: spec.owner, safeServerName: spec.owner, toolName: spec.name, operation: "tool" },
-    });
-  }
-  return tool;
-}
-
 function prepare(p) {
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
@@ -186,7 +142,7 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(run, t));
+  let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(surface, peer, run, t));
   if (p.policy != null) {
     // policy is the agent's tools.allow/deny (agents.list[].tools), run
     // through OpenClaw's own tool-policy pipeline before code mode, as its
@@ -195,7 +151,7 @@ function prepare(p) {
     const steps = surface.buildDefaultToolPolicyPipelineSteps({ agentPolicy: surface.pickSandboxToolPolicy(agentTools(p.policy)), agentId: p.agentId });
     own = surface.applyToolPolicyPipeline({ tools: own, toolMeta: (t) => surface.getPluginToolMeta(t), warn: (m) => process.stderr.write(`openclaw: ${m}\n`), steps });
   }
-  const client = p.tools.filter((t) => t.source === "client").map((t) => harnessTool(run, t));
+  const client = p.tools.filter((t) => t.source === "client").map((t) => harnessTool(surface, peer, run, t));
   const eff = surface.resolveCodeModeConfig(config, p.agentId);
   // OpenClaw's run setup (codeModeControlsEnabledForRun in its tool
   // selection) creates the code-mode tools only when resolveCodeModeConfig

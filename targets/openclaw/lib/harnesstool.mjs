@@ -1,0 +1,48 @@
+// Shared by both generations' adapters.
+
+// harnessTool turns a harness ToolSpec into an OpenClaw tool whose execute
+// sends tool.invoke to the harness; the answer becomes OpenClaw's tool result
+// shape {content: [{type: "text", text}], details}. With executionMode (the
+// generation-2 adapter), the spec's executionMode is passed on as OpenClaw's
+// own tool field (the scheduler in ToolSearchRuntime reads it).
+export function harnessTool(surface, peer, run, spec, { executionMode = false } = {}) {
+  const tool = {
+    name: spec.name,
+    label: spec.label,
+    description: spec.description ?? "",
+    parameters: spec.parameters ?? { type: "object", properties: {} },
+    execute: async (toolCallId, input, signal, _onUpdate, meta) => {
+      const params = {
+        run: run.id,
+        toolCallId,
+        // Only what OpenClaw itself says: an invented parent would let the
+        // adapter vouch for nesting (CM-NEST-01) instead of OpenClaw.
+        parentToolCallId: meta?.parentToolCallId ?? "",
+        catalogId: run.catalogIds.get(tool) ?? "",
+        tool: spec.name,
+        source: spec.source,
+        owner: spec.owner,
+        input: input ?? {},
+        context: run.context,
+      };
+      const answer = await peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: run.id, toolCallId }));
+      if (answer.error) {
+        const e = new Error(answer.error.message);
+        if (answer.error.data !== undefined) e.data = answer.error.data;
+        throw e;
+      }
+      const value = answer.result?.result;
+      return { content: [{ type: "text", text: JSON.stringify(value) ?? "null" }], details: value };
+    },
+  };
+  if (executionMode && spec.executionMode !== undefined) tool.executionMode = spec.executionMode;
+  if (spec.source === "plugin") surface.setPluginToolMeta(tool, { pluginId: spec.owner, optional: false });
+  if (spec.source === "mcp") {
+    surface.setPluginToolMeta(tool, {
+      pluginId: "bundle-mcp",
+      optional: false,
+      mcp: { serverName: spec.owner, safeServerName: spec.owner, toolName: spec.name, operation: "tool" },
+    });
+  }
+  return tool;
+}
