@@ -86,8 +86,8 @@ func (s *step) invokeGated(ctx context.Context, p protocol.InvokeParams, network
 	if err := s.gateCall(ctx, &p); err != nil {
 		return nil, err
 	}
-	if network { // a blocked or denied call saw no network content (untrusted.go)
-		return s.invokeNetwork(ctx, p)
+	if network { // from its start, as OpenClaw counts a network invocation; a blocked or denied call saw none (untrusted.go)
+		s.c.network.observe()
 	}
 	return s.rt.inv.Invoke(ctx, p)
 }

@@ -1,11 +1,6 @@
 package codemode
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -16,8 +11,10 @@ import (
 // marked for good: every later result of it, across suspension and resume,
 // carries networkContent (CM-NEST-20), and what it saves or stores keeps
 // that provenance for the cells that load it (CM-RES-08, CM-STO-11). Nothing
-// is ever unwrapped: a network tool's value reaches the guest as the tool
-// returned it, its error as OpenClaw's protected error.
+// is ever unwrapped: a network tool's value and error reach the guest as
+// the tool gave them, its own wrapping intact (OpenClaw 2026.9.6 code mode
+// runs nested tools with protectNetworkErrors off and wraps the exec result
+// instead).
 
 // networkMark is a cell's "saw network-controlled content" flag. It lives on
 // the host with the cell, so a snapshot does not lose it.
@@ -31,26 +28,4 @@ func (m *networkMark) taken() bool { return m.seen.Load() }
 // feature.
 func (s *step) networkControlled(spec protocol.ToolSpec) bool {
 	return spec.ResultContentSource == protocol.ContentSourceNetwork && s.rt.opts.HasFeature("untrusted-content")
-}
-
-// invokeNetwork runs a network-controlled call that passed its gates: the
-// cell is marked before the tool runs (as OpenClaw counts a network
-// invocation from its start), and a tool error becomes the protected error
-// of protocol.ProtectNetworkError, without its data (OpenClaw:
-// protectNetworkToolExecutionError keeps no cause). A cancellation is the
-// host's own and stays as it is.
-func (s *step) invokeNetwork(ctx context.Context, p protocol.InvokeParams) (v json.RawMessage, err error) {
-	s.c.network.observe()
-	v, err = s.rt.inv.Invoke(ctx, p)
-	if err == nil || ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		return v, err
-	}
-	return nil, &ToolError{Message: protocol.ProtectNetworkError(err.Error(), markerID())}
-}
-
-// markerID is a fresh wrapper marker id: 8 random bytes in hex.
-func markerID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

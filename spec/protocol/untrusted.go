@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // Untrusted content (feature untrusted-content, CM-NEST-20, CM-RES-08,
 // CM-STO-11; spec/protocol.md §4.3). Page 001 keeps the "existing
 // untrusted-content wrapping and sanitisation" of network-controlled tools:
-// OpenClaw's src/security/external-content.ts (wrapExternalContent,
-// truncateSanitizedExternalContent) as 2026.9.6 ships it. This file is that
-// wrapper as data, so that targets produce it and the harness checks it.
+// OpenClaw's src/security/external-content.ts (wrapExternalContent) as
+// 2026.9.6 ships it. This file is that wrapper as data: the model receives a
+// networkContent result wrapped so, a network tool wraps what it fetched so,
+// and the harness finds it in what the guest and the model get.
 
 // ContentSource says where a tool's results come from (ToolSpec
 // resultContentSource; OpenClaw's AgentTool.resultContentSource). Empty:
@@ -51,10 +51,6 @@ const (
 	MarkerSanitized     = "[[MARKER_SANITIZED]]"
 	EndMarkerSanitized  = "[[END_MARKER_SANITIZED]]"
 	SpecialTokenRemoved = "[REMOVED_SPECIAL_TOKEN]"
-	// NetworkToolErrorMaxChars bounds a network-controlled tool's error
-	// message, in UTF-16 code units, before it is wrapped (OpenClaw:
-	// NETWORK_TOOL_ERROR_MAX_CHARS).
-	NetworkToolErrorMaxChars = 4000
 )
 
 // markerIDPattern is a marker id: 8 random bytes in hex (OpenClaw:
@@ -80,18 +76,6 @@ func WrapUntrusted(content, source, id string) string {
 	}, "\n")
 }
 
-// ProtectNetworkError is the message a network-controlled tool's error
-// reaches the guest with: its message bounded to NetworkToolErrorMaxChars
-// and sanitised (TruncateSanitizedUntrusted), wrapped with Source API
-// (OpenClaw: protectNetworkToolExecutionError). An empty message becomes
-// "Tool execution failed.".
-func ProtectNetworkError(message, id string) string {
-	if message == "" {
-		message = "Tool execution failed."
-	}
-	return WrapUntrusted(TruncateSanitizedUntrusted(message, NetworkToolErrorMaxChars), UntrustedSourceAPI, id)
-}
-
 // Untrusted is a wrapper found in a text (FindUntrusted).
 type Untrusted struct {
 	ID      string
@@ -107,7 +91,6 @@ var (
 		`<<<` + UntrustedStartName + ` id="(` + markerIDPattern + `)">>>\n((?:[^\n]*\n)*?)---\n(.*?)\n<<<` + UntrustedEndName + ` id="(` + markerIDPattern + `)">>>`)
 	startMarker   = regexp.MustCompile(`(?i)<<<[` + jsSpace + `]*EXTERNAL[` + jsSpace + `_]+UNTRUSTED[` + jsSpace + `_]+CONTENT(?:[` + jsSpace + `]+id=\\*"[^"]*")?[` + jsSpace + `]*>>>`)
 	endMarker     = regexp.MustCompile(`(?i)<<<[` + jsSpace + `]*END[` + jsSpace + `_]+EXTERNAL[` + jsSpace + `_]+UNTRUSTED[` + jsSpace + `_]+CONTENT(?:[` + jsSpace + `]+id=\\*"[^"]*")?[` + jsSpace + `]*>>>`)
-	partialMarker = regexp.MustCompile(`(?i)<<<[` + jsSpace + `]*(?:END[` + jsSpace + `_]+)?EXTERNAL[` + jsSpace + `_]+UNTRUSTED[` + jsSpace + `_]+CONTENT((?:[` + jsSpace + `]+id=\\*"[^"]*")?[` + jsSpace + `]*>>>)?`)
 	specialTokens = func() *regexp.Regexp {
 		var alts []string
 		for _, t := range []string{"<|im_start|>", "<|im_end|>", "<|endoftext|>", "<|begin_of_text|>", "<|end_of_text|>",
@@ -238,59 +221,4 @@ func replaceMarkers(s string) string {
 // (OpenClaw: sanitizeExternalContentText).
 func SanitizeUntrusted(s string) string {
 	return specialTokens.ReplaceAllLiteralString(replaceMarkers(s), SpecialTokenRemoved)
-}
-
-// utf16Len is the length of s in UTF-16 code units (JavaScript's length).
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
-// utf16Prefix is the longest prefix of s of at most n UTF-16 code units
-// that does not split a surrogate pair (OpenClaw: truncateUtf16Safe).
-func utf16Prefix(s string, n int) string {
-	units := 0
-	for i, r := range s {
-		units += utf16.RuneLen(r)
-		if units > n {
-			return s[:i]
-		}
-	}
-	return s
-}
-
-// TruncateSanitizedUntrusted bounds s to maxChars UTF-16 code units after
-// sanitising it, never leaving a marker cut in half (OpenClaw:
-// truncateSanitizedExternalContent).
-func TruncateSanitizedUntrusted(s string, maxChars int) string {
-	full := utf16Len(s)
-	sanitizePrefix := func(candidate string) string {
-		if utf16Len(candidate) < full {
-			f := fold(candidate)
-			for _, m := range partialMarker.FindAllStringSubmatchIndex(f.text, -1) {
-				if m[2] < 0 { // a marker the cut left without its end
-					candidate = candidate[:f.start[m[0]]]
-					break
-				}
-			}
-		}
-		return SanitizeUntrusted(candidate)
-	}
-	prefix := utf16Prefix(s, maxChars)
-	if text := sanitizePrefix(prefix); utf16Len(text) <= maxChars {
-		return text
-	}
-	lower, upper, best := 0, utf16Len(prefix), ""
-	for lower <= upper {
-		middle := (lower + upper) / 2
-		if text := sanitizePrefix(utf16Prefix(prefix, middle)); utf16Len(text) <= maxChars {
-			best, lower = text, middle+1
-		} else {
-			upper = middle - 1
-		}
-	}
-	return best
 }
