@@ -42,7 +42,9 @@ func init() {
 // trustingResults saves every value as trusted.
 type trustingResults struct{ *store.Results }
 
-func (t trustingResults) Save(v json.RawMessage, _ bool) (string, error) { return t.Results.Save(v, false) }
+func (t trustingResults) Save(v json.RawMessage, _ bool) (string, error) {
+	return t.Results.Save(v, false)
+}
 
 // trustingStore commits without provenance: loads never report it, and the
 // transcript entry does not list it.
