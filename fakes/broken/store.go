@@ -52,7 +52,7 @@ func (c *commitAlways) Discard(b store.Branch, w *store.WriteSet) {
 // sharedStore maps every branch of every session to one.
 type sharedStore struct{ s *store.Sessions }
 
-func (x sharedStore) Load(_ store.Branch, w *store.WriteSet, key string) (json.RawMessage, bool, error) {
+func (x sharedStore) Load(_ store.Branch, w *store.WriteSet, key string) (json.RawMessage, bool, bool, error) {
 	return x.s.Load(store.Branch{}, w, key)
 }
 func (x sharedStore) Commit(_ store.Branch, w *store.WriteSet, appendEntry func(protocol.StoreEntry) error) error {

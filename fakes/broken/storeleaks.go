@@ -61,9 +61,9 @@ type evictingResults struct {
 	refs []string
 }
 
-func (e *evictingResults) Save(v json.RawMessage) (string, error) {
+func (e *evictingResults) Save(v json.RawMessage, network bool) (string, error) {
 	for {
-		ref, err := e.Results.Save(v)
+		ref, err := e.Results.Save(v, network)
 		if err == nil {
 			e.refs = append(e.refs, ref)
 			return ref, nil
@@ -105,12 +105,12 @@ func (*anyLeaf) CheckLeaf(store.Branch) error { return nil }
 // lossyResults keeps a large value as a string of its first 2 KiB.
 type lossyResults struct{ *store.Results }
 
-func (l lossyResults) Save(v json.RawMessage) (string, error) {
+func (l lossyResults) Save(v json.RawMessage, network bool) (string, error) {
 	if len(v) > 2048 {
 		cut, _ := json.Marshal(string(v[:2048]))
 		v = cut
 	}
-	return l.Results.Save(v)
+	return l.Results.Save(v, network)
 }
 
 // servingFresh serves the reference under profile v2 with a new session

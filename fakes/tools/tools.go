@@ -1,6 +1,7 @@
 // Package tools is the fake tool set the harness declares in run.prepare and
-// answers through tool.invoke: echo, add, slow, fail and big, plus helpers to
-// declare arbitrary tools. Every invocation is recorded with its full context so
+// answers through tool.invoke: echo, add, slow, fail and big, the
+// network-controlled fetch_page (network.go), plus helpers to declare
+// arbitrary tools. Every invocation is recorded with its full context so
 // specs can check what a target sent (CM-NEST-01).
 package tools
 

@@ -52,7 +52,7 @@ func (s *step) autoRetain(value json.RawMessage) (json.RawMessage, bool) {
 	case r.headless:
 		ret.NotRetained = MsgHeadlessNotRetained // CM-RES-06: never allocate
 	default:
-		ref, err := r.results.Save(value)
+		ref, err := r.results.Save(value, s.c.network.taken()) // provenance (CM-RES-08)
 		if err != nil {
 			ret.NotRetained = "not retained: " + err.Error() // CM-RES-05
 		} else {

@@ -51,6 +51,9 @@ type cell struct {
 	toolFailures map[string]bool
 	// writes are the cell's uncommitted session store writes (storeops.go).
 	writes store.WriteSet
+	// network is set once the cell saw network-controlled content
+	// (untrusted.go, CM-NEST-20).
+	network networkMark
 }
 
 type nestedCall struct {

@@ -82,9 +82,12 @@ func (rt *Runtime) execHook(ctx context.Context, r *agentRun, toolCallID string,
 // blocked or denied call is a *ToolError the guest can catch; the tool is
 // never invoked. A pending approval keeps the call in flight, so the cell
 // suspends as for any slow call and resumes on wait once it is decided.
-func (s *step) invokeGated(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+func (s *step) invokeGated(ctx context.Context, p protocol.InvokeParams, network bool) (json.RawMessage, error) {
 	if err := s.gateCall(ctx, &p); err != nil {
 		return nil, err
+	}
+	if network { // from its start, as OpenClaw counts a network invocation; a blocked or denied call saw none (untrusted.go)
+		s.c.network.observe()
 	}
 	return s.rt.inv.Invoke(ctx, p)
 }

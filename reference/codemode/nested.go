@@ -104,9 +104,10 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 	input := wellFormedInput(q.Input)
 	p := protocol.InvokeParams{Run: s.c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
 		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: s.c.run.ctx}
+	network := s.networkControlled(spec) // untrusted.go: CM-NEST-20
 	s.launch(q.ID, toolID, true, func(ctx context.Context) (json.RawMessage, error) {
-		s.c.traceNested(p)              // trajectory.go
-		v, err := s.invokeGated(ctx, p) // hooks and approvals first (CM-NEST-02/03, hooks.go)
+		s.c.traceNested(p)                       // trajectory.go
+		v, err := s.invokeGated(ctx, p, network) // hooks and approvals first (CM-NEST-02/03, hooks.go)
 		s.c.traceSettled(p.ToolCallID, err)
 		return v, err
 	})

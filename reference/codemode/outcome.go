@@ -46,6 +46,7 @@ func (s *step) finish(r result.Result) result.Result {
 		r.Output = s.output
 	}
 	r.Telemetry = s.telemetry()
+	r.NetworkContent = s.c.network.taken() // the model gets it wrapped as untrusted (CM-NEST-20)
 	return r
 }
 

@@ -15,8 +15,9 @@ import (
 // (feature session-store). The reference uses *store.Sessions; fakes/broken
 // swaps in defective ones.
 type SessionStore interface {
-	// Load returns key on branch b as the cell with write set w sees it.
-	Load(b store.Branch, w *store.WriteSet, key string) (v json.RawMessage, found bool, err error)
+	// Load returns key on branch b as the cell with write set w sees it;
+	// network is its provenance (CM-STO-11).
+	Load(b store.Branch, w *store.WriteSet, key string) (v json.RawMessage, found, network bool, err error)
 	// Commit applies a completed cell's write set (CM-STO-02) after handing
 	// its transcript entry to appendEntry (CM-STO-05); a failed append
 	// commits nothing (CM-STO-06).
@@ -36,9 +37,11 @@ type SessionStore interface {
 
 // ResultsStore is one run's results store (feature results): *store.Results
 // by default; fakes/broken swaps in defective ones through Options.Results.
+// Save's network and Load's network are the value's provenance: it came
+// from network-controlled content (CM-RES-08).
 type ResultsStore interface {
-	Save(v json.RawMessage) (string, error)
-	Load(ref string) (json.RawMessage, error)
+	Save(v json.RawMessage, network bool) (string, error)
+	Load(ref string) (v json.RawMessage, network bool, err error)
 	Delete(ref string) bool
 	Clear()
 }
@@ -123,15 +126,18 @@ func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 		}
 		switch q.Op {
 		case prelude.OpResultsSave:
-			ref, err := r.results.Save(q.Input)
+			ref, err := r.results.Save(q.Input, s.c.network.taken()) // provenance (CM-RES-08)
 			if err != nil {
 				return fail(fmt.Errorf("results.save: %w", err))
 			}
 			return ok(ref)
 		case prelude.OpResultsLoad:
-			v, err := r.results.Load(q.Key)
+			v, network, err := r.results.Load(q.Key)
 			if err != nil {
 				return fail(fmt.Errorf("results.load: %w", err))
+			}
+			if network { // the receiving cell's result is untrusted (CM-RES-08)
+				s.c.network.observe()
 			}
 			return found(v, true)
 		default:
@@ -155,14 +161,17 @@ func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 			if len(v) == 0 {
 				v = nil // store(key, undefined) deletes the key
 			}
-			if err := s.c.writes.Set(q.Key, v, min(r.cfg.MemoryLimitBytes, r.cfg.MaxSnapshotBytes)); err != nil {
+			if err := s.c.writes.Set(q.Key, v, s.c.network.taken(), min(r.cfg.MemoryLimitBytes, r.cfg.MaxSnapshotBytes)); err != nil {
 				return fail(fmt.Errorf("store: %w", err))
 			}
 			return ok(nil)
 		}
-		v, f, err := r.sessions.Load(*r.branch, &s.c.writes, q.Key)
+		v, f, network, err := r.sessions.Load(*r.branch, &s.c.writes, q.Key)
 		if err != nil {
 			return fail(fmt.Errorf("load: %w", err))
+		}
+		if network { // untrusted in a later turn too (CM-STO-11)
+			s.c.network.observe()
 		}
 		return found(v, f)
 	}

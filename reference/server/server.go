@@ -266,6 +266,8 @@ func validatePrepare(p protocol.PrepareParams) error {
 			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
 		case !t.ExecutionMode.Valid():
 			return fmt.Errorf("tools[%d] (%s): executionMode %q is not sequential or parallel", i, t.Name, t.ExecutionMode)
+		case !t.ResultContentSource.Valid():
+			return fmt.Errorf("tools[%d] (%s): resultContentSource %q is not network", i, t.Name, t.ResultContentSource)
 		}
 	}
 	if p.Session != nil {

@@ -39,6 +39,9 @@ func TestPrepareRejectsMalformedParams(t *testing.T) {
 		"tool has no owner": func(p map[string]any) {
 			delete(p["tools"].([]any)[0].(map[string]any), "owner")
 		},
+		"unknown resultContentSource": func(p map[string]any) {
+			p["tools"].([]any)[0].(map[string]any)["resultContentSource"] = "web"
+		},
 	}
 	for name, edit := range cases {
 		p := ok()

@@ -67,9 +67,9 @@ func (s *Sessions) CheckLeaf(b Branch) error {
 }
 
 // entryOf is the openclaw.code-mode-store transcript entry of a write set
-// (CM-STO-05). The reference has no network-controlled content, so
-// NetworkContent stays empty.
-func entryOf(b Branch, sets map[string][]byte) protocol.StoreEntry {
+// (CM-STO-05), with the per-key provenance of its network-controlled sets
+// in NetworkContent, sorted (CM-STO-11).
+func entryOf(b Branch, sets map[string][]byte, network map[string]bool) protocol.StoreEntry {
 	e := protocol.StoreEntry{Type: protocol.StoreEntryType, Branch: b.Name, Sets: map[string]json.RawMessage{}, Deletes: []string{}}
 	for k, v := range sets {
 		switch {
@@ -77,8 +77,12 @@ func entryOf(b Branch, sets map[string][]byte) protocol.StoreEntry {
 			e.Deletes = append(e.Deletes, k)
 		default:
 			e.Sets[k] = append([]byte(nil), v...)
+			if network[k] {
+				e.NetworkContent = append(e.NetworkContent, k)
+			}
 		}
 	}
 	sort.Strings(e.Deletes)
+	sort.Strings(e.NetworkContent)
 	return e
 }

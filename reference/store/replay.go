@@ -51,6 +51,7 @@ func ParseTranscript(raw []json.RawMessage) ([]protocol.StoreEntry, error) {
 // changes nothing.
 func (s *Sessions) Replay(b Branch, entries []protocol.StoreEntry) error {
 	m := map[string][]byte{}
+	network := map[string]bool{} // provenance, as Commit keeps it (CM-STO-11)
 	for _, e := range entries {
 		for k, v := range e.Sets {
 			c, err := Normalise(v)
@@ -58,9 +59,16 @@ func (s *Sessions) Replay(b Branch, entries []protocol.StoreEntry) error {
 				return err
 			}
 			m[k] = c
+			delete(network, k)
+		}
+		for _, k := range e.NetworkContent {
+			if _, set := e.Sets[k]; set {
+				network[k] = true
+			}
 		}
 		for _, k := range e.Deletes {
 			delete(m, k)
+			delete(network, k)
 		}
 	}
 	var size int64
@@ -84,6 +92,13 @@ func (s *Sessions) Replay(b Branch, entries []protocol.StoreEntry) error {
 		delete(s.by, b)
 	} else {
 		s.by[b] = m
+	}
+	delete(s.network, b)
+	if len(network) > 0 {
+		if s.network == nil {
+			s.network = map[Branch]map[string]bool{}
+		}
+		s.network[b] = network
 	}
 	return nil
 }

@@ -24,6 +24,9 @@ type Results struct {
 	used     int64
 	seq      int
 	entries  map[string][]byte // reference -> compact JSON
+	// network holds the references saved from network-controlled content
+	// (CM-RES-08): loading one makes the receiving cell's result untrusted.
+	network map[string]bool
 }
 
 // NewResults returns an empty store holding at most MaxResults entries and
@@ -44,9 +47,10 @@ func Normalise(v json.RawMessage) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Save keeps v and returns its reference ("result-<n>"). A value that would
-// pass either limit is refused with ErrResultsFull and nothing changes.
-func (r *Results) Save(v json.RawMessage) (string, error) {
+// Save keeps v and returns its reference ("result-<n>"); network records
+// that v came from network-controlled content (CM-RES-08). A value that
+// would pass either limit is refused with ErrResultsFull and nothing changes.
+func (r *Results) Save(v json.RawMessage, network bool) (string, error) {
 	b, err := Normalise(v)
 	if err != nil {
 		return "", err
@@ -66,18 +70,25 @@ func (r *Results) Save(v json.RawMessage) (string, error) {
 	ref := fmt.Sprintf("result-%d", r.seq)
 	r.entries[ref] = b
 	r.used += int64(len(b))
+	if network {
+		if r.network == nil {
+			r.network = map[string]bool{}
+		}
+		r.network[ref] = true
+	}
 	return ref, nil
 }
 
-// Load returns the JSON saved under ref; the caller decodes a detached copy.
-func (r *Results) Load(ref string) (json.RawMessage, error) {
+// Load returns the JSON saved under ref, and whether it came from
+// network-controlled content; the caller decodes a detached copy.
+func (r *Results) Load(ref string) (v json.RawMessage, network bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, ok := r.entries[ref]
 	if !ok {
-		return nil, fmt.Errorf("%w: %q", ErrUnknownReference, ref)
+		return nil, false, fmt.Errorf("%w: %q", ErrUnknownReference, ref)
 	}
-	return append(json.RawMessage(nil), b...), nil
+	return append(json.RawMessage(nil), b...), r.network[ref], nil
 }
 
 // Delete frees ref's entry and bytes; it reports whether ref existed.
@@ -87,6 +98,7 @@ func (r *Results) Delete(ref string) bool {
 	b, ok := r.entries[ref]
 	if ok {
 		delete(r.entries, ref)
+		delete(r.network, ref)
 		r.used -= int64(len(b))
 	}
 	return ok
@@ -97,6 +109,6 @@ func (r *Results) Delete(ref string) bool {
 func (r *Results) Clear() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.entries = nil
+	r.entries, r.network = nil, nil
 	r.used = 0
 }

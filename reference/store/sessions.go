@@ -52,6 +52,9 @@ type Sessions struct {
 	mu     sync.Mutex
 	by     map[Branch]map[string][]byte
 	leaves map[session]*leaf // leaf.go
+	// network holds, per branch, the committed keys whose value came from
+	// network-controlled content (CM-STO-11).
+	network map[Branch]map[string]bool
 }
 
 // WriteSet is one cell's uncommitted writes: sets and deletes by key. It
@@ -61,6 +64,9 @@ type WriteSet struct {
 	mu    sync.Mutex
 	sets  map[string][]byte // nil value: deleted
 	bytes int64             // keys and values in sets
+	// network holds the keys of sets whose value came from
+	// network-controlled content (CM-STO-11).
+	network map[string]bool
 }
 
 // CheckKey validates a store key.
@@ -71,8 +77,9 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// Set buffers key = v (v nil deletes key).
-func (w *WriteSet) Set(key string, v json.RawMessage, maxBytes int64) error {
+// Set buffers key = v (v nil deletes key); network records that v came
+// from network-controlled content (CM-STO-11).
+func (w *WriteSet) Set(key string, v json.RawMessage, network bool, maxBytes int64) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}
@@ -106,6 +113,13 @@ func (w *WriteSet) Set(key string, v json.RawMessage, maxBytes int64) error {
 	}
 	w.sets[key] = b
 	w.bytes = next
+	delete(w.network, key)
+	if network && b != nil {
+		if w.network == nil {
+			w.network = map[string]bool{}
+		}
+		w.network[key] = true
+	}
 	return nil
 }
 
@@ -118,32 +132,34 @@ func (w *WriteSet) Empty() bool {
 
 // Load returns key's value on branch b as the cell sees it: its own
 // uncommitted sets and deletes over the committed values. found is false for
-// a key never set or deleted.
-func (s *Sessions) Load(b Branch, w *WriteSet, key string) (v json.RawMessage, found bool, err error) {
+// a key never set or deleted; network is true for a value that came from
+// network-controlled content (CM-STO-11).
+func (s *Sessions) Load(b Branch, w *WriteSet, key string) (v json.RawMessage, found, network bool, err error) {
 	if err := CheckKey(key); err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
 	if w != nil {
 		w.mu.Lock()
 		own, ok := w.sets[key]
+		net := w.network[key]
 		w.mu.Unlock()
 		if ok {
-			return append(json.RawMessage(nil), own...), own != nil, nil
+			return append(json.RawMessage(nil), own...), own != nil, net, nil
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.by[b][key]
 	if !ok {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
-	return append(json.RawMessage(nil), c...), true, nil
+	return append(json.RawMessage(nil), c...), true, s.network[b][key], nil
 }
 
 // Discard drops w: its cell did not complete (CM-STO-02).
 func (s *Sessions) Discard(_ Branch, w *WriteSet) {
 	w.mu.Lock()
-	w.sets, w.bytes = nil, 0
+	w.sets, w.bytes, w.network = nil, 0, nil
 	w.mu.Unlock()
 }
 
@@ -158,13 +174,13 @@ func (s *Sessions) Commit(b Branch, w *WriteSet, appendEntry func(protocol.Store
 		return nil
 	}
 	w.mu.Lock()
-	sets := w.sets
-	w.sets, w.bytes = nil, 0
+	sets, network := w.sets, w.network
+	w.sets, w.bytes, w.network = nil, 0, nil
 	w.mu.Unlock()
 	if len(sets) == 0 {
 		return nil
 	}
-	if err := appendEntry(entryOf(b, sets)); err != nil {
+	if err := appendEntry(entryOf(b, sets, network)); err != nil {
 		return fmt.Errorf("%w: %v", ErrAppendFailed, err)
 	}
 	s.mu.Lock()
@@ -191,6 +207,7 @@ func (s *Sessions) Commit(b Branch, w *WriteSet, appendEntry func(protocol.Store
 	if len(m) == 0 {
 		delete(s.by, b)
 	}
+	s.setNetwork(b, sets, network)
 	return nil
 }
 
@@ -204,5 +221,31 @@ func (s *Sessions) Release() {
 			committed.Add(-heldBytes(k, v))
 		}
 	}
-	s.by = nil
+	s.by, s.network = nil, nil
+}
+
+// setNetwork records the provenance of the keys of sets on branch b: a key
+// set from network-controlled content (network) is marked, any other key of
+// sets, deleted or set from trusted content, is not (CM-STO-11). The caller
+// holds s.mu.
+func (s *Sessions) setNetwork(b Branch, sets map[string][]byte, network map[string]bool) {
+	m := s.network[b]
+	for k, v := range sets {
+		switch {
+		case v != nil && network[k]:
+			if m == nil {
+				m = map[string]bool{}
+				if s.network == nil {
+					s.network = map[Branch]map[string]bool{}
+				}
+				s.network[b] = m
+			}
+			m[k] = true
+		case m != nil:
+			delete(m, k)
+		}
+	}
+	if m != nil && len(m) == 0 {
+		delete(s.network, b)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/google/go-cmp/cmp"
 )
 
 // appended is a transcript append that succeeds.
@@ -19,40 +20,40 @@ func TestResultsLimits(t *testing.T) {
 	r := NewResults(100)
 	var refs []string
 	for i := 0; i < MaxResults; i++ {
-		ref, err := r.Save(json.RawMessage(`1`))
+		ref, err := r.Save(json.RawMessage(`1`), false)
 		if err != nil {
 			t.Fatalf("save %d: %v", i, err)
 		}
 		refs = append(refs, ref)
 	}
-	if _, err := r.Save(json.RawMessage(`2`)); !errors.Is(err, ErrResultsFull) {
+	if _, err := r.Save(json.RawMessage(`2`), false); !errors.Is(err, ErrResultsFull) {
 		t.Fatalf("the 65th save: got %v, want ErrResultsFull", err)
 	}
-	if v, err := r.Load(refs[0]); err != nil || string(v) != "1" {
+	if v, _, err := r.Load(refs[0]); err != nil || string(v) != "1" {
 		t.Fatalf("a refused save must keep the entries: %s %v", v, err)
 	}
 	if !r.Delete(refs[1]) {
 		t.Fatal("delete of a saved reference reported false")
 	}
-	if _, err := r.Save(json.RawMessage(`3`)); err != nil {
+	if _, err := r.Save(json.RawMessage(`3`), false); err != nil {
 		t.Fatalf("a delete must free an entry: %v", err)
 	}
 
 	b := NewResults(10)
 	big := json.RawMessage(`"` + strings.Repeat("x", 7) + `"`) // 9 bytes
-	ref, err := b.Save(big)
+	ref, err := b.Save(big, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Save(json.RawMessage(`"ab"`)); !errors.Is(err, ErrResultsFull) {
+	if _, err := b.Save(json.RawMessage(`"ab"`), false); !errors.Is(err, ErrResultsFull) {
 		t.Fatalf("a save past the byte budget: got %v, want ErrResultsFull", err)
 	}
 	b.Delete(ref)
-	if _, err := b.Save(json.RawMessage(`"ab"`)); err != nil {
+	if _, err := b.Save(json.RawMessage(`"ab"`), false); err != nil {
 		t.Fatalf("a delete must free its bytes: %v", err)
 	}
 	b.Clear()
-	if _, err := b.Load(ref); !errors.Is(err, ErrUnknownReference) {
+	if _, _, err := b.Load(ref); !errors.Is(err, ErrUnknownReference) {
 		t.Fatalf("after Clear: got %v, want ErrUnknownReference", err)
 	}
 }
@@ -63,37 +64,37 @@ func TestSessionsCommit(t *testing.T) {
 	var s Sessions
 	b1, b2 := Branch{"s", "k", "b1"}, Branch{"s", "k", "b2"}
 	var w WriteSet
-	if err := w.Set("k", json.RawMessage(` {"a": 1} `), 100); err != nil {
+	if err := w.Set("k", json.RawMessage(` {"a": 1} `), false, 100); err != nil {
 		t.Fatal(err)
 	}
-	if v, f, _ := s.Load(b1, &w, "k"); !f || string(v) != `{"a":1}` {
+	if v, f, _, _ := s.Load(b1, &w, "k"); !f || string(v) != `{"a":1}` {
 		t.Fatalf("the cell must read its own write: %s %v", v, f)
 	}
-	if _, f, _ := s.Load(b1, nil, "k"); f {
+	if _, f, _, _ := s.Load(b1, nil, "k"); f {
 		t.Fatal("an uncommitted write is visible to another cell")
 	}
 	var failed WriteSet
-	_ = failed.Set("gone", json.RawMessage(`1`), 100)
+	_ = failed.Set("gone", json.RawMessage(`1`), false, 100)
 	s.Discard(b1, &failed)
 	s.Commit(b1, &w, appended)
-	if _, f, _ := s.Load(b1, nil, "gone"); f {
+	if _, f, _, _ := s.Load(b1, nil, "gone"); f {
 		t.Fatal("a discarded write set was committed")
 	}
-	if _, f, _ := s.Load(b1, nil, "k"); !f {
+	if _, f, _, _ := s.Load(b1, nil, "k"); !f {
 		t.Fatal("a committed write is not visible on its branch")
 	}
-	if _, f, _ := s.Load(b2, nil, "k"); f {
+	if _, f, _, _ := s.Load(b2, nil, "k"); f {
 		t.Fatal("a committed write is visible on another branch")
 	}
 	var del WriteSet
-	_ = del.Set("k", nil, 100)
-	if _, f, _ := s.Load(b1, &del, "k"); f {
+	_ = del.Set("k", nil, false, 100)
+	if _, f, _, _ := s.Load(b1, &del, "k"); f {
 		t.Fatal("the cell's own delete must hide the committed value")
 	}
-	if err := del.Set("k", json.RawMessage(`"toolong"`), 3); !errors.Is(err, ErrValueTooLarge) {
+	if err := del.Set("k", json.RawMessage(`"toolong"`), false, 3); !errors.Is(err, ErrValueTooLarge) {
 		t.Fatalf("got %v, want ErrValueTooLarge", err)
 	}
-	if err := del.Set("", json.RawMessage(`1`), 3); !errors.Is(err, ErrBadKey) {
+	if err := del.Set("", json.RawMessage(`1`), false, 3); !errors.Is(err, ErrBadKey) {
 		t.Fatalf("got %v, want ErrBadKey", err)
 	}
 }
@@ -104,23 +105,23 @@ func TestSessionsCommit(t *testing.T) {
 func TestSessionStoreBounds(t *testing.T) {
 	var w WriteSet
 	for i := 0; i < MaxCellKeys; i++ {
-		if err := w.Set("k"+strconv.Itoa(i), json.RawMessage(`1`), 1<<20); err != nil {
+		if err := w.Set("k"+strconv.Itoa(i), json.RawMessage(`1`), false, 1<<20); err != nil {
 			t.Fatalf("key %d: %v", i, err)
 		}
 	}
-	if err := w.Set("one-more", json.RawMessage(`1`), 1<<20); !errors.Is(err, ErrStoreFull) {
+	if err := w.Set("one-more", json.RawMessage(`1`), false, 1<<20); !errors.Is(err, ErrStoreFull) {
 		t.Fatalf("key %d: got %v, want ErrStoreFull", MaxCellKeys+1, err)
 	}
-	if err := w.Set("k0", json.RawMessage(`2`), 1<<20); err != nil {
+	if err := w.Set("k0", json.RawMessage(`2`), false, 1<<20); err != nil {
 		t.Fatalf("overwriting a key the cell wrote is no new key: %v", err)
 	}
 
 	var v WriteSet
 	big := json.RawMessage(`"` + strings.Repeat("y", 600) + `"`)
-	if err := v.Set("a", big, 1000); err != nil {
+	if err := v.Set("a", big, false, 1000); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Set("b", big, 1000); !errors.Is(err, ErrStoreFull) {
+	if err := v.Set("b", big, false, 1000); !errors.Is(err, ErrStoreFull) {
 		t.Fatalf("a second 600-byte value within a 1000-byte budget: got %v, want ErrStoreFull", err)
 	}
 	if v.Empty() {
@@ -146,9 +147,9 @@ func TestCommitAppends(t *testing.T) {
 	var s Sessions
 	b := Branch{"s", "k", "main"}
 	var w WriteSet
-	_ = w.Set("a", json.RawMessage(`1`), 100)
-	_ = w.Set("z", nil, 100)
-	_ = w.Set("y", nil, 100)
+	_ = w.Set("a", json.RawMessage(`1`), false, 100)
+	_ = w.Set("z", nil, false, 100)
+	_ = w.Set("y", nil, false, 100)
 	var got []protocol.StoreEntry
 	if err := s.Commit(b, &w, func(e protocol.StoreEntry) error { got = append(got, e); return nil }); err != nil {
 		t.Fatal(err)
@@ -157,11 +158,11 @@ func TestCommitAppends(t *testing.T) {
 		t.Fatalf("entries: %+v", got)
 	}
 	var f WriteSet
-	_ = f.Set("a", json.RawMessage(`2`), 100)
+	_ = f.Set("a", json.RawMessage(`2`), false, 100)
 	if err := s.Commit(b, &f, func(protocol.StoreEntry) error { return errors.New("disk full") }); !errors.Is(err, ErrAppendFailed) {
 		t.Fatalf("a failed append: got %v, want ErrAppendFailed", err)
 	}
-	if v, _, _ := s.Load(b, nil, "a"); string(v) != "1" {
+	if v, _, _, _ := s.Load(b, nil, "a"); string(v) != "1" {
 		t.Fatalf("a failed append must leave the committed value: %s", v)
 	}
 }
@@ -208,7 +209,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, want := range map[string]string{"a": "1", "b": "", "c": "3"} {
-		if v, _, _ := s.Load(b, nil, k); string(v) != want {
+		if v, _, _, _ := s.Load(b, nil, k); string(v) != want {
 			t.Fatalf("%s: got %s, want %q", k, v, want)
 		}
 	}
@@ -222,5 +223,51 @@ func TestReplay(t *testing.T) {
 		if _, err := ParseTranscript([]json.RawMessage{json.RawMessage(bad)}); err == nil {
 			t.Fatalf("ParseTranscript accepted %s", bad)
 		}
+	}
+}
+
+// TestNetworkProvenance pins the provenance of network-controlled values
+// (CM-RES-08, CM-STO-11): a results entry and a committed key keep it, the
+// transcript entry lists it, a replay restores it, and a later trusted set
+// of the key clears it.
+func TestNetworkProvenance(t *testing.T) {
+	r := NewResults(1 << 10)
+	net, _ := r.Save(json.RawMessage(`"page"`), true)
+	own, _ := r.Save(json.RawMessage(`1`), false)
+	if _, n, _ := r.Load(net); !n {
+		t.Error("a result saved from network content must load with its provenance")
+	}
+	if _, n, _ := r.Load(own); n {
+		t.Error("a result saved from trusted content must load without network provenance")
+	}
+
+	var s Sessions
+	b := Branch{SessionID: "s", SessionKey: "k", Name: "main"}
+	var w WriteSet
+	_ = w.Set("page", json.RawMessage(`"page"`), true, 100)
+	_ = w.Set("own", json.RawMessage(`1`), false, 100)
+	if _, _, n, _ := s.Load(b, &w, "page"); !n {
+		t.Error("the cell's own network write must load with its provenance")
+	}
+	var entry protocol.StoreEntry
+	_ = s.Commit(b, &w, func(e protocol.StoreEntry) error { entry = e; return nil })
+	if d := cmp.Diff([]string{"page"}, entry.NetworkContent); d != "" {
+		t.Errorf("transcript entry networkContent (-want +got):\n%s", d)
+	}
+	for key, want := range map[string]bool{"page": true, "own": false} {
+		if _, _, n, _ := s.Load(b, nil, key); n != want {
+			t.Errorf("committed %q: network provenance %v, want %v", key, n, want)
+		}
+	}
+	var fresh Sessions
+	_ = fresh.Replay(b, []protocol.StoreEntry{entry})
+	if _, _, n, _ := fresh.Load(b, nil, "page"); !n {
+		t.Error("a replayed transcript entry must restore the key's network provenance")
+	}
+	var again WriteSet
+	_ = again.Set("page", json.RawMessage(`"mine"`), false, 100)
+	_ = s.Commit(b, &again, func(protocol.StoreEntry) error { return nil })
+	if _, _, n, _ := s.Load(b, nil, "page"); n {
+		t.Error("a key set again from trusted content must lose its network provenance")
 	}
 }

@@ -114,6 +114,10 @@ type ToolSpec struct {
 	// ExecutionMode is "sequential" or "parallel" (default); feature
 	// execution-mode, CM-NEST-06 (scheduling.go).
 	ExecutionMode ExecutionMode `json:"executionMode,omitempty"`
+	// ResultContentSource "network" marks a network-controlled tool: its
+	// results and errors keep their untrusted-content wrapping (feature
+	// untrusted-content, CM-NEST-20; untrusted.go). Empty: trusted.
+	ResultContentSource ContentSource `json:"resultContentSource,omitempty"`
 }
 
 // Policy is the allow/deny tool policy of a run. Entries are tool names or

@@ -117,6 +117,11 @@ type Result struct {
 	Code             ErrorCode         `json:"code,omitempty"`
 	Output           []Output          `json:"output,omitempty"`
 	Telemetry        *Telemetry        `json:"telemetry"`
+	// NetworkContent is true when the cell saw network-controlled content
+	// (feature untrusted-content, CM-NEST-20, CM-RES-08, CM-STO-11): the
+	// model receives this result wrapped as untrusted external content
+	// (spec/protocol.md §4.3). Any status.
+	NetworkContent bool `json:"networkContent,omitempty"`
 }
 
 // MarshalJSON keeps `value` present (as null) on completed results whose value

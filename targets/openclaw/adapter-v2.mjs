@@ -16,7 +16,7 @@ import path from "node:path";
 import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
-import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE } from "./lib/v2.mjs";
+import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 
 const args = process.argv.slice(2);
@@ -95,7 +95,7 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true });
+  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, resultContentSource: true });
   let own = p.tools.filter((t) => t.source !== "client").map(make);
   if (p.policy != null) {
     // The agent's tools.allow/deny through OpenClaw's own policy pipeline,
@@ -155,8 +155,16 @@ async function toolCall(which, p) {
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
   const def = which === "tool.exec" ? run.exec : run.wait;
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, undefined);
-  return out?.details ?? null;
+  const details = out?.details ?? null;
+  // OpenClaw renders a result of a cell that saw network content as its
+  // untrusted-content wrapper (renderToolSearchControlText) and keeps the
+  // plain result in details: the wrapper in the model's text is what
+  // networkContent reports (spec/protocol.md §4.3).
+  const text = Array.isArray(out?.content) ? out.content.find((c) => c?.type === "text")?.text : undefined;
+  if (details !== null && typeof details === "object" && isUntrustedWrapper(text)) return { ...details, networkContent: true };
+  return details;
 }
+
 
 peer.handle = async (method, params) => {
   switch (method) {

@@ -5,7 +5,10 @@
 // shape {content: [{type: "text", text}], details}. With executionMode (the
 // generation-2 adapter), the spec's executionMode is passed on as OpenClaw's
 // own tool field (the scheduler in ToolSearchRuntime reads it).
-export function harnessTool(surface, peer, run, spec, { executionMode = false } = {}) {
+// With resultContentSource (the generation-2 adapter), a network-controlled
+// spec (resultContentSource "network") sets OpenClaw's own tool field of that
+// name, which its ToolSearchRuntime reads to track network invocations.
+export function harnessTool(surface, peer, run, spec, { executionMode = false, resultContentSource = false } = {}) {
   const tool = {
     name: spec.name,
     label: spec.label,
@@ -36,6 +39,7 @@ export function harnessTool(surface, peer, run, spec, { executionMode = false } 
     },
   };
   if (executionMode && spec.executionMode !== undefined) tool.executionMode = spec.executionMode;
+  if (resultContentSource && spec.resultContentSource === "network") tool.resultContentSource = "network";
   if (spec.source === "plugin") surface.setPluginToolMeta(tool, { pluginId: spec.owner, optional: false });
   if (spec.source === "mcp") {
     surface.setPluginToolMeta(tool, {

@@ -26,6 +26,9 @@ export const V2_REQUIRED = [
 // ToolSearchRuntime queue and order the nested calls; the adapter only
 // forwards each call and the tool's executionMode. run-lifecycle-messages:
 // wait failures are OpenClaw's. results: results.save is OpenClaw's store.
+// untrusted-content: a network-controlled spec sets OpenClaw's own
+// resultContentSource on the tool, and networkContent reports the wrapper
+// OpenClaw puts around the exec/wait result's text.
 export const V2_FEATURES = [
   "core",
   "yield",
@@ -36,6 +39,7 @@ export const V2_FEATURES = [
   "execution-mode",
   "run-lifecycle-messages",
   "results",
+  "untrusted-content",
 ];
 
 export const V2_NOT_DRIVABLE = [
@@ -47,3 +51,12 @@ export const V2_NOT_DRIVABLE = [
   { surface: "hooks", reason: "before_tool_call hooks are registered by plugins through OpenClaw's plugin loader and hook runner (a gateway or agent process), not through the code-mode module" },
   { surface: "approvals", reason: "approvals go through OpenClaw's gateway approval flow, not through the code-mode module" },
 ];
+
+// isUntrustedWrapper reports whether text is, as a whole, OpenClaw's
+// wrapExternalContent wrapper with Source API: the security notice, then
+// start and end markers with the same id.
+const UNTRUSTED_NOTICE = "SECURITY NOTICE: The following content is from an EXTERNAL, UNTRUSTED source";
+const UNTRUSTED_WRAPPER = /\n\n\n<<<EXTERNAL_UNTRUSTED_CONTENT id="([0-9a-f]{16})">>>\nSource: API\n---\n[\s\S]*\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id="\1">>>$/;
+export function isUntrustedWrapper(text) {
+  return typeof text === "string" && text.startsWith(UNTRUSTED_NOTICE) && UNTRUSTED_WRAPPER.test(text);
+}
