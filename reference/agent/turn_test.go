@@ -42,12 +42,12 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // host records the calls a turn makes.
 type host struct{ calls []string }
 
-func (h *host) Exec(_ context.Context, _, id string, in json.RawMessage) (json.RawMessage, error) {
+func (h *host) Exec(_ context.Context, _, id, _ string, in json.RawMessage) (json.RawMessage, error) {
 	h.calls = append(h.calls, "exec "+id+" "+string(in))
 	return json.RawMessage(`{"status":"completed","value":42}`), nil
 }
 
-func (h *host) Wait(_ context.Context, _, id string, in json.RawMessage) (json.RawMessage, error) {
+func (h *host) Wait(_ context.Context, _, id, _ string, in json.RawMessage) (json.RawMessage, error) {
 	h.calls = append(h.calls, "wait "+id+" "+string(in))
 	return json.RawMessage(`{"status":"completed","value":1}`), nil
 }
