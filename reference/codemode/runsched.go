@@ -40,6 +40,9 @@ type Defects struct {
 	// SuppressedInAgentEnd hands rows a before_message_write hook suppressed
 	// to hook.agentEnd all the same (CM-NEST-19).
 	SuppressedInAgentEnd bool
+	// PersistStarts writes a nested call's activity row when it starts,
+	// status pending, not only once it completed (CM-NEST-18).
+	PersistStarts bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

@@ -143,6 +143,9 @@ func (rt *Runtime) Trajectory(run string) (protocol.TrajectoryResult, bool) {
 func (c *cell) traceNested(p protocol.InvokeParams) {
 	c.run.traj.add(protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID,
 		Tool: p.Tool, CatalogID: p.CatalogID, Input: p.Input, Status: "pending"})
+	if c.run.defects.PersistStarts {
+		c.persistActivity(context.Background(), p, "pending")
+	}
 }
 
 // traceSettled records how a nested call ended: "ok", "error" or, when the
