@@ -55,7 +55,7 @@ type Direct struct {
 type Host interface {
 	Exec(ctx context.Context, run, toolCallID, responseID string, input json.RawMessage) (json.RawMessage, error)
 	Wait(ctx context.Context, run, toolCallID, responseID string, input json.RawMessage) (json.RawMessage, error)
-	Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error)
+	Invoke(ctx context.Context, p protocol.InvokeParams, responseID string) (json.RawMessage, error)
 }
 
 // ErrBadTurn wraps the errors of agent.turn params that cannot start a turn.
@@ -210,7 +210,7 @@ func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall, respon
 		err = fmt.Errorf("tool %q is not available in this run", c.Function.Name)
 	case direct:
 		out, err = h.Invoke(ctx, protocol.InvokeParams{Run: s.Run, ToolCallID: c.ID, CatalogID: d.CatalogID, Tool: d.Spec.Name,
-			Source: d.Spec.Source, Owner: d.Spec.Owner, Input: input, Context: s.Context})
+			Source: d.Spec.Source, Owner: d.Spec.Owner, Input: input, Context: s.Context}, responseID)
 	case s.Active && c.Function.Name == "exec":
 		out, err = h.Exec(ctx, s.Run, c.ID, responseID, input)
 	case s.Active && c.Function.Name == "wait":

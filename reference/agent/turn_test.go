@@ -52,7 +52,7 @@ func (h *host) Wait(_ context.Context, _, id, _ string, in json.RawMessage) (jso
 	return json.RawMessage(`{"status":"completed","value":1}`), nil
 }
 
-func (h *host) Invoke(_ context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+func (h *host) Invoke(_ context.Context, p protocol.InvokeParams, _ string) (json.RawMessage, error) {
 	h.calls = append(h.calls, "invoke "+p.ToolCallID+" "+p.CatalogID+" parent="+p.ParentToolCallID)
 	if p.Tool == "fail" {
 		return nil, errors.New("tool failed")

@@ -110,9 +110,35 @@ func (rt *Runtime) replayID(r *agentRun, toolCallID, responseID string) string {
 	if rt.opts.Defects.ReplayIgnoresResponse {
 		responseID = ""
 	}
-	id, _ := json.Marshal([]string{r.id, responseID, toolCallID})
+	return replayIdentity(r.id, responseID, toolCallID)
+}
+
+// replayIdentity is "cm_replay_" and 24 hex digits of the SHA-256 of the
+// JSON array [run, responseID, toolCallID].
+func replayIdentity(run, responseID, toolCallID string) string {
+	id, _ := json.Marshal([]string{run, responseID, toolCallID})
 	sum := sha256.Sum256(id)
 	return "cm_replay_" + hex.EncodeToString(sum[:12])
+}
+
+// TraceDirect writes a direct tool call of the model (agent.turn) to the
+// session transcript as a model call as it starts; the returned func
+// writes its outcome (ok, or error for a non-nil err). A no-op without
+// nested-activity or for an unknown run.
+func (rt *Runtime) TraceDirect(run, toolCallID, responseID, tool string, input json.RawMessage) func(err error) {
+	r, ok := rt.run(run)
+	if !ok || r.history == nil {
+		return func(error) {}
+	}
+	call := protocol.TrajectoryCall{ToolCallID: toolCallID, AssistantResponseID: responseID, Tool: tool, Input: input, Status: "pending"}
+	r.persistModelCall(call)
+	return func(err error) {
+		call.Status = "ok"
+		if err != nil {
+			call.Status = "error"
+		}
+		r.persistModelResult(call)
+	}
 }
 
 // persistModelCall writes a model call (exec/wait) to the session

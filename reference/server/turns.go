@@ -120,8 +120,12 @@ func (h host) Wait(ctx context.Context, run, id, responseID string, input json.R
 	return marshal(h.rt.TracedIn(run, "wait", id, responseID, input, func() (result.Result, error) { return h.rt.Wait(ctx, run, id, input) }))
 }
 
-func (h host) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+// Invoke runs a direct tool call of the model; under nested-activity it is
+// a model call of the session's history (the replay view, §4.2).
+func (h host) Invoke(ctx context.Context, p protocol.InvokeParams, responseID string) (json.RawMessage, error) {
+	done := h.rt.TraceDirect(p.Run, p.ToolCallID, responseID, p.Tool, p.Input)
 	out, err := h.inv.Invoke(ctx, p)
+	done(err)
 	var te *codemode.ToolError
 	if errors.As(err, &te) {
 		return nil, errors.New(te.Message)
