@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 )
@@ -41,7 +42,7 @@ func (r *Run) FollowAs(ctx context.Context, res Result, response string) (Result
 	ginkgo.GinkgoHelper()
 	code := res.GuestCode
 	steps := []Result{res}
-	for i := 0; res.Status == "waiting" && i < Timeouts.MaxWaits; i++ {
+	for i := 0; res.Status == result.StatusWaiting && i < Timeouts.MaxWaits; i++ {
 		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
 		res = r.WaitAs(ctx, res.RunID, ModelCall{AssistantResponseID: response})
 		res.GuestCode = code
