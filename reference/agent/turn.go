@@ -50,10 +50,12 @@ type Direct struct {
 // Host runs a turn's tool calls: exec and wait in the run's code mode,
 // direct tools as a tool.invoke to the harness. Exec and Wait return the
 // result object (§6); an error is a protocol fault, not a failed cell.
+// responseID names the assistant response that carried the call (the
+// assistantResponseId of protocol.md §4.2; the turn's user and step).
 type Host interface {
-	Exec(ctx context.Context, run, toolCallID string, input json.RawMessage) (json.RawMessage, error)
-	Wait(ctx context.Context, run, toolCallID string, input json.RawMessage) (json.RawMessage, error)
-	Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error)
+	Exec(ctx context.Context, run, toolCallID, responseID string, input json.RawMessage) (json.RawMessage, error)
+	Wait(ctx context.Context, run, toolCallID, responseID string, input json.RawMessage) (json.RawMessage, error)
+	Invoke(ctx context.Context, p protocol.InvokeParams, responseID string) (json.RawMessage, error)
 }
 
 // ErrBadTurn wraps the errors of agent.turn params that cannot start a turn.
@@ -129,7 +131,10 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 			if size > MaxTranscript {
 				break
 			}
-			tm := protocol.ChatMessage{Role: "tool", ToolCallID: c.ID, Content: protocol.TextContent(string(run(ctx, s, h, c)))}
+			// Providers may reuse call ids across answers: the response id
+			// keeps nested ids apart (CM-NEST-18).
+			responseID := fmt.Sprintf("%s/step-%d", p.User, step+1)
+			tm := protocol.ChatMessage{Role: "tool", ToolCallID: c.ID, Content: protocol.TextContent(string(run(ctx, s, h, c, responseID)))}
 			res.Messages = append(res.Messages, tm)
 			size += messageBytes(tm)
 		}
@@ -191,7 +196,7 @@ func FinalCheck(s Surface, req protocol.ChatRequest) error {
 }
 
 // run runs one tool call and returns the tool message content (JSON text).
-func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall) json.RawMessage {
+func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall, responseID string) json.RawMessage {
 	input := json.RawMessage(c.Function.Arguments)
 	if !json.Valid(input) {
 		// The model's malformed input goes to the tool as it is, as a string.
@@ -205,11 +210,11 @@ func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall) json.R
 		err = fmt.Errorf("tool %q is not available in this run", c.Function.Name)
 	case direct:
 		out, err = h.Invoke(ctx, protocol.InvokeParams{Run: s.Run, ToolCallID: c.ID, CatalogID: d.CatalogID, Tool: d.Spec.Name,
-			Source: d.Spec.Source, Owner: d.Spec.Owner, Input: input, Context: s.Context})
+			Source: d.Spec.Source, Owner: d.Spec.Owner, Input: input, Context: s.Context}, responseID)
 	case s.Active && c.Function.Name == "exec":
-		out, err = h.Exec(ctx, s.Run, c.ID, input)
+		out, err = h.Exec(ctx, s.Run, c.ID, responseID, input)
 	case s.Active && c.Function.Name == "wait":
-		out, err = h.Wait(ctx, s.Run, c.ID, input)
+		out, err = h.Wait(ctx, s.Run, c.ID, responseID, input)
 	default:
 		err = fmt.Errorf("tool %q cannot be run by the reference's agent loop", c.Function.Name)
 	}

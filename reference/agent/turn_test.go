@@ -42,17 +42,17 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // host records the calls a turn makes.
 type host struct{ calls []string }
 
-func (h *host) Exec(_ context.Context, _, id string, in json.RawMessage) (json.RawMessage, error) {
+func (h *host) Exec(_ context.Context, _, id, _ string, in json.RawMessage) (json.RawMessage, error) {
 	h.calls = append(h.calls, "exec "+id+" "+string(in))
 	return json.RawMessage(`{"status":"completed","value":42}`), nil
 }
 
-func (h *host) Wait(_ context.Context, _, id string, in json.RawMessage) (json.RawMessage, error) {
+func (h *host) Wait(_ context.Context, _, id, _ string, in json.RawMessage) (json.RawMessage, error) {
 	h.calls = append(h.calls, "wait "+id+" "+string(in))
 	return json.RawMessage(`{"status":"completed","value":1}`), nil
 }
 
-func (h *host) Invoke(_ context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+func (h *host) Invoke(_ context.Context, p protocol.InvokeParams, _ string) (json.RawMessage, error) {
 	h.calls = append(h.calls, "invoke "+p.ToolCallID+" "+p.CatalogID+" parent="+p.ParentToolCallID)
 	if p.Tool == "fail" {
 		return nil, errors.New("tool failed")

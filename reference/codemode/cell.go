@@ -15,9 +15,12 @@ import (
 // cell is one code mode run (one exec and the waits that continue it). Its
 // runId is the id wait takes.
 type cell struct {
-	id  string
-	run *agentRun
-	adm *Admission // counts the cell's snapshot while it holds one
+	id string
+	// replayID is the cell's replay identity under nested-activity, from
+	// which its nested call ids derive (activity.go, CM-NEST-18); "" else.
+	replayID string
+	run      *agentRun
+	adm      *Admission // counts the cell's snapshot while it holds one
 
 	// callCtx outlives a single exec/wait: nested calls keep running while
 	// the cell is suspended. cancel ends them (terminal states, abort).

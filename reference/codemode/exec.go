@@ -72,6 +72,14 @@ func parseExecInput(raw json.RawMessage, langs func(string) bool) (code, lang st
 
 // Exec runs one exec tool call (CM-EXEC-01..07, CM-EXEC-12..14).
 func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.RawMessage) (result.Result, error) {
+	return rt.ExecIn(ctx, run, toolCallID, "", input)
+}
+
+// ExecIn is Exec for a call that assistant response responseID carried
+// (tool.exec assistantResponseId, "" when none): under nested-activity the
+// cell's nested call ids derive from the run, responseID and toolCallID
+// (CM-NEST-18, activity.go).
+func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID string, input json.RawMessage) (result.Result, error) {
 	r, ok := rt.run(run)
 	if !ok {
 		return result.Result{}, ErrUnknownRun
@@ -85,6 +93,7 @@ func (rt *Runtime) Exec(ctx context.Context, run, toolCallID string, input json.
 	r.execCount++
 	r.mu.Unlock()
 	c, aborted := rt.newCell(r)
+	c.replayID = rt.replayID(r, toolCallID, responseID) // activity.go
 	s := &step{rt: rt, c: c, parent: toolCallID, start: start, deadline: start.Add(time.Duration(r.cfg.TimeoutMs) * time.Millisecond)}
 	if aborted {
 		return s.fail(result.Failed(result.CodeAborted, "the run was aborted")), nil

@@ -23,6 +23,9 @@ type Gatekeeper interface {
 type gating struct {
 	hooks     bool
 	approvals []string // tool names whose nested calls need approval
+	// messageWrite and agentEnd: hook.beforeMessageWrite and hook.agentEnd
+	// (feature nested-activity, activity.go).
+	messageWrite, agentEnd bool
 }
 
 // gatingOf reads run.prepare's hooks and approvals members, each honoured
@@ -31,6 +34,9 @@ func (rt *Runtime) gatingOf(p protocol.PrepareParams) gating {
 	var g gating
 	if p.Hooks != nil && rt.opts.HasFeature("hooks") {
 		g.hooks = p.Hooks.BeforeToolCall
+	}
+	if p.Hooks != nil && rt.opts.HasFeature("nested-activity") {
+		g.messageWrite, g.agentEnd = p.Hooks.BeforeMessageWrite, p.Hooks.AgentEnd
 	}
 	if p.Approvals != nil && rt.opts.HasFeature("approvals") {
 		g.approvals = slices.Clone(p.Approvals.Tools)
@@ -82,14 +88,16 @@ func (rt *Runtime) execHook(ctx context.Context, r *agentRun, toolCallID string,
 // blocked or denied call is a *ToolError the guest can catch; the tool is
 // never invoked. A pending approval keeps the call in flight, so the cell
 // suspends as for any slow call and resumes on wait once it is decided.
-func (s *step) invokeGated(ctx context.Context, p protocol.InvokeParams, network bool) (json.RawMessage, error) {
-	if err := s.gateCall(ctx, &p); err != nil {
+// A hook's trusted rewrite is left in p.Input (the executed input).
+func (s *step) invokeGated(ctx context.Context, p *protocol.InvokeParams, network bool) (json.RawMessage, error) {
+	if err := s.gateCall(ctx, p); err != nil {
 		return nil, err
 	}
 	if network { // from its start, as OpenClaw counts a network invocation; a blocked or denied call saw none (untrusted.go)
 		s.c.network.observe()
 	}
-	return s.rt.inv.Invoke(ctx, p)
+	s.c.noteExecuted(p.ToolCallID) // activity.go: CM-NEST-19
+	return s.rt.inv.Invoke(ctx, *p)
 }
 
 // gateCall asks the run's before_tool_call hook and approval policy about

@@ -176,11 +176,12 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 			p.Input = input
 			s.c.traceNested(p) // trajectory.go: CM-NEST-07
 			if err := s.gateCall(ctx, &p); err != nil {
-				s.c.traceSettled(p.ToolCallID, err)
+				s.c.traceSettled(ctx, p, err)
 				return nil, err
 			}
+			s.c.noteExecuted(p.ToolCallID) // activity.go: CM-NEST-19
 			v, err := call(ctx, p.Input)
-			s.c.traceSettled(p.ToolCallID, err)
+			s.c.traceSettled(ctx, p, err)
 			return v, err
 		})
 	}

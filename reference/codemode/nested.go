@@ -106,14 +106,22 @@ func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpe
 		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: s.c.run.ctx}
 	network := s.networkControlled(spec) // untrusted.go: CM-NEST-20
 	s.launch(q.ID, toolID, true, func(ctx context.Context) (json.RawMessage, error) {
-		s.c.traceNested(p)                       // trajectory.go
-		v, err := s.invokeGated(ctx, p, network) // hooks and approvals first (CM-NEST-02/03, hooks.go)
-		s.c.traceSettled(p.ToolCallID, err)
+		s.c.traceNested(p)                        // trajectory.go
+		v, err := s.invokeGated(ctx, &p, network) // hooks and approvals first (CM-NEST-02/03, hooks.go)
+		s.c.traceSettled(ctx, p, err)
 		return v, err
 	})
 }
 
-func (c *cell) callID(reqID int64) string { return fmt.Sprintf("%s/call-%03d", c.id, reqID) }
+// callID is the toolCallId of the cell's nested request reqID: under
+// nested-activity derived from the cell's replay identity (activity.go,
+// CM-NEST-18), else from its runId.
+func (c *cell) callID(reqID int64) string {
+	if c.replayID != "" {
+		return fmt.Sprintf("%s/call-%03d", c.replayID, reqID)
+	}
+	return fmt.Sprintf("%s/call-%03d", c.id, reqID)
+}
 
 // wellFormedInput is a nested call's input as it leaves: well-formed (CM-EXEC-21), {} when none.
 func wellFormedInput(in json.RawMessage) json.RawMessage {

@@ -18,7 +18,7 @@ var Implemented = []string{
 	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry",
 	"snapshot-executor", "isolation", "fault-injection", "pending-call-limit",
 	"run-lifecycle-messages", "direct-only-tools", "results", "session-store", "hooks", "approvals",
-	"bridge-queue", "execution-mode", "trajectory", "agent-turn", "untrusted-content",
+	"bridge-queue", "execution-mode", "trajectory", "agent-turn", "untrusted-content", "nested-activity",
 	"namespaces", "mcp", "mcp-resources", // reference/namespaces (§5.5), reference/mcp (§5.6, §12.10)
 }
 

@@ -129,10 +129,11 @@ func TestQueuedCallsSurviveSuspension(t *testing.T) {
 	for _, c := range inv.calls {
 		got = append(got, fmt.Sprintf("%s %s %s", c.ToolCallID, c.ParentToolCallID, c.Input))
 	}
+	prefix := replayIdentity("q", "", "exec-1") // v2 declares nested-activity: ids from the replay identity (CM-NEST-18)
 	want := []string{
-		cell + `/call-001 exec-1 {"hold":true,"tag":"a"}`,
-		cell + `/call-002 exec-1 {"tag":"b"}`,
-		cell + `/call-003 exec-1 {"tag":"c"}`,
+		prefix + `/call-001 exec-1 {"hold":true,"tag":"a"}`,
+		prefix + `/call-002 exec-1 {"tag":"b"}`,
+		prefix + `/call-003 exec-1 {"tag":"c"}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("calls sent:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

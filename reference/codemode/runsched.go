@@ -19,8 +19,8 @@ type runSched struct {
 	changed    chan struct{} // closed when active or sequential falls; nil until watched
 }
 
-// Defects switch on scheduling defects that the specs must catch; only
-// fakes/broken sets them.
+// Defects switch on scheduling and nested-activity defects that the specs
+// must catch; only fakes/broken sets them.
 type Defects struct {
 	// CellLocalOrder orders executionMode within each cell only, not
 	// across the cells of a run (CM-NEST-12).
@@ -31,6 +31,18 @@ type Defects struct {
 	// TimerFromCall measures a queued guest timer's delay from the
 	// setTimeout call, not from when it got a slot (CM-NEST-13).
 	TimerFromCall bool
+	// ReplayIgnoresResponse derives nested call ids from the run and the
+	// exec call id only, not its assistant response (CM-NEST-18).
+	ReplayIgnoresResponse bool
+	// ReplayActivity puts the nested activity into run.trajectory's replay
+	// view, as if it were replayed to the provider (CM-NEST-17).
+	ReplayActivity bool
+	// SuppressedInAgentEnd hands rows a before_message_write hook suppressed
+	// to hook.agentEnd all the same (CM-NEST-19).
+	SuppressedInAgentEnd bool
+	// PersistStarts writes a nested call's activity row when it starts,
+	// status pending, not only once it completed (CM-NEST-18).
+	PersistStarts bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

@@ -83,6 +83,9 @@ type Runtime struct {
 	ns   *namespaces.Registry // process-local namespace registry (namespaces.go)
 	// sessions is the default SessionStore (storeops.go).
 	sessions store.Sessions
+	// transcripts are the session transcripts nested activity is persisted
+	// to (feature nested-activity, activity.go).
+	transcripts store.Transcripts
 
 	mu    sync.Mutex
 	runs  map[string]*agentRun
@@ -125,6 +128,15 @@ type agentRun struct {
 	// storeErr: session.transcript could not be replayed; store/load reject.
 	storeErr error
 	gate     gating // hooks and approvals (hooks.go)
+	// history is the session branch whose transcript holds the run's
+	// nested activity and model calls; nil without nested-activity.
+	history     *store.Branch
+	transcripts *store.Transcripts
+	hooker      MessageHooker // nil: the host takes no message hooks
+	defects     Defects
+	activity    activityLog // activity.go
+	// suppressed rows, kept only under Defects.SuppressedInAgentEnd.
+	suppressed []protocol.TrajectoryCall
 
 	mu        sync.Mutex
 	execCount int
@@ -199,6 +211,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		run.catalog = catalog.Build(hidden)
 		run.mcpBoot, run.mcpServers = mcpTable(run)
 		rt.prepareStore(run, p)
+		rt.prepareHistory(run, p) // activity.go
 		res.CodeModeActive = true
 		res.Tools = append(modelTools(cfg), direct...)
 		rt.prepareNamespaces(run, res.Tools)
@@ -350,6 +363,7 @@ func (rt *Runtime) Close() {
 	rt.stopConnects() // in-flight MCP connects end now; their children are stopped
 	rt.connects.Wait()
 	defer rt.sessions.Release() // its session stores no longer count against the process bound
+	defer rt.transcripts.Release()
 	defer rt.opts.Admission.unregister(rt)
 	defer rt.sweeper.stop()
 	rt.mu.Lock()

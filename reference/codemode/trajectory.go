@@ -1,6 +1,7 @@
 package codemode
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -102,9 +103,18 @@ func (t *trajectory) snapshot(run string) protocol.TrajectoryResult {
 // run's trajectory before f starts (so its nested calls follow it) and with
 // its result status after. tool is "exec" or "wait".
 func (rt *Runtime) Traced(run, tool, callID string, input json.RawMessage, f func() (result.Result, error)) (result.Result, error) {
+	return rt.TracedIn(run, tool, callID, "", input, f)
+}
+
+// TracedIn is Traced for a call that assistant response responseID carried
+// (tool.exec/tool.wait assistantResponseId): under nested-activity the call
+// is also written to the session transcript as a model call (activity.go).
+func (rt *Runtime) TracedIn(run, tool, callID, responseID string, input json.RawMessage, f func() (result.Result, error)) (result.Result, error) {
 	r, ok := rt.run(run)
+	call := protocol.TrajectoryCall{ToolCallID: callID, Tool: tool, Input: input, Status: "running", AssistantResponseID: responseID}
 	if ok {
-		r.traj.add(protocol.TrajectoryCall{ToolCallID: callID, Tool: tool, Input: input, Status: "running"})
+		r.traj.add(call)
+		r.persistModelCall(call)
 	}
 	res, err := f()
 	if ok {
@@ -113,6 +123,8 @@ func (rt *Runtime) Traced(run, tool, callID string, input json.RawMessage, f fun
 			status = "error"
 		}
 		r.traj.settle(callID, status)
+		call.Status = status
+		r.persistModelResult(call)
 	}
 	return res, err
 }
@@ -131,11 +143,15 @@ func (rt *Runtime) Trajectory(run string) (protocol.TrajectoryResult, bool) {
 func (c *cell) traceNested(p protocol.InvokeParams) {
 	c.run.traj.add(protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID,
 		Tool: p.Tool, CatalogID: p.CatalogID, Input: p.Input, Status: "pending"})
+	if c.run.defects.PersistStarts {
+		c.persistActivity(context.Background(), p, "pending")
+	}
 }
 
 // traceSettled records how a nested call ended: "ok", "error" or, when the
-// cell or run ended first, "cancelled".
-func (c *cell) traceSettled(callID string, err error) {
+// cell or run ended first, "cancelled"; under nested-activity it also
+// persists the call's activity row (activity.go, CM-NEST-17).
+func (c *cell) traceSettled(ctx context.Context, p protocol.InvokeParams, err error) {
 	status := "ok"
 	switch {
 	case c.callCtx.Err() != nil:
@@ -143,5 +159,6 @@ func (c *cell) traceSettled(callID string, err error) {
 	case err != nil:
 		status = "error"
 	}
-	c.run.traj.settle(callID, status)
+	c.run.traj.settle(p.ToolCallID, status)
+	c.persistActivity(ctx, p, status)
 }

@@ -24,6 +24,21 @@ func (i *invoker) RequestApproval(ctx context.Context, p protocol.ApprovalParams
 	return out, err
 }
 
+// BeforeMessageWrite sends hook.beforeMessageWrite to the harness (feature
+// nested-activity, CM-NEST-19; spec/protocol.md §4.2).
+func (i *invoker) BeforeMessageWrite(ctx context.Context, p protocol.MessageWriteParams) (protocol.MessageWriteResult, error) {
+	var out protocol.MessageWriteResult
+	err := i.ask(ctx, protocol.MethodHookBeforeMessageWrite, p, &out)
+	return out, err
+}
+
+// AgentEnd sends hook.agentEnd to the harness (feature nested-activity,
+// CM-NEST-19).
+func (i *invoker) AgentEnd(ctx context.Context, p protocol.AgentEndParams) error {
+	var out bool
+	return i.ask(ctx, protocol.MethodHookAgentEnd, p, &out)
+}
+
 // ask makes one target → harness request and decodes its answer into out.
 // As in Invoke, the callback itself is never canceled (jrpc2 would forget
 // its id); the caller stops waiting when ctx ends.

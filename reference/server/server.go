@@ -195,21 +195,26 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			if err := needRun(protocol.MethodToolExec, p); err != nil {
 				return nil, err
 			}
-			return marshal(rt.Traced(p.Run, "exec", p.ToolCallID, p.Input, func() (result.Result, error) { return rt.Exec(ctx, p.Run, p.ToolCallID, p.Input) }))
+			return marshal(rt.TracedIn(p.Run, "exec", p.ToolCallID, p.AssistantResponseID, p.Input, func() (result.Result, error) {
+				return rt.ExecIn(ctx, p.Run, p.ToolCallID, p.AssistantResponseID, p.Input)
+			}))
 		}),
 		protocol.MethodToolWait: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
 			if err := needRun(protocol.MethodToolWait, p); err != nil {
 				return nil, err
 			}
-			return marshal(rt.Traced(p.Run, "wait", p.ToolCallID, p.Input, func() (result.Result, error) { return rt.Wait(ctx, p.Run, p.ToolCallID, p.Input) }))
+			return marshal(rt.TracedIn(p.Run, "wait", p.ToolCallID, p.AssistantResponseID, p.Input, func() (result.Result, error) { return rt.Wait(ctx, p.Run, p.ToolCallID, p.Input) }))
 		}),
-		protocol.MethodRunTrajectory: handler.New(func(ctx context.Context, p *protocol.RunParams) (protocol.TrajectoryResult, error) {
+		protocol.MethodRunTrajectory: handler.New(func(ctx context.Context, p *protocol.TrajectoryParams) (protocol.TrajectoryResult, error) {
 			if err := needRun(protocol.MethodRunTrajectory, p); err != nil {
 				return protocol.TrajectoryResult{}, err
 			}
-			t, ok := rt.Trajectory(p.Run)
-			if !ok {
+			t, ok, err := rt.TrajectoryView(p.Run, p.View, p.Reload) // spec/protocol.md §4.2
+			switch {
+			case !ok:
 				return t, unknownRun(p.Run)
+			case err != nil:
+				return t, jrpc2.Errorf(jrpc2.InvalidParams, "%s: %v", protocol.MethodRunTrajectory, err)
 			}
 			return t, nil
 		}),
@@ -228,7 +233,7 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 				return false, err
 			}
 			turns.ended(p.Run)
-			if !rt.End(p.Run) {
+			if !rt.EndRun(ctx, p.Run) { // hook.agentEnd first (§4.2)
 				return false, unknownRun(p.Run)
 			}
 			return true, nil
@@ -281,7 +286,7 @@ func validatePrepare(p protocol.PrepareParams) error {
 // needRun checks the params of a method that names a run: present, with
 // run a non-empty string (-32602 otherwise; -32001 is for a run that was
 // named but is not known).
-func needRun[P protocol.ToolCallParams | protocol.RunParams](method string, p *P) error {
+func needRun[P protocol.ToolCallParams | protocol.RunParams | protocol.TrajectoryParams](method string, p *P) error {
 	if p == nil {
 		return jrpc2.Errorf(jrpc2.InvalidParams, "%s: params must be an object with run", method)
 	}
@@ -290,6 +295,8 @@ func needRun[P protocol.ToolCallParams | protocol.RunParams](method string, p *P
 	case *protocol.ToolCallParams:
 		run = v.Run
 	case *protocol.RunParams:
+		run = v.Run
+	case *protocol.TrajectoryParams:
 		run = v.Run
 	}
 	if run == "" {

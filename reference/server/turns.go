@@ -112,16 +112,20 @@ type host struct {
 	inv *invoker
 }
 
-func (h host) Exec(ctx context.Context, run, id string, input json.RawMessage) (json.RawMessage, error) {
-	return marshal(h.rt.Traced(run, "exec", id, input, func() (result.Result, error) { return h.rt.Exec(ctx, run, id, input) }))
+func (h host) Exec(ctx context.Context, run, id, responseID string, input json.RawMessage) (json.RawMessage, error) {
+	return marshal(h.rt.TracedIn(run, "exec", id, responseID, input, func() (result.Result, error) { return h.rt.ExecIn(ctx, run, id, responseID, input) }))
 }
 
-func (h host) Wait(ctx context.Context, run, id string, input json.RawMessage) (json.RawMessage, error) {
-	return marshal(h.rt.Traced(run, "wait", id, input, func() (result.Result, error) { return h.rt.Wait(ctx, run, id, input) }))
+func (h host) Wait(ctx context.Context, run, id, responseID string, input json.RawMessage) (json.RawMessage, error) {
+	return marshal(h.rt.TracedIn(run, "wait", id, responseID, input, func() (result.Result, error) { return h.rt.Wait(ctx, run, id, input) }))
 }
 
-func (h host) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
+// Invoke runs a direct tool call of the model; under nested-activity it is
+// a model call of the session's history (the replay view, §4.2).
+func (h host) Invoke(ctx context.Context, p protocol.InvokeParams, responseID string) (json.RawMessage, error) {
+	done := h.rt.TraceDirect(p.Run, p.ToolCallID, responseID, p.Tool, p.Input)
 	out, err := h.inv.Invoke(ctx, p)
+	done(err)
 	var te *codemode.ToolError
 	if errors.As(err, &te) {
 		return nil, errors.New(te.Message)

@@ -53,6 +53,10 @@ const (
 // answers for this run. Absent or false: the target sends no hook request.
 type HookOptions struct {
 	BeforeToolCall bool `json:"beforeToolCall,omitempty"`
+	// BeforeMessageWrite and AgentEnd (feature nested-activity, activity.go):
+	// the harness answers hook.beforeMessageWrite and hook.agentEnd.
+	BeforeMessageWrite bool `json:"beforeMessageWrite,omitempty"`
+	AgentEnd           bool `json:"agentEnd,omitempty"`
 }
 
 // ApprovalOptions is run.prepare's approvals member: the tool names
@@ -135,5 +139,5 @@ func answerGate(ctx context.Context, req *jrpc2.Request, g Gates) (v any, ok boo
 		v, err = g.RequestApproval(ctx, p)
 		return v, true, err
 	}
-	return nil, false, nil
+	return answerMessageHook(ctx, req, g) // activity.go
 }

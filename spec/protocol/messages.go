@@ -236,6 +236,10 @@ type ToolCallParams struct {
 	Run        string          `json:"run"`
 	ToolCallID string          `json:"toolCallId"`
 	Input      json.RawMessage `json:"input"`
+	// AssistantResponseID is the id of the assistant response that carried
+	// the call (feature nested-activity, protocol.md §4.2): with Run and
+	// ToolCallID it is the cell's replay identity (CM-NEST-18). Optional.
+	AssistantResponseID string `json:"assistantResponseId,omitempty"`
 }
 
 // RunParams names a run (run.abort, run.end).

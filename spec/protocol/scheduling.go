@@ -59,4 +59,10 @@ type TrajectoryCall struct {
 	// "running" while it runs), or, for a nested call, "ok", "error",
 	// "cancelled" or "pending".
 	Status string `json:"status"`
+	// AssistantResponseID is the assistantResponseId of an exec/wait call
+	// (tool.exec/tool.wait), when it had one (view replay, §4.2).
+	AssistantResponseID string `json:"assistantResponseId,omitempty"`
+	// DisplayOnly marks a nested-activity row (view activity, §4.2,
+	// CM-NEST-17): display data, never replayed to the provider.
+	DisplayOnly bool `json:"displayOnly,omitempty"`
 }

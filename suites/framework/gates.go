@@ -28,8 +28,15 @@ type Gates struct {
 	// A pending answer is held: the harness answers the target's next
 	// request for it once Decide is called.
 	Approve func(protocol.ApprovalParams) protocol.ApprovalResult
+	// MessageWrite decides each hook.beforeMessageWrite (feature
+	// nested-activity, activity.go); nil: the run does not opt in.
+	MessageWrite func(protocol.MessageWriteParams) protocol.MessageWriteResult
+	// AgentEnd opts the run into hook.agentEnd (activity.go).
+	AgentEnd bool
 
 	mu        sync.Mutex
+	writes    []protocol.MessageWriteParams
+	agentEnds []protocol.AgentEndParams
 	hooks     []protocol.HookParams
 	approvals []protocol.ApprovalParams
 	decided   chan struct{}
@@ -112,7 +119,7 @@ func (g *Gates) register(id string) (*protocol.HookOptions, *protocol.ApprovalOp
 	if g == nil {
 		return nil, nil
 	}
-	if g.Hook != nil || g.HookEvents {
+	if g.Hook != nil || g.HookEvents || g.MessageWrite != nil || g.AgentEnd {
 		RequireDrivable(protocol.SurfaceHooks)
 	}
 	if len(g.ApprovalTools) > 0 {
@@ -125,8 +132,8 @@ func (g *Gates) register(id string) (*protocol.HookOptions, *protocol.ApprovalOp
 		gatesByRun.Delete(id)
 	})
 	var h *protocol.HookOptions
-	if g.Hook != nil || g.HookEvents {
-		h = &protocol.HookOptions{BeforeToolCall: true}
+	if g.Hook != nil || g.HookEvents || g.MessageWrite != nil || g.AgentEnd {
+		h = &protocol.HookOptions{BeforeToolCall: g.Hook != nil || g.HookEvents, BeforeMessageWrite: g.MessageWrite != nil, AgentEnd: g.AgentEnd}
 	}
 	var a *protocol.ApprovalOptions
 	if len(g.ApprovalTools) > 0 {

@@ -269,9 +269,19 @@ func (r *Run) WaitInput(ctx context.Context, input any) Result {
 
 func (r *Run) toolCall(ctx context.Context, method string, input any) Result {
 	ginkgo.GinkgoHelper()
+	return r.modelCall(ctx, method, input, ModelCall{})
+}
+
+// modelCall sends one exec/wait model call; mc's empty ToolCallID means a
+// fresh one (activity.go).
+func (r *Run) modelCall(ctx context.Context, method string, input any, mc ModelCall) Result {
+	ginkgo.GinkgoHelper()
 	in, err := json.Marshal(input)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	p := protocol.ToolCallParams{Run: r.ID, ToolCallID: fmt.Sprintf("%s-call-%d", r.ID, r.calls.Add(1)), Input: in}
+	p := protocol.ToolCallParams{Run: r.ID, ToolCallID: mc.ToolCallID, Input: in, AssistantResponseID: mc.AssistantResponseID}
+	if p.ToolCallID == "" {
+		p.ToolCallID = fmt.Sprintf("%s-call-%d", r.ID, r.calls.Add(1))
+	}
 	cctx, cancel := context.WithTimeout(ctx, r.timeout+Timeouts.ToolCallSlack)
 	defer cancel()
 	// The router must know the call is outstanding before the target can

@@ -50,6 +50,9 @@ export const V2_NOT_DRIVABLE = [
   { surface: "run.abort", reason: "OpenClaw 2026.9.6 exports no abort entry point for one code-mode run; aborting the agent run's signal is what run.end does, and it ends the run" },
   { surface: "hooks", reason: "before_tool_call hooks are registered by plugins through OpenClaw's plugin loader and hook runner (a gateway or agent process), not through the code-mode module" },
   { surface: "approvals", reason: "approvals go through OpenClaw's gateway approval flow, not through the code-mode module" },
+  // A feature 2026.9.6 has that this adapter cannot drive (§3
+  // notDrivable[].feature): its specs are skipped as not drivable.
+  { feature: "nested-activity", reason: "2026.9.6 writes nested activity (openclaw.nested-tool.v1 custom messages) in the embedded agent runner's tool-search executor (createSubscribedToolSearchExecutor, builtin-openclaw chunk) through an agent attempt's session manager, and projects history and agent-end hook input (projectNestedToolActivityForHooks) there too; the tool-surface module this adapter drives has no session manager, transcript or before_message_write/agent_end hook runner, so neither run.trajectory's activity and replay views nor the message hooks can be translated. assistantResponseId could be (runWithAgentToolExecutionContext's assistantMessage.responseId feeds codeModeReplayIdForToolCall), but the module's nested toolCallIds are tool_search_code:<exec call id>:<tool>:<n>, counted per exec, so the replay identity reaches only the persisted rows' runId and scopeId" },
 ];
 
 // isUntrustedWrapper reports whether text is, as a whole, OpenClaw's

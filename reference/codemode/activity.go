@@ -1,0 +1,275 @@
+package codemode
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/codemode-conformance/codemode/reference/store"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// Nested activity (feature nested-activity, 001 [嵌套工具执行],
+// spec/protocol.md §4.2, CM-NEST-17..19): completed nested calls persist in
+// the session transcript as bounded display-only rows with their original
+// ids; the model calls persist as what the provider replays; nested ids
+// derive from the cell's replay identity; a before_message_write hook may
+// suppress a row without undoing the call.
+
+// messageHookTimeout bounds one hook.beforeMessageWrite or hook.agentEnd
+// round trip: a harness that never answers delays a row or run.end by at
+// most this, and the row is then written (an error counts as write).
+const messageHookTimeout = 10 * time.Second
+
+// endSettle bounds how long run.end waits for the run's nested calls that
+// its end cancelled to record their rows before hook.agentEnd.
+const endSettle = 2 * time.Second
+
+// MessageHooker sends the message hooks (hook.beforeMessageWrite,
+// hook.agentEnd) to the host. An Invoker that also implements it serves
+// them.
+type MessageHooker interface {
+	BeforeMessageWrite(ctx context.Context, p protocol.MessageWriteParams) (protocol.MessageWriteResult, error)
+	AgentEnd(ctx context.Context, p protocol.AgentEndParams) error
+}
+
+// activityLog is what a run keeps for hook.agentEnd: the nested calls that
+// ran (bounded like the trajectory) and the nested calls still recording
+// their rows.
+type activityLog struct {
+	mu        sync.Mutex
+	executed  []string
+	truncated bool
+	busy      int
+	idle      chan struct{} // closed when busy drops to 0; nil while 0
+}
+
+func (a *activityLog) begin() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy == 0 {
+		a.idle = make(chan struct{})
+	}
+	a.busy++
+}
+
+func (a *activityLog) end() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.busy--; a.busy == 0 {
+		close(a.idle)
+		a.idle = nil
+	}
+}
+
+// settled waits until no nested call of the run is recording, or d passed.
+func (a *activityLog) settled(d time.Duration) {
+	a.mu.Lock()
+	idle := a.idle
+	a.mu.Unlock()
+	if idle == nil {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	}
+}
+
+// prepareHistory binds run to its session branch's transcript under
+// nested-activity: (sessionId, sessionKey, session.branch or "").
+func (rt *Runtime) prepareHistory(run *agentRun, p protocol.PrepareParams) {
+	if !rt.opts.HasFeature("nested-activity") {
+		return
+	}
+	b := store.Branch{SessionID: p.SessionID, SessionKey: p.SessionKey}
+	if p.Session != nil {
+		b.Name = p.Session.Branch
+	}
+	run.history = &b
+	run.transcripts = &rt.transcripts
+	run.hooker, _ = rt.inv.(MessageHooker)
+	run.defects = rt.opts.Defects
+}
+
+// replayID is the replay identity of a cell that exec call toolCallID of
+// run r starts, carried by assistant response responseID: a hash of the
+// run, the response and the call id, never of the cell's runId, so that a
+// replay of the same call gets the same nested ids and a call id reused in
+// another response gets others (CM-NEST-18). "" without nested-activity.
+func (rt *Runtime) replayID(r *agentRun, toolCallID, responseID string) string {
+	if r.history == nil {
+		return ""
+	}
+	if rt.opts.Defects.ReplayIgnoresResponse {
+		responseID = ""
+	}
+	return replayIdentity(r.id, responseID, toolCallID)
+}
+
+// replayIdentity is "cm_replay_" and 24 hex digits of the SHA-256 of the
+// JSON array [run, responseID, toolCallID].
+func replayIdentity(run, responseID, toolCallID string) string {
+	id, _ := json.Marshal([]string{run, responseID, toolCallID})
+	sum := sha256.Sum256(id)
+	return "cm_replay_" + hex.EncodeToString(sum[:12])
+}
+
+// TraceDirect writes a direct tool call of the model (agent.turn) to the
+// session transcript as a model call as it starts; the returned func
+// writes its outcome (ok, or error for a non-nil err). A no-op without
+// nested-activity or for an unknown run.
+func (rt *Runtime) TraceDirect(run, toolCallID, responseID, tool string, input json.RawMessage) func(err error) {
+	r, ok := rt.run(run)
+	if !ok || r.history == nil {
+		return func(error) {}
+	}
+	call := protocol.TrajectoryCall{ToolCallID: toolCallID, AssistantResponseID: responseID, Tool: tool, Input: input, Status: "pending"}
+	r.persistModelCall(call)
+	return func(err error) {
+		call.Status = "ok"
+		if err != nil {
+			call.Status = "error"
+		}
+		r.persistModelResult(call)
+	}
+}
+
+// persistModelCall writes a model call (exec/wait) to the session
+// transcript as it starts; persistModelResult its result status.
+func (r *agentRun) persistModelCall(c protocol.TrajectoryCall) {
+	r.persist(store.EntryModelCall, c)
+}
+
+func (r *agentRun) persistModelResult(c protocol.TrajectoryCall) {
+	r.persist(store.EntryModelResult, protocol.TrajectoryCall{ToolCallID: c.ToolCallID, AssistantResponseID: c.AssistantResponseID, Tool: c.Tool, Status: c.Status})
+}
+
+func (r *agentRun) persist(kind string, c protocol.TrajectoryCall) {
+	if r.history == nil {
+		return
+	}
+	c.Input = boundedInput(c.Input)
+	_ = r.transcripts.Append(*r.history, store.Entry{Type: kind, Run: r.id, Call: c})
+}
+
+// noteExecuted records that nested call id ran (its tool was invoked):
+// hook.agentEnd lists it even when its row was suppressed (CM-NEST-19).
+func (c *cell) noteExecuted(id string) {
+	r := c.run
+	if r.history == nil {
+		return
+	}
+	r.activity.mu.Lock()
+	defer r.activity.mu.Unlock()
+	if len(r.activity.executed) >= maxTrajectoryCalls {
+		r.activity.truncated = true
+		return
+	}
+	r.activity.executed = append(r.activity.executed, id)
+}
+
+// persistActivity writes the row of the completed nested call p (status ok,
+// error or cancelled) to the session transcript, unless the run's
+// before_message_write hook suppresses it. Starts and partial updates are
+// never written. Called before the result reaches the guest, so a settled
+// cell's rows are all written.
+func (c *cell) persistActivity(ctx context.Context, p protocol.InvokeParams, status string) {
+	r := c.run
+	if r.history == nil {
+		return
+	}
+	r.activity.begin()
+	defer r.activity.end()
+	row := protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID, Tool: p.Tool,
+		CatalogID: p.CatalogID, Input: boundedInput(p.Input), Status: status, DisplayOnly: true}
+	if r.gate.messageWrite && r.hooker != nil {
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), messageHookTimeout)
+		res, err := r.hooker.BeforeMessageWrite(hctx, protocol.MessageWriteParams{Run: r.id, Row: row})
+		cancel()
+		if err == nil && res.Decision == protocol.MessageSuppress {
+			if r.defects.SuppressedInAgentEnd {
+				r.activity.mu.Lock()
+				r.suppressed = append(r.suppressed, row)
+				r.activity.mu.Unlock()
+			}
+			return // never persisted; the call and its effects stand
+		}
+	}
+	_ = r.transcripts.Append(*r.history, store.Entry{Type: store.EntryNestedActivity, Run: r.id, Call: row})
+}
+
+// ErrBadView is returned by TrajectoryView for a view the profile does not
+// serve.
+var ErrBadView = fmt.Errorf("unknown run.trajectory view")
+
+// TrajectoryView answers run.trajectory with a view (spec/protocol.md
+// §4.2): "" or calls is Trajectory; activity and replay (feature
+// nested-activity) are the session's history, reloaded from the persisted
+// transcript first when reload is set. ok is false for an unknown run; err
+// wraps ErrBadView for a view that is not served.
+func (rt *Runtime) TrajectoryView(run, view string, reload bool) (protocol.TrajectoryResult, bool, error) {
+	r, ok := rt.run(run)
+	if !ok {
+		return protocol.TrajectoryResult{}, false, nil
+	}
+	if view == "" || view == protocol.TrajectoryViewCalls {
+		return r.traj.snapshot(run), true, nil
+	}
+	if !rt.opts.HasFeature("nested-activity") || (view != protocol.TrajectoryViewActivity && view != protocol.TrajectoryViewReplay) {
+		return protocol.TrajectoryResult{}, true, fmt.Errorf("%w %q: this target serves %s", ErrBadView, view, rt.views())
+	}
+	if r.history == nil { // an inactive run: no cell, no history of its own
+		return protocol.TrajectoryResult{Run: run, Calls: []protocol.TrajectoryCall{}}, true, nil
+	}
+	if reload {
+		rt.transcripts.Reload(*r.history)
+	}
+	h := rt.transcripts.History(*r.history)
+	out := protocol.TrajectoryResult{Run: run, Calls: h.Activity, Truncated: h.Truncated}
+	if view == protocol.TrajectoryViewReplay {
+		out.Calls = h.Replay
+		if rt.opts.Defects.ReplayActivity {
+			out.Calls = append(out.Calls, h.Activity...)
+		}
+	}
+	return out, true, nil
+}
+
+func (rt *Runtime) views() string {
+	if rt.opts.HasFeature("nested-activity") {
+		return "views calls, activity and replay"
+	}
+	return "only view calls (nested-activity is not declared)"
+}
+
+// EndRun is End for run.end: under nested-activity, once the run's cells
+// ended and their nested calls recorded their rows (at most endSettle), it
+// sends hook.agentEnd when the run opted in, with the accepted activity
+// read from the transcript and every nested call that ran (CM-NEST-19).
+func (rt *Runtime) EndRun(ctx context.Context, run string) bool {
+	r, _ := rt.run(run)
+	if !rt.End(run) {
+		return false
+	}
+	if r == nil || r.history == nil || !r.gate.agentEnd || r.hooker == nil {
+		return true
+	}
+	r.activity.settled(endSettle)
+	p := protocol.AgentEndParams{Run: run, Activity: rt.transcripts.RunActivity(*r.history, run)}
+	r.activity.mu.Lock()
+	p.ExecutedToolCallIDs = append([]string{}, r.activity.executed...)
+	p.Truncated = r.activity.truncated
+	p.Activity = append(p.Activity, r.suppressed...) // only with Defects.SuppressedInAgentEnd
+	r.activity.mu.Unlock()
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), messageHookTimeout)
+	defer cancel()
+	_ = r.hooker.AgentEnd(hctx, p)
+	return true
+}

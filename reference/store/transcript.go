@@ -1,0 +1,220 @@
+package store
+
+import (
+	"encoding/json"
+	"sync"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// Entry types of a session transcript as the reference persists it (feature
+// nested-activity, protocol.md §4.2).
+const (
+	// EntryModelCall is a model tool call (exec, wait or a direct tool) as
+	// the assistant message carried it; EntryModelResult its result status.
+	EntryModelCall   = "model_call"
+	EntryModelResult = "model_result"
+	// EntryNestedActivity is one completed nested call, display only
+	// (OpenClaw's custom entry type, CM-NEST-17).
+	EntryNestedActivity = "openclaw.nested-tool.v1"
+)
+
+// Bounds of the transcripts (reference, protocol.md §4.2): a branch keeps
+// its last MaxTranscriptEntries entries (older ones are dropped and its views
+// say truncated), and the transcripts of a process hold at most
+// MaxTranscriptBytes of encoded entries (past it, the transcripts of the
+// branches written least recently are dropped whole). Inputs are bounded
+// by the caller (2 KiB in the reference), so a view stays far below the
+// 16 MiB message bound.
+const (
+	MaxTranscriptEntries = 4096
+	MaxTranscriptBytes   = 64 << 20
+)
+
+// Entry is one persisted transcript entry. Run is the agent run that wrote
+// it; Call is the model call (ToolCallID, AssistantResponseID, Tool, Input,
+// Status) or the nested-activity row.
+type Entry struct {
+	Type string                  `json:"type"`
+	Run  string                  `json:"run"`
+	Call protocol.TrajectoryCall `json:"call"`
+}
+
+// History is a branch's history as the session manager projects it from
+// the transcript: the nested activity (display only) and the model calls
+// the next provider request replays.
+type History struct {
+	Activity  []protocol.TrajectoryCall
+	Replay    []protocol.TrajectoryCall
+	Truncated bool
+}
+
+// Transcripts holds the session transcript of each branch of a process,
+// each entry stored encoded, as a session file holds it. The views are a
+// projection of those bytes, cached until the next append or Reload: what
+// a reload gives back is exactly what was persisted. The zero value is ready.
+type Transcripts struct {
+	mu    sync.Mutex
+	by    map[Branch]*transcript
+	bytes int64
+	clock int64
+}
+
+type transcript struct {
+	lines   [][]byte
+	bytes   int64
+	dropped bool
+	used    int64    // clock of the last append (eviction order)
+	cache   *History // projection of lines; nil: not built
+}
+
+// Append persists e on branch b.
+func (t *Transcripts) Append(b Branch, e Entry) error {
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.by == nil {
+		t.by = map[Branch]*transcript{}
+	}
+	tr := t.by[b]
+	if tr == nil {
+		tr = &transcript{}
+		t.by[b] = tr
+	}
+	t.clock++
+	tr.used = t.clock
+	tr.lines = append(tr.lines, line)
+	tr.bytes += int64(len(line))
+	t.bytes += int64(len(line))
+	for len(tr.lines) > MaxTranscriptEntries {
+		n := int64(len(tr.lines[0]))
+		tr.lines[0] = nil
+		tr.lines = tr.lines[1:]
+		tr.bytes -= n
+		t.bytes -= n
+		tr.dropped = true
+	}
+	tr.cache = nil
+	for t.bytes > MaxTranscriptBytes && t.evictLocked(b) {
+	}
+	return nil
+}
+
+// evictLocked drops the transcript of the branch written least recently,
+// other than keep (or keep's oldest entry when it is the only one); false
+// when nothing is left to drop.
+func (t *Transcripts) evictLocked(keep Branch) bool {
+	var victim *Branch
+	var oldest int64
+	for b, tr := range t.by {
+		if b != keep && (victim == nil || tr.used < oldest) {
+			bb := b
+			victim, oldest = &bb, tr.used
+		}
+	}
+	if victim == nil {
+		tr := t.by[keep]
+		if len(tr.lines) <= 1 {
+			return false
+		}
+		n := int64(len(tr.lines[0]))
+		tr.lines = tr.lines[1:]
+		tr.bytes -= n
+		t.bytes -= n
+		tr.dropped = true
+		return true
+	}
+	t.bytes -= t.by[*victim].bytes
+	delete(t.by, *victim)
+	return true
+}
+
+// History returns branch b's history, projected from its persisted entries.
+func (t *Transcripts) History(b Branch) History {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr := t.by[b]
+	if tr == nil {
+		return History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}}
+	}
+	if tr.cache == nil {
+		h := project(tr.lines, "")
+		h.Truncated = tr.dropped
+		tr.cache = &h
+	}
+	return History{Activity: append([]protocol.TrajectoryCall{}, tr.cache.Activity...),
+		Replay: append([]protocol.TrajectoryCall{}, tr.cache.Replay...), Truncated: tr.cache.Truncated}
+}
+
+// Reload drops what is held in memory about branch b's history: the next
+// History reads the persisted entries again, as after a restart.
+func (t *Transcripts) Reload(b Branch) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if tr := t.by[b]; tr != nil {
+		tr.cache = nil
+	}
+}
+
+// RunActivity is the nested activity run wrote on branch b, read from the
+// persisted entries (what finalisation and agent-end hooks read).
+func (t *Transcripts) RunActivity(b Branch, run string) []protocol.TrajectoryCall {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tr := t.by[b]
+	if tr == nil {
+		return []protocol.TrajectoryCall{}
+	}
+	return project(tr.lines, run).Activity
+}
+
+// project decodes lines (only run's when run is not empty) into a History.
+// A model call repeated with the same toolCallId and assistantResponseId is
+// one call replayed: it keeps its place, as does an activity row whose
+// nested toolCallId was already written (replay identity, CM-NEST-18).
+func project(lines [][]byte, run string) History {
+	h := History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}}
+	type key struct{ resp, id string }
+	calls := map[key]int{}
+	rows := map[string]int{}
+	for _, line := range lines {
+		var e Entry
+		if json.Unmarshal(line, &e) != nil || (run != "" && e.Run != run) {
+			continue
+		}
+		c := e.Call
+		k := key{c.AssistantResponseID, c.ToolCallID}
+		switch e.Type {
+		case EntryModelCall:
+			if i, ok := calls[k]; ok {
+				h.Replay[i] = c
+				continue
+			}
+			calls[k] = len(h.Replay)
+			h.Replay = append(h.Replay, c)
+		case EntryModelResult:
+			if i, ok := calls[k]; ok {
+				h.Replay[i].Status = c.Status
+			}
+		case EntryNestedActivity:
+			c.DisplayOnly = true
+			if i, ok := rows[c.ToolCallID]; ok {
+				h.Activity[i] = c
+				continue
+			}
+			rows[c.ToolCallID] = len(h.Activity)
+			h.Activity = append(h.Activity, c)
+		}
+	}
+	return h
+}
+
+// Release drops every transcript of t (its runtime closed).
+func (t *Transcripts) Release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.by, t.bytes = nil, 0
+}
