@@ -31,6 +31,15 @@ type Defects struct {
 	// TimerFromCall measures a queued guest timer's delay from the
 	// setTimeout call, not from when it got a slot (CM-NEST-13).
 	TimerFromCall bool
+	// QueueSkipsPolicy looks a call that must queue up among every tool
+	// the run declared, policy-denied ones included (CM-NEST-16).
+	QueueSkipsPolicy bool
+	// QueueOutlivesCell sends a cell's queued calls when the cell ends
+	// (aborted, ended) instead of dropping them (CM-NEST-16).
+	QueueOutlivesCell bool
+	// QueueUncounted leaves queued inputs out of memoryLimitBytes
+	// (CM-NEST-16).
+	QueueUncounted bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.
