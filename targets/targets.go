@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -48,6 +49,9 @@ type Prefix struct {
 	// image build) with progress lines; the CLI calls it before the suites
 	// start, so that it is not bounded by the initialize timeout.
 	Prepare func(ctx context.Context, spec string, progress io.Writer) error
+	// Check, if set, rejects a spec of the family that can name no target
+	// (an unpinned version), without starting anything: a usage error.
+	Check func(spec string) error
 	// Open returns the endpoint of one connection to spec: a command line,
 	// or an address with a Close that undoes what Open started. A target
 	// Open starts itself gets o.Canary as CanaryEnv in its environment
@@ -72,6 +76,13 @@ func init() {
 		Prefix: openclaw.Prefix,
 		Syntax: "openclaw:<version>",
 		Help:   "the real OpenClaw code mode (installed on first use with npm; e.g. openclaw:2026.7.35)",
+		Check: func(spec string) error {
+			v := strings.TrimSpace(strings.TrimPrefix(spec, openclaw.Prefix))
+			if !slices.Contains(openclaw.Versions(), v) {
+				return fmt.Errorf("%w %q: %w %q (pinned: %s)", ErrUnknown, spec, openclaw.ErrUnknownVersion, v, strings.Join(openclaw.Versions(), ", "))
+			}
+			return nil
+		},
 		Prepare: func(ctx context.Context, spec string, progress io.Writer) error {
 			_, err := openclaw.Resolve(ctx, spec, progress)
 			return err
@@ -138,11 +149,18 @@ func Check(spec string) error {
 		return nil
 	}
 	if serve, p := lookup(spec); serve != nil || p != nil {
+		if p != nil && p.Check != nil {
+			return p.Check(spec)
+		}
 		return nil
 	}
-	if family, _, ok := strings.Cut(spec, ":"); ok {
+	if family, name, ok := strings.Cut(spec, ":"); ok {
 		if names := Names(family + ":"); len(names) > 0 {
-			return fmt.Errorf("%w %q: no such %s: target (known: %s)", ErrUnknown, spec, family, strings.Join(names, ", "))
+			known := "known: " + strings.Join(names, ", ")
+			if len(names) > shortList {
+				known = fmt.Sprintf("%d known; list them with: codemode-conformance list %ss", len(names), family)
+			}
+			return fmt.Errorf("%w %q: there is no %s variant named %q (%s)", ErrUnknown, spec, family, name, known)
 		}
 	}
 	return fmt.Errorf("%w %q: want %s", ErrUnknown, spec, strings.Join(Syntax(), ", "))
@@ -213,7 +231,9 @@ func Usage() string {
 	mu.Unlock()
 	lines["exec:<command line>"] = "spawn a process speaking the driver protocol on stdio"
 	lines["tcp:<host:port>"] = "connect to a process speaking the driver protocol"
-	if v := Names("fake:"); len(v) > 0 {
+	if v := Names("fake:"); len(v) > shortList {
+		lines["fake:<variant>"] = fmt.Sprintf("a deliberately broken reference variant, e.g. fake:%s (%d of them; list them with: codemode-conformance list fakes)", v[0], len(v))
+	} else if len(v) > 0 {
 		lines["fake:<variant>"] = "a deliberately broken reference variant: " + strings.Join(v, ", ")
 	}
 	var b strings.Builder
@@ -221,6 +241,17 @@ func Usage() string {
 		fmt.Fprintf(&b, "  %-23s %s\n", s, lines[s])
 	}
 	return b.String()
+}
+
+// shortList is the most names a help line or error lists in full.
+const shortList = 10
+
+// Help is the help registered with the in-process target name ("" when
+// there is none).
+func Help(name string) string {
+	mu.Lock()
+	defer mu.Unlock()
+	return named[name].help
 }
 
 // Names lists the registered in-process names starting with prefix, without

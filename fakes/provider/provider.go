@@ -234,33 +234,36 @@ func (s *Server) JSON() string {
 	return string(b)
 }
 
-// Save writes the recorded requests to dir/<name>.json (dir is created);
-// name is made file-safe.
-func (s *Server) Save(dir, name string) (string, error) {
+// Save writes the recorded requests, as indented JSON, to dir/file (dir
+// is created) and returns the path; FileName names file.
+func (s *Server) Save(dir, file string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	p := filepath.Join(dir, fileSafe(name)+".json")
+	p := filepath.Join(dir, file)
 	return p, os.WriteFile(p, []byte(s.JSON()+"\n"), 0o644)
 }
 
-func fileSafe(name string) string {
-	// A trailing " #<n>" (a spec's later provider) survives the cut.
-	suffix := ""
-	if i := strings.LastIndex(name, " #"); i >= 0 && i >= len(name)-6 {
-		suffix, name = "_"+name[i+2:], name[:i]
+// maxSpecBytes bounds the spec part of a FileName, so that the name stays
+// within every file system's limit (255 bytes).
+const maxSpecBytes = 120
+
+// FileName names the saved requests of a run's index-th provider (from 1)
+// that spec started: "NNNN-<spec>.json", the spec text cut at maxSpecBytes
+// and made file-safe (every byte but A-Z, a-z, 0-9, '-', '_' and '.'
+// becomes '_'). The index keeps names of specs that share a prefix, and of
+// one spec's several providers, apart.
+func FileName(index int, spec string) string {
+	b := []byte(spec)
+	if len(b) > maxSpecBytes {
+		b = b[:maxSpecBytes]
 	}
-	b := []byte(name)
-	if len(b) > 120-len(suffix) {
-		b = b[:120-len(suffix)]
-	}
-	b = append(b, suffix...)
 	for i, c := range b {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
 			b[i] = '_'
 		}
 	}
-	return string(b)
+	return fmt.Sprintf("%04d-%s.json", index, b)
 }
 
 func (s *Server) models(w http.ResponseWriter, _ *http.Request) {

@@ -152,17 +152,39 @@ var _ = Describe("fake model provider", func() {
 		Expect(models.Data[0].ID).To(Equal(provider.Model))
 		_, err = ask(s, false, user("hi"))
 		Expect(err).NotTo(HaveOccurred())
-		p, err := s.Save(GinkgoT().TempDir(), "CM-E2E-01 a/b")
+		p, err := s.Save(GinkgoT().TempDir(), provider.FileName(1, "CM-E2E-01 a/b"))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(filepath.Base(p)).To(Equal("CM-E2E-01_a_b.json"), "the file is named after the spec, made file-safe")
-		p2, err := s.Save(filepath.Dir(p), strings.Repeat("x", 200)+" #2")
-		Expect(err).NotTo(HaveOccurred())
-		Expect(filepath.Base(p2)).To(Equal(strings.Repeat("x", 118)+"_2.json"), "a long name keeps its sequence number")
+		Expect(filepath.Base(p)).To(Equal("0001-CM-E2E-01_a_b.json"), "the file is named after the provider's index and the spec, made file-safe")
 		b, err := os.ReadFile(p)
 		Expect(err).NotTo(HaveOccurred())
 		var saved []provider.Request
 		Expect(json.Unmarshal(b, &saved)).To(Succeed())
 		Expect(saved).To(HaveLen(1))
 		Expect(cmp.Diff(s.Requests()[0].ToolNames(), saved[0].ToolNames())).To(BeEmpty())
+	})
+
+	It("names saved requests NNNN-<spec>.json: specs that share a long prefix and one spec's providers never collide", func() {
+		long := strings.Repeat("x", 200)
+		names := []string{
+			provider.FileName(1, long+" first"),
+			provider.FileName(2, long+" second"),
+			provider.FileName(3, "CM-E2E-01 one spec"),
+			provider.FileName(4, "CM-E2E-01 one spec"),
+			provider.FileName(5, "CM-E2E-02 ünïcode / and: quotes\""),
+		}
+		Expect(names).To(Equal([]string{
+			"0001-" + strings.Repeat("x", 120) + ".json",
+			"0002-" + strings.Repeat("x", 120) + ".json",
+			"0003-CM-E2E-01_one_spec.json",
+			"0004-CM-E2E-01_one_spec.json",
+			"0005-CM-E2E-02___n__code___and__quotes_.json",
+		}), "every name is the index, a dash and the file-safe spec cut at 120 bytes")
+		seen := map[string]bool{}
+		for _, n := range names {
+			Expect(seen).NotTo(HaveKey(n), "two providers share the file name %q", n)
+			seen[n] = true
+			Expect(len(n)).To(BeNumerically("<=", 255), "a file name must fit every file system: %q", n)
+		}
+		Expect(provider.FileName(12345, "s")).To(Equal("12345-s.json"), "an index beyond four digits is kept whole")
 	})
 })

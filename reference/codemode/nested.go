@@ -36,7 +36,7 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			fallthrough
 		case "call":
 			t, ok := s.c.run.catalog.Lookup(q.Tool)
-			if !ok || t.Spec.Source == protocol.SourceMCP {
+			if !ok || t.Spec.Source == protocol.SourceMCP || s.deniedNow(t.ID) { // deniedNow: queuedefects.go
 				immediate = append(immediate, errDelivery(q.ID, "ToolError", fmt.Sprintf("Unknown tool id %q. Use tools.search(query) or ALL_TOOLS to find tool ids.", q.Tool), "invalid_input", nil))
 				continue
 			}

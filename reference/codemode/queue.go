@@ -79,7 +79,7 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	s.c.mu.Unlock()
 	// The host holds queued inputs the guest no longer does: they count
 	// against memoryLimitBytes, so queueing raises no limit (CM-NEST-16).
-	if bytes > s.c.run.cfg.MemoryLimitBytes {
+	if bytes > s.c.run.cfg.MemoryLimitBytes && !s.rt.opts.Defects.QueueUncounted {
 		return s.limit(result.CodeMemoryLimitExceeded,
 			fmt.Sprintf("the inputs of the queued nested tool calls (%d bytes of JSON) exceed memoryLimitBytes (%d bytes); await smaller batches", bytes, s.c.run.cfg.MemoryLimitBytes)), true
 	}

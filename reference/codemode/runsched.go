@@ -43,6 +43,15 @@ type Defects struct {
 	// PersistStarts writes a nested call's activity row when it starts,
 	// status pending, not only once it completed (CM-NEST-18).
 	PersistStarts bool
+	// QueueSkipsPolicy looks a call that must queue up among every tool
+	// the run declared, policy-denied ones included (CM-NEST-16).
+	QueueSkipsPolicy bool
+	// QueueOutlivesCell sends a cell's queued calls when the cell ends
+	// (aborted, ended) instead of dropping them (CM-NEST-16).
+	QueueOutlivesCell bool
+	// QueueUncounted leaves queued inputs out of memoryLimitBytes
+	// (CM-NEST-16).
+	QueueUncounted bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

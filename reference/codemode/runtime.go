@@ -146,6 +146,9 @@ type agentRun struct {
 	snapEvents snapshotEvents
 	traj       trajectory // run.trajectory (trajectory.go, CM-NEST-07)
 	sched      runSched   // executionMode across the run's cells (runsched.go, CM-NEST-12)
+	// denied holds the catalog ids the policy denies when the catalog
+	// ignores policy (Defects.QueueSkipsPolicy, queuedefects.go).
+	denied map[string]bool
 }
 
 // New returns a Runtime. eng may be nil to simulate a missing engine.
@@ -209,6 +212,9 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		run.active = true
 		hidden, direct := rt.opts.splitDirectOnly(effective) // CM-ACT-08
 		run.catalog = catalog.Build(hidden)
+		if rt.opts.Defects.QueueSkipsPolicy {
+			run.catalog, run.denied = rt.catalogIgnoringPolicy(p, hidden) // queuedefects.go
+		}
 		run.mcpBoot, run.mcpServers = mcpTable(run)
 		rt.prepareStore(run, p)
 		rt.prepareHistory(run, p) // activity.go
@@ -290,6 +296,9 @@ func (rt *Runtime) endCells(run, reason string) {
 	rt.mu.Unlock()
 	for _, c := range victims {
 		noteDropped(c, false)
+		if rt.opts.Defects.QueueOutlivesCell {
+			rt.sendQueued(c) // queuedefects.go
+		}
 		c.terminate()
 	}
 }

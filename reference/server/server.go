@@ -162,6 +162,7 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 // generation-1 QuickJS-WASI runtime with snapshot-executor and isolation).
 func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown func()) handler.Map {
 	turns := newTurns(rt, inv)
+	ids := &callIDs{replays: ro.HasFeature("nested-activity")} // callids.go
 	return handler.Map{
 		protocol.MethodInitialize: handler.New(func(ctx context.Context, p protocol.InitializeParams) (protocol.InitializeResult, error) {
 			if p.ProtocolVersion != "" && p.ProtocolVersion != protocol.Version {
@@ -195,12 +196,18 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			if err := needRun(protocol.MethodToolExec, p); err != nil {
 				return nil, err
 			}
+			if err := ids.claim(protocol.MethodToolExec, p, rt.HasRun(p.Run)); err != nil {
+				return nil, err
+			}
 			return marshal(rt.TracedIn(p.Run, "exec", p.ToolCallID, p.AssistantResponseID, p.Input, func() (result.Result, error) {
 				return rt.ExecIn(ctx, p.Run, p.ToolCallID, p.AssistantResponseID, p.Input)
 			}))
 		}),
 		protocol.MethodToolWait: handler.New(func(ctx context.Context, p *protocol.ToolCallParams) (json.RawMessage, error) {
 			if err := needRun(protocol.MethodToolWait, p); err != nil {
+				return nil, err
+			}
+			if err := ids.claim(protocol.MethodToolWait, p, rt.HasRun(p.Run)); err != nil {
 				return nil, err
 			}
 			return marshal(rt.TracedIn(p.Run, "wait", p.ToolCallID, p.AssistantResponseID, p.Input, func() (result.Result, error) { return rt.Wait(ctx, p.Run, p.ToolCallID, p.Input) }))
@@ -233,6 +240,7 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 				return false, err
 			}
 			turns.ended(p.Run)
+			ids.forget(p.Run)
 			if !rt.EndRun(ctx, p.Run) { // hook.agentEnd first (§4.2)
 				return false, unknownRun(p.Run)
 			}

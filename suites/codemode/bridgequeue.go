@@ -1,13 +1,17 @@
 package codemode
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
@@ -113,6 +117,9 @@ const denied = tools.call("openclaw:core:secret", {}).then(() => "called", () =>
 return [await denied, callValue(id("lookup"), await a).tag];`))
 		Expect(res).To(CompleteWith([]string{"refused", "a"}), "a call to a denied tool made while the slot is taken must reject catchably, and the cell go on %s", EnvelopeNote)
 		Expect(r.Tools.CallsOf("secret")).To(BeEmpty(), "queueing must not bypass policy: the denied tool must never be invoked")
+		// The harness refuses a tool.invoke for a denied tool, so the guest
+		// sees a rejection either way: the target must not have sent one.
+		Expect(r.RefusedInvokes()).To(BeEmpty(), "queueing must not bypass policy: the target must never send a tool.invoke for the denied tool (the harness refused it)")
 	})
 
 	It("CM-NEST-16", "queued calls are cancelled with their cell: after run.abort none of them is ever sent", func(ctx SpecContext) {
@@ -132,19 +139,70 @@ return out.length;`))
 		Expect(r.Wait(ctx, w.RunID)).To(BeFailed(), "wait after run.abort must fail")
 	})
 
-	It("CM-NEST-16", "queueing raises no memory limit: queued inputs beyond memoryLimitBytes fail the cell with memory_limit_exceeded", func(ctx SpecContext) {
-		const memory = 16 << 20
+	It("CM-NEST-16", "queueing extends no timeoutMs: a cell whose calls drain through the queue suspends at its timeoutMs, not after its last queued call", func(ctx SpecContext) {
 		rec := &tools.Recorder{}
-		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "memoryLimitBytes": memory, "timeoutMs": 20000}),
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 2000}),
 			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
-		// Twelve 2 MiB inputs (a distinct string each) behind one slot:
-		// 24 MiB queued under a 16 MiB limit.
-		res := r.Exec(ctx, Guest(`const pad = "x".repeat(2 << 20);
-const ps = [];
-for (let i = 0; i < 12; i++) ps.push(tools.call(id("lookup"), {tag: "m" + i, ms: 1, pad: i + pad}));
-await Promise.all(ps);
-return "all sent";`))
-		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "queued inputs count against memoryLimitBytes (%d bytes): 24 MiB of them must fail the cell, not complete: %s", memory, res.Raw)
-		Expect(len(rec.Spans())).To(BeNumerically("<", 12), "the calls whose inputs exceed the limit must not all be sent:%s", spansText(rec.Spans()))
+		// Ten 500 ms calls through one slot need 5 s; each alone is well
+		// within the 2 s budget, so only the cell's own clock suspends it.
+		res := r.Exec(ctx, Guest(`const out = await Promise.all(Array.from({length: 10}, (_, i) => tools.call(id("lookup"), {tag: "t" + i, ms: 500})));
+return out.length;`))
+		Expect(res).To(BeWaiting(), "ten 500 ms calls behind one slot outlast timeoutMs 2000: the queue must not extend the cell's time budget, so the exec returns waiting")
+		Expect(len(rec.Spans())).To(BeNumerically("<", 10), "when the exec returned, not every queued call may have been sent yet (5 s of calls, a 2 s budget):%s", spansText(rec.Spans()))
+	})
+
+	It("CM-NEST-16", "queueing raises no memory limit: inputs parked in the queue count against memoryLimitBytes, though the guest no longer holds them", func(ctx SpecContext) {
+		// The snapshot bound is generous: each yield suspends the cell, and
+		// its snapshot is judged by CM-LIM-02, not here.
+		const memory, snapshot = 16 << 20, 48 << 20
+		// A call to hold takes the one slot until the spec releases it; then
+		// fronts of three calls queue behind it, each front ending in
+		// yield_control. The inputs share one 1 MiB string, so the guest's
+		// heap holds about 1 MiB while the queued inputs grow by 3 MiB of JSON
+		// per front.
+		cell := func(fronts int) string {
+			return fmt.Sprintf(`const big = "x".repeat(1 << 20);
+const held = tools.call(id("hold"), {}).catch(() => "released");
+for (let f = 0; f < %d; f++) {
+  for (let i = 0; i < 3; i++) tools.call(id("lookup"), {tag: "q" + f + "-" + i, ms: 1, big}).catch(() => {});
+  await yield_control("front " + f);
+}
+await held;
+return "all queued";`, fronts)
+		}
+		queue := func(fronts int) (Result, *tools.Recorder) {
+			rec := &tools.Recorder{}
+			release := make(chan struct{})
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			ginkgo.DeferCleanup(free)
+			hold := tools.Core("hold", "Return once the harness releases it.", nil, func(ctx context.Context, _ json.RawMessage) (any, error) {
+				select {
+				case <-release:
+					return "released", nil
+				case <-ctx.Done():
+					return nil, protocol.ToolError("hold: canceled", nil)
+				}
+			})
+			r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "memoryLimitBytes": memory, "maxSnapshotBytes": snapshot, "timeoutMs": 20000}),
+				Tools: []tools.Tool{hold, rec.Recorded("lookup", "")}})
+			res := r.Exec(ctx, Guest(cell(fronts)))
+			for yields := 1; res.Status == result.StatusWaiting && res.Reason == result.ReasonYield && yields <= fronts; yields++ {
+				if yields == fronts {
+					free() // every front is queued: let the holding call end
+				}
+				res = r.Wait(ctx, res.RunID)
+			}
+			return res, rec
+		}
+		// The control: 6 MiB queued fits, so the guest's own memory use of
+		// this cell is within the limit.
+		small, rec := queue(2)
+		Expect(small).To(CompleteWith("all queued"), "two fronts (6 MiB of queued inputs) under memoryLimitBytes %d must complete: the guest itself holds about 1 MiB %s", memory, EnvelopeNote)
+		Expect(rec.Spans()).To(HaveLen(6), "the six queued calls must be sent once the holding call ended:%s", spansText(rec.Spans()))
+		res, rec := queue(8)
+		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded),
+			"eight fronts park 24 MiB of inputs in the queue while the guest holds about 1 MiB: queued inputs count against memoryLimitBytes (%d bytes), so the cell must fail, not complete", memory)
+		Expect(rec.Spans()).To(BeEmpty(), "with maxPendingToolCalls 1 held by the holding call, no queued call may be sent:%s", spansText(rec.Spans()))
 	})
 })

@@ -1,6 +1,8 @@
 package codemode
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -22,6 +24,25 @@ func suspendable(extra map[string]any) map[string]any {
 
 // slowCall is guest code whose nested call outlives one exec.
 const slowCall = `const r = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); text("after restore: " + r.tag); return r;`
+
+// roomy is suspendable with room for a busy machine: timeoutMs 3000, which a
+// roomySlowMs call outlives. For specs whose subject is the suspension or what
+// follows it, not the budget: on a loaded machine (load 20 on 2 cores) a
+// trivial cell, a cell building a few MiB, or the restore of its snapshot can
+// take longer than 1 s, and would end with timeout instead.
+func roomy(extra map[string]any) map[string]any {
+	m := map[string]any{"timeoutMs": 3000}
+	for k, v := range extra {
+		m[k] = v
+	}
+	return suspendable(m)
+}
+
+// roomySlowMs is how long the slow call of a roomy run takes, in ms.
+const roomySlowMs = 3500
+
+// roomySlowCall is slowCall for a roomy run.
+var roomySlowCall = strings.Replace(slowCall, "ms: 1500", fmt.Sprintf("ms: %d", roomySlowMs), 1)
 
 var _ = Describe("codemode", "exec and wait", func() {
 	It("CM-EXEC-01", "exactly one of code/command must be non-empty, and both must match when present", func(ctx SpecContext) {
@@ -65,7 +86,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 	})
 
 	It("CM-EXEC-05", "results follow the completed / waiting / failed union", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
 		done := r.Exec(ctx, `text("hi"); return {ok: true};`)
 		m := rawJSON(done.Raw)
 		Expect(m).To(HaveKeyWithValue("status", "completed"), "a completed result has status completed: %s", done.Raw)
@@ -82,7 +103,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 			Expect(result.ErrorCode(c.(string)).Valid()).To(BeTrue(), "unknown error code %v", c)
 		}
 
-		waiting := r.Exec(ctx, Guest(slowCall))
+		waiting := r.Exec(ctx, Guest(roomySlowCall))
 		m = rawJSON(waiting.Raw)
 		Expect(m).To(HaveKeyWithValue("status", "waiting"), "a nested call that outlives the exec gives status waiting: %s", waiting.Raw)
 		Expect(m).To(HaveKeyWithValue("runId", Not(BeEmpty())), "a waiting result has a non-empty runId: %s", waiting.Raw)

@@ -16,14 +16,14 @@ import (
 const heldMiB = 4
 
 // holding is guest code whose cell keeps mib MiB of distinct live strings
-// (64 KiB each) across a nested call that outlives the exec, then returns
-// heldResult(mib).
+// (64 KiB each) across a nested call that outlives the exec of a roomy run,
+// then returns heldResult(mib).
 func holding(mib int) string {
 	return Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
-		const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500})); return keep.length + " strings, slept " + x.slept;`, mib*16))
+		const x = callValue(id("slow"), await tools.call(id("slow"), {ms: %d})); return keep.length + " strings, slept " + x.slept;`, mib*16, roomySlowMs))
 }
 
-func heldResult(mib int) string { return fmt.Sprintf("%d strings, slept 1500", mib*16) }
+func heldResult(mib int) string { return fmt.Sprintf("%d strings, slept %d", mib*16, roomySlowMs) }
 
 var _ = Describe("codemode", "run state and snapshots", func() {
 	It("CM-RUN-01", "a waiting run holds a snapshot, not a live VM, and wait restores it into a fresh VM", func(ctx SpecContext) {
@@ -31,9 +31,9 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// (the size specs below show that a snapshot holds its state).
 		SelfReported("liveVMs = 0 and snapshots = 1 while the cell waits, as runtime.stats reports them")
 		base := Stats(ctx)
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(`const secret = "kept-in-memory"; const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "t"})); return secret + ":" + x.tag;`))
-		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
+		w := r.Exec(ctx, Guest(fmt.Sprintf(`const secret = "kept-in-memory"; const x = callValue(id("slow"), await tools.call(id("slow"), {ms: %d, tag: "t"})); return secret + ":" + x.tag;`, roomySlowMs)))
+		Expect(w).To(BeWaiting(), "a cell awaiting a %d ms nested call must suspend under timeoutMs 3000", roomySlowMs)
 		Expect(base.LiveVMs).To(BeZero(), "a VM was still live before this spec started")
 		Expect(base.Snapshots).To(BeZero(), "a snapshot was still stored before this spec started")
 		s := Stats(ctx)
@@ -56,7 +56,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// are a snapshot (not a live VM's heap) is the target's word.
 		SelfReported(fmt.Sprintf("snapshotBytes grows by at least %d MiB between a waiting cell holding nothing and one holding %d MiB, as runtime.stats reports it", heldMiB-1, heldMiB))
 		base := Stats(ctx)
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
 		small := r.Exec(ctx, holding(0))
 		Expect(small).To(BeWaiting(), "a cell holding nothing must suspend")
 		s0 := Stats(ctx).SnapshotBytes - base.SnapshotBytes
@@ -112,8 +112,8 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 
 	It("CM-RUN-04", "a VM larger than maxSnapshotBytes is refused before suspension with snapshot_limit_exceeded", func(ctx SpecContext) {
 		base := Stats(ctx)
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"maxSnapshotBytes": 1024}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500})); return x.slept;`))
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(map[string]any{"maxSnapshotBytes": 1024}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: %d})); return x.slept;`, roomySlowMs)))
 		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded), "a VM over maxSnapshotBytes 1024 must be refused before suspension with snapshot_limit_exceeded")
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "a refused suspension leaves no snapshot")
 	})
@@ -148,12 +148,12 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// is set from a snapshot size only the target reports.
 		SelfReported("the snapshotBytes of a waiting cell holding nothing, as runtime.stats reports it, sets maxSnapshotBytes; snapshots back to the baseline after the refusal, as runtime.stats reports them")
 		base := Stats(ctx)
-		probe := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		probe := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
 		Expect(probe.Exec(ctx, holding(0))).To(BeWaiting(), "a probe cell holding nothing must suspend, so its snapshot size can be measured")
 		small := Stats(ctx).SnapshotBytes - base.SnapshotBytes
 		probe.Abort(ctx)
 		limit := small + (heldMiB/2)<<20
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"maxSnapshotBytes": limit}), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(map[string]any{"maxSnapshotBytes": limit}), Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, holding(0))
 		Expect(res).To(CompleteWith(heldResult(0)), "a cell whose snapshot (%d bytes) fits maxSnapshotBytes %d must suspend and resume %s", small, limit, EnvelopeNote)
 		res, _ = r.RunToCompletion(ctx, holding(heldMiB))

@@ -24,8 +24,8 @@ func snapshotEvents(res Result) []string {
 var _ = Describe("codemode", "snapshot telemetry", func() {
 	It("CM-TEL-03", "telemetry reports snapshot lifecycle events: created, restored, expired and deleted", func(ctx SpecContext) {
 		// Only the run e lets its snapshot expire: a busy machine must not expire the others.
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(slowCall))
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
+		w := r.Exec(ctx, Guest(roomySlowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		Expect(snapshotEvents(w)).To(ContainElement(result.SnapshotCreated+" "+w.RunID), "the waiting result must report the snapshot it created: %s", w)
 		res := r.Wait(ctx, w.RunID)
@@ -33,15 +33,15 @@ var _ = Describe("codemode", "snapshot telemetry", func() {
 		final, _ := r.Follow(ctx, res)
 		Expect(final).To(BeCompleted(), "the resumed cell must complete")
 
-		e := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
-		w = e.Exec(ctx, Guest(slowCall))
+		e := NewRun(ctx, RunOptions{CodeMode: roomy(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		w = e.Exec(ctx, Guest(roomySlowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
 		res = e.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailed(), "an expired snapshot was resumed")
 		Expect(snapshotEvents(res)).To(ContainElement(result.SnapshotExpired+" "+w.RunID), "the run's next result after the TTL passed must report the expired snapshot: %s", res)
 
-		w = r.Exec(ctx, Guest(slowCall))
+		w = r.Exec(ctx, Guest(roomySlowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		r.Abort(ctx)
 		res = r.Exec(ctx, `return 1;`)

@@ -19,7 +19,7 @@ import (
 const ProviderRequestsEntry = "provider requests"
 
 // ProviderDir is the folder of the results dir that receives each spec's
-// provider requests as JSON (<spec text>.json).
+// provider requests as JSON (NNNN-<spec text>.json, provider.FileName).
 const ProviderDir = "provider-requests"
 
 // StartProvider starts a fake model provider with script for the current
@@ -47,20 +47,19 @@ func StartProvider(script ...provider.Step) *provider.Server {
 }
 
 var (
-	providerMu   sync.Mutex
-	providerSeen = map[string]int{}
+	providerMu    sync.Mutex
+	providerCount int
 )
 
-// providerFile names the saved requests of a spec's next provider: the
-// spec text, then "<text> #2", "#3" for the spec's later providers.
+// providerFile names the saved requests of the next provider of the run:
+// provider.FileName with the provider's place among the run's providers
+// (from 1; the CLI runs specs in a fixed order, so the same selection
+// gives the same names), so no two providers of a run share a file.
 func providerFile(spec string) string {
 	providerMu.Lock()
 	defer providerMu.Unlock()
-	providerSeen[spec]++
-	if n := providerSeen[spec]; n > 1 {
-		return fmt.Sprintf("%s #%d", spec, n)
-	}
-	return spec
+	providerCount++
+	return provider.FileName(providerCount, spec)
 }
 
 // TurnOptions are the optional members of agent.turn.

@@ -207,7 +207,7 @@ peer.handle = async (method, params) => {
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
       return {
         protocolVersion: "1",
-        implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs)` },
+        implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs; agent turns via the openclaw gateway)` },
         features: FEATURES,
         notDrivable: NOT_DRIVABLE,
       };

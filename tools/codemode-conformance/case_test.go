@@ -3,6 +3,7 @@ package main_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -22,6 +23,7 @@ var _ = Describe("the case command", func() {
 			Expect(o.Stdout).To(ContainSubstring("-target"), "%v lists the flags", args)
 			Expect(o.Stdout).NotTo(MatchRegexp(`(?m)^\s+-profile`), "%v: case has no --profile flag", args)
 			Expect(o.Stdout).To(ContainSubstring("v1 without it and under case"), "%v: the help says which profile builtin serves under case", args)
+			Expect(strings.Count(o.Stdout, "default")).To(Equal(2), "%v: the help names the default target once in Targets and once in the flag's (default …), never twice for -target:\n%s", args, o.Stdout)
 		}
 	})
 
@@ -71,6 +73,8 @@ var _ = Describe("the case command", func() {
 		Entry("a missing file", "no such file", "no-such-case.js"),
 		Entry("an unknown flag", "-nope", "-nope", corpusCase("dos-sync-loop.js")),
 		Entry("an unknown target", "nope", corpusCase("dos-sync-loop.js"), "--target", "nope:x"),
+		Entry("an unknown fake", `there is no fake variant named "nope"`, corpusCase("dos-sync-loop.js"), "--target", "fake:nope"),
+		Entry("an OpenClaw version that is not pinned", `no pinned OpenClaw version "1.0"`, corpusCase("dos-sync-loop.js"), "--target", "openclaw:1.0"),
 	)
 
 	It("exits 2 on a case whose front matter does not load, naming the problem", func() {

@@ -53,7 +53,7 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if def == "" {
 		def = "builtin"
 	}
-	tgt := fs.String("target", def, "the target (see Targets; default $"+framework.TargetEnv+" or builtin)")
+	tgt := fs.String("target", def, "the target (see Targets; also $"+framework.TargetEnv+")")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {

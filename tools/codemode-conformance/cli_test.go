@@ -77,7 +77,23 @@ var _ = Describe("the command line", func() {
 		Entry("no command", "usage: codemode-conformance run"),
 		Entry("unknown command", `unknown command "frob"`, "frob"),
 		Entry("unknown flag", "flag provided but not defined: -bogus", "run", "--bogus"),
+		Entry("unknown fake", `unknown target "fake:target": there is no fake variant named "target" (`, "run", "--target", "fake:target"),
+		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: 2026.7.35`, "run", "--target", "openclaw:1.0"),
+		Entry("list without what to list", "list takes one argument, fakes", "list"),
+		Entry("list of something else", "list takes one argument, fakes", "list", "targets"),
 	)
+
+	It("lists every fake:<variant> with list fakes, and its help names them in short", func() {
+		o := invoke(os.Environ(), "list", "fakes")
+		Expect(o.Code).To(Equal(0), "%s", o.Stderr)
+		Expect(o.Stdout).To(MatchRegexp(`(?m)^fake:queue-skips-policy\s+CM-NEST-16\s+v2\s+a call that has to queue`), "each line names the target, the requirement it breaks, its profile and its defect")
+		Expect(o.Stdout).To(MatchRegexp(`(?m)^fake:deny-ignored\s+CM-GUEST-05\s+v1\s+`))
+		help := invoke(os.Environ(), "help")
+		Expect(help.Stdout).To(ContainSubstring("list them with: codemode-conformance list fakes"), "the help points to the list")
+		for _, line := range strings.Split(help.Stdout, "\n") {
+			Expect(len(line)).To(BeNumerically("<", 400), "no help line lists every variant:\n%s", line)
+		}
+	})
 
 	DescribeTable("rejects a malformed --label-filter with exit 2 and says where, before running anything",
 		func(filter, message string) {

@@ -26,6 +26,7 @@ func usage(w io.Writer) {
        codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
        codemode-conformance case FILE [--target T]   (one hostile-case corpus file; case -h)
        codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
+       codemode-conformance list fakes   (every fake:<variant> target, the requirement it breaks and how)
        codemode-conformance help
 
 Runs the code mode conformance suites (abuse, codemode, e2e, limits, mcp, namespaces, security) against a target,

@@ -87,8 +87,10 @@ func cli(args []string) int {
 		return caseCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	case "bench-load":
 		return bench.LoadCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "list":
+		return listCommand(args[1:], os.Stdout, os.Stderr) // list.go
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, bench-load, case or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, bench-load, case, list or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}
