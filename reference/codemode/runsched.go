@@ -31,6 +31,10 @@ type Defects struct {
 	// TimerFromCall measures a queued guest timer's delay from the
 	// setTimeout call, not from when it got a slot (CM-NEST-13).
 	TimerFromCall bool
+	// AnyOutputs types the output of a tool without an output schema as
+	// any instead of unknown, in the quick index, on its handle and in its
+	// declaration (CM-TS-06, signatures.go).
+	AnyOutputs bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

@@ -114,6 +114,10 @@ type ToolSpec struct {
 	// ExecutionMode is "sequential" or "parallel" (default); feature
 	// execution-mode, CM-NEST-06 (scheduling.go).
 	ExecutionMode ExecutionMode `json:"executionMode,omitempty"`
+	// OutputSchema is the JSON Schema of the tool's result, if it declares
+	// one: generation 2 types the output from it, and an output without
+	// one is unknown (CM-TS-06, spec/protocol.md §12.13).
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // Policy is the allow/deny tool policy of a run. Entries are tool names or
