@@ -35,6 +35,9 @@ type Defects struct {
 	// any instead of unknown, in the quick index, on its handle and in its
 	// declaration (CM-TS-06, signatures.go).
 	AnyOutputs bool
+	// DeclareDenied also serves the declarations of tools the policy
+	// keeps from the run (CM-TS-06, signatures.go).
+	DeclareDenied bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

@@ -205,7 +205,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.CodeModeActive = true
 		res.Tools = append(modelTools(cfg), direct...)
 		rt.prepareNamespaces(run, res.Tools)
-		rt.prepareCatalogSurface(run, res.Tools)
+		rt.prepareCatalogSurface(run, res.Tools, p.Tools)
 		for _, t := range res.Tools {
 			run.visible = append(run.visible, t.Name)
 		}

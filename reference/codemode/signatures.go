@@ -96,8 +96,9 @@ func quickIndex(lines []indexLine) string {
 }
 
 // prepareCatalogSurface builds the run's catalog surface under feature
-// javascript-only and ends the exec description with its quick index.
-func (rt *Runtime) prepareCatalogSurface(r *agentRun, surface []protocol.ModelTool) {
+// javascript-only and ends the exec description with its quick index. all
+// are the run's tools before policy, read only by Defects.DeclareDenied.
+func (rt *Runtime) prepareCatalogSurface(r *agentRun, surface []protocol.ModelTool, all []protocol.ToolSpec) {
 	if !rt.opts.HasFeature("javascript-only") {
 		return
 	}
@@ -108,6 +109,9 @@ func (rt *Runtime) prepareCatalogSurface(r *agentRun, surface []protocol.ModelTo
 		}
 	}
 	r.surface = rt.opts.newCatalogSurface(r.catalog, reserved)
+	if rt.opts.Defects.DeclareDenied {
+		r.surface.declareDenied(r.catalog, all)
+	}
 	if r.surface.index == "" {
 		return
 	}
@@ -133,4 +137,20 @@ func (r *agentRun) apiFiles() []prelude.MCPFile {
 		return nil
 	}
 	return r.surface.files
+}
+
+// declareDenied is the defect Defects.DeclareDenied: a declaration for
+// every tool outside the catalog, as if reading one were harmless.
+func (s *catalogSurface) declareDenied(c *catalog.Catalog, all []protocol.ToolSpec) {
+	in := map[string]bool{}
+	for _, t := range c.Tools {
+		in[t.Spec.Source+":"+t.Spec.Owner+":"+t.Spec.Name] = true
+	}
+	for _, t := range all {
+		if in[t.Source+":"+t.Owner+":"+t.Name] {
+			continue
+		}
+		decl := refmcp.ToolDeclaration(t.Name, t.Name, t.Source+":"+t.Owner+":"+t.Name, t.Description, t.Parameters, t.OutputSchema)
+		s.files = append(s.files, prelude.MCPFile{Path: "tools/" + t.Name + ".d.ts", Bytes: len(decl), Text: decl})
+	}
 }
