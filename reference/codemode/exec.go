@@ -143,7 +143,7 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
 	s.vm = vm
-	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: r.catalog.GuestEntries(), MaxOutputBytes: r.cfg.MaxOutputBytes,
+	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: r.guestEntries(), Handles: r.surface != nil, APIFiles: r.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
 		Results: r.results != nil, Store: r.sessions != nil, Timers: s.rt.opts.HasFeature("bridge-queue")}, code); bad {
 		return r, nil

@@ -52,6 +52,13 @@ type Defects struct {
 	// QueueUncounted leaves queued inputs out of memoryLimitBytes
 	// (CM-NEST-16).
 	QueueUncounted bool
+	// AnyOutputs types the output of a tool without an output schema as
+	// any instead of unknown, in the quick index, on its handle and in its
+	// declaration (CM-TS-06, signatures.go).
+	AnyOutputs bool
+	// DeclareDenied also serves the declarations of tools the policy
+	// keeps from the run (CM-TS-06, signatures.go).
+	DeclareDenied bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

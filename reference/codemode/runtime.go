@@ -117,6 +117,9 @@ type agentRun struct {
 	mcp        *refmcp.Run
 	mcpBoot    *prelude.MCPBoot
 	mcpServers []refmcp.Server
+	// surface is generation 2's catalog surface (signatures.go); nil
+	// without feature javascript-only.
+	surface *catalogSurface
 	// results, sessions and branch bind the run's stores (storeops.go):
 	// nil without feature results / session-store or a bound branch.
 	results  ResultsStore
@@ -221,6 +224,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.CodeModeActive = true
 		res.Tools = append(modelTools(cfg), direct...)
 		rt.prepareNamespaces(run, res.Tools)
+		rt.prepareCatalogSurface(run, res.Tools, p.Tools)
 		for _, t := range res.Tools {
 			run.visible = append(run.visible, t.Name)
 		}

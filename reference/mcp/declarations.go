@@ -228,7 +228,9 @@ func parseSchema(raw json.RawMessage) *object {
 const maxDepth = 8
 
 // tsType renders a JSON schema as a TypeScript type. indent is the level of
-// the type's own line; nested object members go one level deeper.
+// the type's own line; nested object members go one level deeper. A
+// negative indent (inline) renders the type on one line, without member
+// comments (signature.go).
 func tsType(s *object, indent, depth int) string {
 	if s == nil || depth > maxDepth {
 		return "unknown"
@@ -334,13 +336,20 @@ func typeOf(t string, s *object, indent, depth int) string {
 	return "unknown"
 }
 
+// inline is the indent of a type rendered on one line.
+const inline = -1
+
 func objectType(s *object, indent, depth int) string {
 	props, req := objectProps(s)
+	inner := indent + 1
+	if indent < 0 {
+		inner = inline
+	}
 	var extra string
 	apv, _ := s.get("additionalProperties")
 	switch ap := apv.(type) {
 	case *object:
-		extra = tsType(ap, indent+1, depth+1)
+		extra = tsType(ap, inner, depth+1)
 	case bool:
 		if ap && len(props) == 0 {
 			extra = "unknown"
@@ -351,6 +360,20 @@ func objectType(s *object, indent, depth int) string {
 			extra = "unknown"
 		}
 		return "Record<string, " + extra + ">"
+	}
+	if indent < 0 {
+		parts := make([]string, 0, len(props)+1)
+		for _, p := range props {
+			opt := "?"
+			if req[p.name] {
+				opt = ""
+			}
+			parts = append(parts, propertyKey(p.name)+opt+": "+tsType(p.schema, inline, depth+1))
+		}
+		if extra != "" {
+			parts = append(parts, "[key: string]: "+extra)
+		}
+		return "{ " + strings.Join(parts, "; ") + " }"
 	}
 	pad := strings.Repeat("  ", indent+1)
 	var b strings.Builder

@@ -182,10 +182,10 @@ func mapInput(m protocol.InputMapper, args json.RawMessage) (json.RawMessage, er
 var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 // builtinGlobals are the code mode built-ins (CM-NS-07), the guest API of
-// profile v2's stores (results, store, load: §12.11) and the reference's own
-// bridge global; standardGlobals the ECMAScript globals a namespace
-// must not shadow either.
-var builtinGlobals = []string{"ALL_TOOLS", "tools", "MCP", "API", "namespaces", "text", "json", "yield_control", "results", "store", "load", "__codemode"}
+// profile v2's stores (results, store, load: §12.11) and catalog surface
+// (catalog: §12.13) and the reference's own bridge global; standardGlobals
+// the ECMAScript globals a namespace must not shadow either.
+var builtinGlobals = []string{"ALL_TOOLS", "tools", "MCP", "API", "namespaces", "text", "json", "yield_control", "results", "store", "load", "catalog", "__codemode"}
 
 var standardGlobals = strings.Fields(`globalThis undefined NaN Infinity eval isFinite isNaN parseFloat parseInt
 decodeURI decodeURIComponent encodeURI encodeURIComponent escape unescape Object Function Array Number String

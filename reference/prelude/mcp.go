@@ -23,6 +23,7 @@ var Scripts = []Script{
 	{Filename: Filename, Source: Source},
 	{Filename: "codemode-prelude-mcp.js", Source: MCPSource},
 	{Filename: "codemode-prelude-timers.js", Source: TimersSource},
+	{Filename: "codemode-prelude-catalog.js", Source: CatalogSource},
 }
 
 // MCPBoot is the MCP table a cell boots with (Boot.MCP): the visible

@@ -3,8 +3,9 @@
 // Evaluated after prelude.js in every template VM. At boot it builds, from
 // the host's config.mcp table, the MCP namespace (MCP.<server>.<tool>, $api,
 // resources.read, prompts.get) and the read-only virtual file surface API
-// (API.list, API.read). Every object is frozen and has no prototype, so tool
-// names such as constructor or __proto__ are plain members (CM-MCP-07).
+// (API.list, API.read), which also serves config.apiFiles (§12.13). Every
+// object is frozen and has no prototype, so tool names such as constructor
+// or __proto__ are plain members (CM-MCP-07).
 // Reading declarations needs no bridge call (CM-MCP-02); tool, resource and
 // prompt calls are bridge requests the host re-validates (nested.go, mcp.go).
 (function () {
@@ -183,14 +184,22 @@
     return {
       boot: function (config) {
         const m = config.mcp;
-        if (!m) return;
-        const files = m.files || [];
-        const texts = record();
-        for (let i = 0; i < files.length; i++) texts[files[i].path] = files[i].text;
-        const ns = record();
-        const servers = m.servers || [];
-        for (let i = 0; i < servers.length; i++) member(ns, servers[i].name, buildServer(servers[i], texts[servers[i].path]));
-        kit.defineGlobal("MCP", freeze(ns));
+        // config.apiFiles: the tools/<callable>.d.ts declarations of
+        // generation 2's catalog surface (catalog.js), after the MCP files.
+        const extra = config.apiFiles || [];
+        if (!m && extra.length === 0) return;
+        const files = [];
+        const mf = m ? m.files || [] : [];
+        for (let i = 0; i < mf.length; i++) files[files.length] = mf[i];
+        for (let i = 0; i < extra.length; i++) files[files.length] = extra[i];
+        if (m) {
+          const texts = record();
+          for (let i = 0; i < mf.length; i++) texts[mf[i].path] = mf[i].text;
+          const ns = record();
+          const servers = m.servers || [];
+          for (let i = 0; i < servers.length; i++) member(ns, servers[i].name, buildServer(servers[i], texts[servers[i].path]));
+          kit.defineGlobal("MCP", freeze(ns));
+        }
         kit.defineGlobal("API", buildAPI(files));
       },
     };

@@ -32,6 +32,13 @@ type Entry struct {
 	Source      string          `json:"source"`
 	SourceName  string          `json:"sourceName,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	// The generation-2 catalog surface (Boot.Handles, catalog.js, CM-TS-06):
+	// the callable name, the one-line input and output signatures and the
+	// declared output schema.
+	CallableName string          `json:"callableName,omitempty"`
+	Input        string          `json:"input,omitempty"`
+	Output       string          `json:"output,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // Boot is the argument of the bridge's boot, as JSON.
@@ -49,6 +56,13 @@ type Boot struct {
 	Namespaces any `json:"namespaces,omitempty"`
 	// MCP is the run's MCP table (mcp.go); nil without visible MCP servers.
 	MCP *MCPBoot `json:"mcp,omitempty"`
+	// Handles defines generation 2's catalog surface (catalog.js; feature
+	// javascript-only, CM-TS-06): the catalog global and an async global
+	// per callable entry of Catalog.
+	Handles bool `json:"handles,omitempty"`
+	// APIFiles are virtual files API.list/API.read serve beside the MCP
+	// ones: the tools/<callable>.d.ts declarations under Handles.
+	APIFiles []MCPFile `json:"apiFiles,omitempty"`
 	// Timers defines setTimeout and clearTimeout (timers.js; feature
 	// bridge-queue, CM-NEST-13).
 	Timers bool `json:"timers,omitempty"`

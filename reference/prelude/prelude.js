@@ -277,6 +277,7 @@
   PRELUDE_FILES[PRELUDE_FILE] = true;
   PRELUDE_FILES["codemode-prelude-mcp.js"] = true;
   PRELUDE_FILES["codemode-prelude-timers.js"] = true;
+  PRELUDE_FILES["codemode-prelude-catalog.js"] = true;
   const HOST_FILES = create(null);
   HOST_FILES.start = true; HOST_FILES.poll = true; HOST_FILES.deliver = true; HOST_FILES.boot = true;
   let guestPrepare;
@@ -515,30 +516,28 @@
   }
 
   const tools = create(null);
-  defineProperty(tools, "search", {
-    enumerable: true,
-    value: function search(query, options) {
-      counts.search++;
-      let limit = cfg.searchDefaultLimit;
-      if (options !== null && typeof options === "object") {
-        let l;
-        try { l = options.limit; } catch (_) {}
-        if (typeof l === "number" && isInteger(l) && l > 0) limit = l;
-      }
-      limit = mathMin(limit, cfg.maxSearchLimit);
-      const q = apply(toLower, StringCtor(query === undefined ? "" : query), []);
-      const qw = words(q);
-      const scored = [];
-      for (let i = 0; i < catalog.length; i++) {
-        const s = qw.length ? score(catalog[i], q, qw) : 1;
-        if (s > 0) scored[scored.length] = { s: s, t: catalog[i] };
-      }
-      scored.sort(function (a, b) { return b.s - a.s || (a.t.id < b.t.id ? -1 : 1); });
-      const out = [];
-      for (let i = 0; i < scored.length && out.length < limit; i++) out[out.length] = compact(scored[i].t);
-      return PromiseCtor.resolve(out);
-    },
-  });
+  defineProperty(tools, "search", { enumerable: true, value: search });
+  function search(query, options) {
+    counts.search++;
+    let limit = cfg.searchDefaultLimit;
+    if (options !== null && typeof options === "object") {
+      let l;
+      try { l = options.limit; } catch (_) {}
+      if (typeof l === "number" && isInteger(l) && l > 0) limit = l;
+    }
+    limit = mathMin(limit, cfg.maxSearchLimit);
+    const q = apply(toLower, StringCtor(query === undefined ? "" : query), []);
+    const qw = words(q);
+    const scored = [];
+    for (let i = 0; i < catalog.length; i++) {
+      const s = qw.length ? score(catalog[i], q, qw) : 1;
+      if (s > 0) scored[scored.length] = { s: s, t: catalog[i] };
+    }
+    scored.sort(function (a, b) { return b.s - a.s || (a.t.id < b.t.id ? -1 : 1); });
+    const out = [];
+    for (let i = 0; i < scored.length && out.length < limit; i++) out[out.length] = compact(scored[i].t);
+    return PromiseCtor.resolve(out);
+  }
   defineProperty(tools, "describe", {
     enumerable: true,
     value: function describe(id) {
@@ -550,23 +549,21 @@
       return PromiseCtor.resolve(e);
     },
   });
-  defineProperty(tools, "call", {
-    enumerable: true,
-    value: function call(id, input) {
-      counts.call++;
-      const t = findById(id);
-      if (!t) return track(PromiseCtor.reject(unknownTool(id)), StringCtor(id));
-      const fields = record();
-      fields.tool = t.id;
-      try {
-        fields.input = bridgeValue(input === undefined ? {} : input);
-      } catch (e) { // too deep: rejected like the host rejects it (depth.go)
-        if (e === null || typeof e !== "object" || e.message !== DEPTH_MESSAGE) throw e;
-        return track(PromiseCtor.reject(plainError("ToolError", e.message, "invalid_input")), t.id);
-      }
-      return track(request("call", fields), t.id);
-    },
-  });
+  defineProperty(tools, "call", { enumerable: true, value: call });
+  function call(id, input) {
+    counts.call++;
+    const t = findById(id);
+    if (!t) return track(PromiseCtor.reject(unknownTool(id)), StringCtor(id));
+    const fields = record();
+    fields.tool = t.id;
+    try {
+      fields.input = bridgeValue(input === undefined ? {} : input);
+    } catch (e) { // too deep: rejected like the host rejects it (depth.go)
+      if (e === null || typeof e !== "object" || e.message !== DEPTH_MESSAGE) throw e;
+      return track(PromiseCtor.reject(plainError("ToolError", e.message, "invalid_input")), t.id);
+    }
+    return track(request("call", fields), t.id);
+  }
 
   function safeName(name) {
     let s = apply(replace, StringCtor(name), [/[^A-Za-z0-9_$]/g, "_"]);
@@ -634,6 +631,9 @@
     toJSON: function (v) { return toJSONValue(v, 0, new MapCtor()); },
     counts: counts,
     defineGlobal: defineGlobal,
+    // tools.search and tools.call, for catalog.js's handles.
+    search: search,
+    call: call,
   });
   function defineDefault(name, value) {
     if (!own(global, name)) defineGlobal(name, value);

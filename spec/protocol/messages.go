@@ -118,6 +118,10 @@ type ToolSpec struct {
 	// results and errors keep their untrusted-content wrapping (feature
 	// untrusted-content, CM-NEST-20; untrusted.go). Empty: trusted.
 	ResultContentSource ContentSource `json:"resultContentSource,omitempty"`
+	// OutputSchema is the JSON Schema of the tool's result, if it declares
+	// one: generation 2 types the output from it, and an output without
+	// one is unknown (CM-TS-06, spec/protocol.md §12.13).
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 }
 
 // Policy is the allow/deny tool policy of a run. Entries are tool names or

@@ -20,6 +20,20 @@ import (
 // string is read as its path).
 const listPaths = `const paths = (l) => Array.isArray(l) ? l.map((f) => typeof f === "string" ? f : f && f.path) : l;` + "\n"
 
+// mcpPaths are the entries of a listing that are no string or start with
+// "mcp/": API.list() may list other virtual files beside the MCP ones
+// (generation 2's tools/<callableName>.d.ts, spec/protocol.md §12.13).
+func mcpPaths(listing any) []any {
+	all, _ := listing.([]any)
+	var out []any
+	for _, p := range all {
+		if s, ok := p.(string); !ok || strings.HasPrefix(s, "mcp/") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // goldenDocs is the golden file of the docs server's declaration.
 const goldenDocs = "docs.d.ts"
 
@@ -41,7 +55,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 			v := value(res, "a cell listing the virtual API")
 			want := []any{"mcp/docs.d.ts", "mcp/index.d.ts", "mcp/notes.d.ts"}
 			for _, k := range []string{"all", "mcp"} {
-				got, _ := v[k].([]any)
+				got := mcpPaths(v[k])
 				sort.Slice(got, func(i, j int) bool { return fmt.Sprint(got[i]) < fmt.Sprint(got[j]) })
 				Expect(cmp.Diff(want, got)).To(BeEmpty(), "API.list(%s) must list mcp/index.d.ts and one file per server (paths read from each entry's path) (-want +got)\n%s",
 					map[string]string{"all": "", "mcp": `"mcp"`}[k], res)
@@ -55,7 +69,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 
 			// A server whose every tool the policy denies is not visible: no file.
 			denied := mcpRunWith(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs, "notes": fakemcp.KindDocs}, RunOptions{Policy: &protocol.Policy{Deny: []string{"notes"}}})
-			res, _ = denied.RunToCompletion(ctx, listPaths+`return {files: paths(await API.list()).sort(), notes: typeof MCP.notes};`)
+			res, _ = denied.RunToCompletion(ctx, listPaths+`return {files: paths(await API.list()).filter((p) => typeof p !== "string" || p.startsWith("mcp/")).sort(), notes: typeof MCP.notes};`)
 			Expect(res).To(CompleteWith(map[string]any{"files": []any{"mcp/docs.d.ts", "mcp/index.d.ts"}, "notes": "undefined"}),
 				"with policy deny [\"notes\"] server notes has no visible tool, so it must have no declaration file and no namespace")
 		})

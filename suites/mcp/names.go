@@ -29,7 +29,7 @@ for (const k of Object.getOwnPropertyNames(ns)) {
 const nsProto = ((p) => p === null ? "null" : p === Object.prototype ? "Object.prototype" : typeof p + " " + Object.getOwnPropertyNames(p).slice(0, 5).join())(Object.getPrototypeOf(ns));
 const o = {}, protoNames = (p) => Object.getOwnPropertyNames(p).sort().join();
 const files = paths(await API.list());
-const file = files.find((p) => p !== "mcp/index.d.ts" && p !== "mcp/docs.d.ts");
+const file = files.find((p) => typeof p === "string" && p.startsWith("mcp/") && p !== "mcp/index.d.ts" && p !== "mcp/docs.d.ts");
 return {servers: Object.getOwnPropertyNames(MCP).sort(), server, reached, nsProto, files, file, declaration: file ? await API.read(file) : "",
 	resourcesRead: typeof (ns.resources && ns.resources.read),
 	clean: {objToString: o.toString(), ctor: o.constructor === Object, proto: Object.getPrototypeOf(o) === Object.prototype, hasOwn: o.hasOwnProperty("city"),

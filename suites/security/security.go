@@ -84,7 +84,11 @@ var _ = Describe("security", "security boundary", func() {
 			for _, mt := range r.Prepared.Tools {
 				Expect(mt.Description).NotTo(Equal("Run a shell command."), "the model's exec must be the code mode exec")
 			}
-			res, _ := r.RunToCompletion(ctx, Guest(`const out = {globals: [typeof exec, typeof wait, typeof globalThis.exec, typeof globalThis.wait].join()};
+			// Generation 2 makes each catalog tool an async global
+			// (spec/protocol.md §12.13): a global exec may then be the shell
+			// exec's handle, which must reach the harness shell tool.
+			res, _ := r.RunToCompletion(ctx, Guest(`const out = {globals: [typeof wait, typeof globalThis.wait].join(), execGlobal: typeof globalThis.exec};
+				out.viaGlobal = typeof globalThis.exec === "function" ? callValue((ALL_TOOLS.find((t) => t.name === "exec") || {}).id, await globalThis.exec({code: "return 'recursed'"})) : null;
 				out.entries = ALL_TOOLS.filter((t) => t.name === "exec" || t.name === "wait").map((t) => t.source);
 				out.calls = [];
 				for (const g of ["exec", "wait", "codemode:exec", "codemode:wait", "openclaw:core:wait", "openclaw:codemode:exec"]) {
@@ -95,7 +99,13 @@ var _ = Describe("security", "security boundary", func() {
 				return out;`))
 			Expect(res).To(BeCompleted(), "the probing cell must complete (shell exec in the catalog: %v)", withShell)
 			v := res.ValueAny().(map[string]any)
-			Expect(v["globals"]).To(Equal("undefined,undefined,undefined,undefined"), "code mode exec/wait must not be guest globals")
+			Expect(v["globals"]).To(Equal("undefined,undefined"), "code mode wait must not be a guest global")
+			if withShell && v["execGlobal"] == "function" {
+				Expect(v["viaGlobal"]).To(Equal(map[string]any{"shell": map[string]any{"code": "return 'recursed'"}}),
+					"a global exec may only be the catalogued shell exec's handle (generation 2, §12.13), which calls the harness shell tool, never a nested code mode cell %s", EnvelopeNote)
+			} else {
+				Expect(v["execGlobal"]).To(Equal("undefined"), "code mode exec must not be a guest global (shell exec in the catalog: %v)", withShell)
+			}
 			for _, c := range v["calls"].([]any) {
 				// A call that reached the harness shell tool echoes its input
 				// ({"shell": …}); only a result without it is a nested cell.

@@ -40,6 +40,9 @@ export function harnessTool(surface, peer, run, spec, { executionMode = false, r
   };
   if (executionMode && spec.executionMode !== undefined) tool.executionMode = spec.executionMode;
   if (resultContentSource && spec.resultContentSource === "network") tool.resultContentSource = "network";
+  // The ToolSpec's declared output schema is OpenClaw's own tool field
+  // (catalogued for source openclaw; CM-TS-06).
+  if (spec.outputSchema !== undefined) tool.outputSchema = spec.outputSchema;
   if (spec.source === "plugin") surface.setPluginToolMeta(tool, { pluginId: spec.owner, optional: false });
   if (spec.source === "mcp") {
     surface.setPluginToolMeta(tool, {

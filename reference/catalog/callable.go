@@ -1,0 +1,114 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// Callable names of generation 2's catalog surface (feature
+// javascript-only, CM-TS-06, spec/protocol.md §12.13), after OpenClaw
+// 2026.9.6 (code-mode-catalog.ts): every guest-visible tool becomes an async
+// global and a catalog handle under its callable name.
+
+// reservedGlobals are names a callable never takes: the guest API's own
+// globals and the language's.
+var reservedGlobals = strings.Fields(`ALL_TOOLS API MCP agents catalog clearTimeout globalThis json load log
+namespaces nodes phase results setTimeout skills store text tools yield_control AggregateError Array
+ArrayBuffer Atomics BigInt BigInt64Array BigUint64Array Boolean DataView Date Error EvalError
+FinalizationRegistry Float32Array Float64Array Function Infinity Int16Array Int32Array Int8Array Intl
+JSON Map Math NaN Number Object Promise Proxy RangeError ReferenceError Reflect RegExp Set
+SharedArrayBuffer String Symbol SyntaxError TypeError URIError Uint16Array Uint32Array Uint8Array
+Uint8ClampedArray WeakMap WeakRef WeakSet WebAssembly console decodeURI decodeURIComponent encodeURI
+encodeURIComponent escape eval isFinite isNaN parseFloat parseInt undefined unescape`)
+
+// reservedWords cannot be called as a plain identifier.
+var reservedWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`break case catch class const continue debugger default delete do else
+	export extends false finally for function if import in instanceof new null return super switch this
+	throw true try typeof var void while with await enum implements interface let package private
+	protected public static yield`) {
+		reservedWords[w] = true
+	}
+}
+
+var notIdentChar = regexp.MustCompile(`[^A-Za-z0-9_$]`)
+var identStart = regexp.MustCompile(`^[A-Za-z_$]`)
+
+// callableBase is name with every character outside [A-Za-z0-9_$] replaced
+// by "_", prefixed with "tool_" when it does not start like an identifier
+// or starts with the runtime's reserved "__codemode".
+func callableBase(name string) string {
+	n := notIdentChar.ReplaceAllString(name, "_")
+	if !identStart.MatchString(n) || strings.HasPrefix(n, "__codemode") {
+		return "tool_" + n
+	}
+	return n
+}
+
+// CallableNames gives every guest-visible (non-MCP) tool its callable name,
+// by catalog id. A tool whose name is already an identifier, no reserved
+// word and no reserved global keeps it; the others get their base name
+// (callableBase) when it is free, else the base plus "_" and the shortest
+// free prefix (8 hex digits or more) of the SHA-256 of the catalog id.
+// Names that keep their tool name are assigned first, so a normalised name
+// never takes an exact one. reserved are further names to avoid: the run's
+// namespace globals.
+func (c *Catalog) CallableNames(reserved ...string) map[string]string {
+	used := map[string]bool{}
+	for _, n := range reservedGlobals {
+		used[n] = true
+	}
+	for _, n := range reserved {
+		used[n] = true
+	}
+	type candidate struct {
+		id, base string
+		exact    bool
+	}
+	var cs []candidate
+	for _, t := range c.Tools {
+		if t.Spec.Source == protocol.SourceMCP {
+			continue
+		}
+		base := callableBase(t.Spec.Name)
+		cs = append(cs, candidate{id: t.ID, base: base, exact: base == t.Spec.Name && !reservedWords[base] && !used[base]})
+	}
+	sort.SliceStable(cs, func(i, j int) bool {
+		if cs[i].exact != cs[j].exact {
+			return cs[i].exact
+		}
+		if cs[i].base != cs[j].base {
+			return cs[i].base < cs[j].base
+		}
+		return cs[i].id < cs[j].id
+	})
+	out := make(map[string]string, len(cs))
+	for _, c := range cs {
+		name := c.base
+		if reservedWords[name] || used[name] {
+			name = suffixed(c.base, c.id, used)
+		}
+		used[name] = true
+		out[c.id] = name
+	}
+	return out
+}
+
+func suffixed(base, id string, used map[string]bool) string {
+	sum := sha256.Sum256([]byte(id))
+	digest := hex.EncodeToString(sum[:])
+	for n := 8; n <= len(digest); n += 2 {
+		if name := base + "_" + digest[:n]; !used[name] && !reservedWords[name] {
+			return name
+		}
+	}
+	// 64 hex digits of a SHA-256 of distinct ids cannot all be taken.
+	return base + "_" + digest + "_" + id
+}

@@ -1,0 +1,156 @@
+package codemode
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/reference/catalog"
+	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
+	"github.com/codemode-conformance/codemode/reference/prelude"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// catalogSurface is generation 2's catalog surface of a run (feature
+// javascript-only, CM-TS-06, spec/protocol.md §12.13): the guest entries
+// with their callable names and TypeScript-style signatures (the handles
+// and async globals of catalog.js), the tools/<callable>.d.ts declaration
+// of each, and the quick index that ends the exec description. It holds
+// only the run's catalog: a denied tool has no handle, no global and no
+// declaration.
+type catalogSurface struct {
+	entries []prelude.Entry
+	files   []prelude.MCPFile
+	index   string
+}
+
+// maxQuickIndexChars bounds the quick index, as OpenClaw 2026.9.6 does
+// (MAX_CODE_MODE_CATALOG_INDEX_CHARS).
+const maxQuickIndexChars = 8000
+
+const quickIndexHeading = "Enabled async tool globals (descriptions are intentionally deferred):\n" +
+	"Each line is `callableName input -> output`; an output without a declared schema is `unknown`. " +
+	"catalog.all() and catalog.search(query) give the same callable handles (callableName, toolName, description, source, input, output, describe()); " +
+	"API.read(\"tools/<callableName>.d.ts\") gives a tool's declaration."
+
+// newCatalogSurface builds the catalog surface of c; reserved are names no
+// callable may take (the run's namespace globals).
+func (o Options) newCatalogSurface(c *catalog.Catalog, reserved []string) *catalogSurface {
+	names := c.CallableNames(reserved...)
+	s := &catalogSurface{}
+	var lines []indexLine
+	for _, e := range c.GuestEntries() {
+		t, _ := c.Lookup(e.ID)
+		e.CallableName = names[e.ID]
+		e.Input = refmcp.InputSignature(t.Spec.Parameters)
+		e.Output = refmcp.OutputSignature(t.Spec.OutputSchema)
+		e.OutputSchema = t.Spec.OutputSchema
+		decl := refmcp.ToolDeclaration(e.CallableName, t.Spec.Name, e.ID, t.Spec.Description, t.Spec.Parameters, t.Spec.OutputSchema)
+		if o.Defects.AnyOutputs && e.Output == "unknown" {
+			e.Output = "any"
+			decl = strings.Replace(decl, "): Promise<unknown>;", "): Promise<any>;", 1)
+		}
+		s.entries = append(s.entries, e)
+		s.files = append(s.files, prelude.MCPFile{Path: "tools/" + e.CallableName + ".d.ts", Bytes: len(decl), Text: decl})
+		lines = append(lines, indexLine{typed: len(t.Spec.OutputSchema) > 0, name: e.CallableName, text: "- " + e.CallableName + " " + e.Input + " -> " + e.Output})
+	}
+	sort.Slice(s.files, func(i, j int) bool { return s.files[i].Path < s.files[j].Path })
+	s.index = quickIndex(lines)
+	return s
+}
+
+type indexLine struct {
+	typed      bool
+	name, text string
+}
+
+// quickIndex is the bounded index of the async tool globals: tools with a
+// declared output first, then by callable name; lines that would take the
+// index past maxQuickIndexChars are left out and the footer counts them.
+func quickIndex(lines []indexLine) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	sort.Slice(lines, func(i, j int) bool {
+		if lines[i].typed != lines[j].typed {
+			return lines[i].typed
+		}
+		return lines[i].name < lines[j].name
+	})
+	footer := func(included int) string {
+		if omitted := len(lines) - included; omitted > 0 {
+			return strconv.Itoa(omitted) + " additional tools omitted from this index. Use catalog.search(query); results are callable."
+		}
+		return "Call these globals directly; use catalog.search(query) when lookup is ambiguous."
+	}
+	var kept []string
+	size := len(quickIndexHeading)
+	for _, l := range lines {
+		if size+1+len(l.text)+2+len(footer(len(kept)+1)) > maxQuickIndexChars {
+			continue
+		}
+		kept = append(kept, l.text)
+		size += 1 + len(l.text)
+	}
+	return quickIndexHeading + "\n" + strings.Join(kept, "\n") + "\n\n" + footer(len(kept))
+}
+
+// prepareCatalogSurface builds the run's catalog surface under feature
+// javascript-only and ends the exec description with its quick index. all
+// are the run's tools before policy, read only by Defects.DeclareDenied.
+func (rt *Runtime) prepareCatalogSurface(r *agentRun, surface []protocol.ModelTool, all []protocol.ToolSpec) {
+	if !rt.opts.HasFeature("javascript-only") {
+		return
+	}
+	var reserved []string
+	if r.spaces != nil {
+		for _, ns := range r.spaces.Visible {
+			reserved = append(reserved, ns.Descriptor.GlobalName)
+		}
+	}
+	r.surface = rt.opts.newCatalogSurface(r.catalog, reserved)
+	if rt.opts.Defects.DeclareDenied {
+		r.surface.declareDenied(r.catalog, all)
+	}
+	if r.surface.index == "" {
+		return
+	}
+	for i := range surface {
+		if surface[i].Name == "exec" {
+			surface[i].Description += "\n\n" + r.surface.index
+		}
+	}
+}
+
+// guestEntries are the catalog entries a cell boots with: with their
+// callable names and signatures under the catalog surface.
+func (r *agentRun) guestEntries() []prelude.Entry {
+	if r.surface != nil {
+		return r.surface.entries
+	}
+	return r.catalog.GuestEntries()
+}
+
+// apiFiles are the declarations API.read serves beside the MCP files.
+func (r *agentRun) apiFiles() []prelude.MCPFile {
+	if r.surface == nil {
+		return nil
+	}
+	return r.surface.files
+}
+
+// declareDenied is the defect Defects.DeclareDenied: a declaration for
+// every tool outside the catalog, as if reading one were harmless.
+func (s *catalogSurface) declareDenied(c *catalog.Catalog, all []protocol.ToolSpec) {
+	in := map[string]bool{}
+	for _, t := range c.Tools {
+		in[t.Spec.Source+":"+t.Spec.Owner+":"+t.Spec.Name] = true
+	}
+	for _, t := range all {
+		if in[t.Source+":"+t.Owner+":"+t.Name] {
+			continue
+		}
+		decl := refmcp.ToolDeclaration(t.Name, t.Name, t.Source+":"+t.Owner+":"+t.Name, t.Description, t.Parameters, t.OutputSchema)
+		s.files = append(s.files, prelude.MCPFile{Path: "tools/" + t.Name + ".d.ts", Bytes: len(decl), Text: decl})
+	}
+}
