@@ -51,6 +51,9 @@ type cell struct {
 	toolFailures map[string]bool
 	// writes are the cell's uncommitted session store writes (storeops.go).
 	writes store.WriteSet
+	// results is the run's results store when the cell started: the cell
+	// keeps it across waits and never adopts a replacement (CM-RES-07).
+	results ResultsStore
 }
 
 type nestedCall struct {

@@ -85,6 +85,6 @@ func (s *step) sequentialTool(toolID string) bool {
 	if !s.rt.opts.HasFeature("execution-mode") {
 		return false
 	}
-	t, ok := s.c.run.catalog.Lookup(toolID)
+	t, ok := s.c.run.catalog().Lookup(toolID)
 	return ok && t.Spec.ExecutionMode == protocol.ExecutionSequential
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // MaxResults is the entry limit of a results store (CM-RES-02).
@@ -22,7 +23,6 @@ type Results struct {
 	mu       sync.Mutex
 	maxBytes int64
 	used     int64
-	seq      int
 	entries  map[string][]byte // reference -> compact JSON
 }
 
@@ -44,7 +44,13 @@ func Normalise(v json.RawMessage) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Save keeps v and returns its reference ("result-<n>"). A value that would
+// refSeq numbers references across every store of the process: a reference
+// of a cleared or replaced store never names an entry of another one
+// (CM-RES-03, CM-RES-07).
+var refSeq atomic.Int64
+
+// Save keeps v and returns its reference ("result-<n>", n unique in the
+// process). A value that would
 // pass either limit is refused with ErrResultsFull and nothing changes.
 func (r *Results) Save(v json.RawMessage) (string, error) {
 	b, err := Normalise(v)
@@ -62,8 +68,7 @@ func (r *Results) Save(v json.RawMessage) (string, error) {
 	if r.used+int64(len(b)) > r.maxBytes {
 		return "", fmt.Errorf("%w: %d of %d bytes used, the value needs %d", ErrResultsFull, r.used, r.maxBytes, len(b))
 	}
-	r.seq++
-	ref := fmt.Sprintf("result-%d", r.seq)
+	ref := fmt.Sprintf("result-%d", refSeq.Add(1))
 	r.entries[ref] = b
 	r.used += int64(len(b))
 	return ref, nil
