@@ -41,19 +41,23 @@ func (m *mailbox) tool() tools.Tool {
 
 func (m *mailbox) post(v string) { m.ch <- v }
 
-// parkedProbe is guest code that saves {from: "parked"}, parks on the
-// mailbox (which delivers a reference another cell saved later), and then
-// reports what its results store still does: load its own reference, load
-// the posted one, save anew. Each probe is {ok: value} or {refused: true}.
-const parkedProbe = `const mine = await results.save({from: "parked"});
-const other = callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value;
-const probe = async (f) => { try { return {ok: await f()}; } catch (e) { return {refused: true}; } };
-return {mine: await probe(() => results.load(mine)), other: await probe(() => results.load(other)), save: await probe(() => results.save({from: "parked, after"}))};`
+// parkedProbe is guest code that saves {from: "parked"} and loads it back
+// (before: the control that its reference loads at all), parks on the
+// mailbox (which delivers, as JSON text, a reference another cell saved
+// later), and then reports what its results store still does: load its own
+// reference, load the posted one, save anew. Each probe is {ok: value} or
+// {refused: true}. References are passed on as the values results.save
+// resolved to, whatever their shape.
+const parkedProbe = `const probe = async (f) => { try { return {ok: await f()}; } catch (e) { return {refused: true}; } };
+const mine = await results.save({from: "parked"});
+const before = await probe(() => results.load(mine));
+const other = JSON.parse(callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value);
+return {before, mine: await probe(() => results.load(mine)), other: await probe(() => results.load(other)), save: await probe(() => results.save({from: "parked, after"}))};`
 
 // loadProbe is guest code returning {ok: value} or {refused: true} for
-// results.load(ref).
+// results.load(ref), ref being the JSON text of a reference.
 func loadProbe(ref string) string {
-	return fmt.Sprintf(`try { return {ok: await results.load(%q)}; } catch (e) { return {refused: true}; }`, ref)
+	return fmt.Sprintf(`try { return {ok: await results.load(%s)}; } catch (e) { return {refused: true}; }`, ref)
 }
 
 // hasTool is guest code returning whether ALL_TOOLS lists name: the control
@@ -69,14 +73,16 @@ func parkOn(ctx SpecContext, r *Run) Result {
 	return w
 }
 
-// savedRef runs a new cell of r that saves value and returns its reference.
+// savedRef runs a new cell of r that saves value and returns the JSON text
+// of the reference results.save resolved to (CM-RES-01 judges its shape).
 func savedRef(ctx SpecContext, r *Run, value string) string {
 	code := fmt.Sprintf(`return await results.save(%s);`, value)
 	res := r.Exec(ctx, code)
 	Expect(res).To(BeCompleted(), "results.save in a new cell must succeed (guest code: %s)", code)
-	ref, ok := res.ValueAny().(string)
-	Expect(ok).To(BeTrue(), "results.save must resolve to a reference string: %s", res)
-	return ref
+	ref, err := json.Marshal(res.ValueAny())
+	Expect(err).NotTo(HaveOccurred(), "the reference must be JSON: %s", res)
+	Expect(res.ValueAny()).NotTo(BeNil(), "results.save must resolve to a reference: %s", res)
+	return string(ref)
 }
 
 // resumed posts v to box, follows the parked cell w to its end and returns
@@ -90,6 +96,10 @@ func resumed(ctx SpecContext, r *Run, box *mailbox, w Result, v string) any {
 
 var refused = map[string]any{"refused": true}
 
+// parkedSaved is the parked cell's own {from: "parked"} as a probe that
+// loaded it.
+var parkedSaved = map[string]any{"ok": map[string]any{"from": "parked"}}
+
 var _ = Describe("codemode", "results store binding", func() {
 	It("CM-RES-07", "a cell parked in wait keeps the results store it started with: across a catalog replacement it never adopts the new store", func(ctx SpecContext) {
 		box := newMailbox()
@@ -99,19 +109,19 @@ var _ = Describe("codemode", "results store binding", func() {
 		Expect(r.Exec(ctx, hasTool("fresh"))).To(CompleteWith(true), "a cell started after run.update replaceTools must see the replacement catalog (the control that the replacement happened)")
 		other := savedRef(ctx, r, `{from: "replacement"}`)
 		got := resumed(ctx, r, box, w, other)
-		want := map[string]any{"mine": refused, "other": refused, "save": refused}
+		want := map[string]any{"before": parkedSaved, "mine": refused, "other": refused, "save": refused}
 		if m, ok := got.(map[string]any); ok {
 			if s, ok := m["save"].(map[string]any); ok && s["ok"] != nil {
 				// A save that resolved went to the parked cell's own store:
 				// allowed only if that is not the replacement store.
-				ref, _ := s["ok"].(string)
-				Expect(r.Exec(ctx, loadProbe(ref))).To(CompleteWith(refused),
-					"the parked cell's results.save after the replacement resolved to %q: a cell started after the replacement must not load it, or the parked cell adopted the replacement store", ref)
+				ref, _ := json.Marshal(s["ok"])
+				Expect(r.Exec(ctx, loadProbe(string(ref)))).To(CompleteWith(refused),
+					"the parked cell's results.save after the replacement resolved to %s: a cell started after the replacement must not load it, or the parked cell adopted the replacement store", ref)
 				want["save"] = s
 			}
 		}
-		Expect(cmp.Diff(want, got)).To(BeEmpty(),
-			"after run.update replaceTools the parked cell must not load its own reference (its store was cleared, CM-RES-03) nor the reference %q a new cell saved in the replacement store (it never adopts it), and must not save into it; guest code:\n%s\n(-want +got)", other, parkedProbe)
+		Expect(cmp.Diff(JSONNormal(want), got)).To(BeEmpty(),
+			"after run.update replaceTools the parked cell must not load its own reference (its store was cleared, CM-RES-03) nor the reference %s a new cell saved in the replacement store (it never adopts it), and must not save into it; guest code:\n%s\n(-want +got)", other, parkedProbe)
 	})
 
 	It("CM-RES-07", "a cell parked in wait loses its references after a permission change (restriction), and holding a reference grants no tool access", func(ctx SpecContext) {
@@ -122,9 +132,10 @@ var _ = Describe("codemode", "results store binding", func() {
 		code := Guest(`const addId = id("add");
 const sum = callValue(addId, await tools.call(addId, {a: 2, b: 3}));
 const ref = await results.save(sum);
-const other = callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value;
 const probe = async (f) => { try { return {ok: await f()}; } catch (e) { return {refused: true}; } };
-return {mine: await probe(() => results.load(ref)), other: await probe(() => results.load(other)),
+const before = await probe(() => results.load(ref));
+const other = JSON.parse(callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value);
+return {before, mine: await probe(() => results.load(ref)), other: await probe(() => results.load(other)),
   callAdd: await probe(() => tools.call(addId, {a: 1, b: 1})), callRef: await probe(() => tools.call(ref, {a: 1, b: 1}))};`)
 		w := r.Exec(ctx, code)
 		Expect(w).To(BeWaiting(), "the cell must park in wait on the mailbox call (guest code:\n%s)", code)
@@ -135,9 +146,9 @@ return {mine: await probe(() => results.load(ref)), other: await probe(() => res
 		box.post(other)
 		final, _ := r.Follow(ctx, w)
 		Expect(final).To(BeCompleted(), "the parked cell must complete after the mailbox delivered (guest code:\n%s)", code)
-		want := map[string]any{"mine": refused, "other": refused, "callAdd": refused, "callRef": refused}
-		Expect(cmp.Diff(want, JSONNormal(final.ValueAny()))).To(BeEmpty(),
-			"after run.update restrictTo without add the parked cell must lose its reference, must not adopt the new store (reference %q), and neither add's catalog id nor the reference to add's result may call a tool; guest code:\n%s\n(-want +got)", other, code)
+		want := map[string]any{"before": map[string]any{"ok": map[string]any{"sum": 5}}, "mine": refused, "other": refused, "callAdd": refused, "callRef": refused}
+		Expect(cmp.Diff(JSONNormal(want), JSONNormal(final.ValueAny()))).To(BeEmpty(),
+			"after run.update restrictTo without add the parked cell must lose its reference, must not adopt the new store (reference %s), and neither add's catalog id nor the reference to add's result may call a tool; guest code:\n%s\n(-want +got)", other, code)
 		Expect(r.Tools.CallsOf("add")).To(HaveLen(1), "no tool.invoke of add may reach the harness after the restriction removed it: %v", r.Tools.CallsOf("add"))
 	})
 
@@ -154,10 +165,10 @@ return {mine: await probe(() => results.load(ref)), other: await probe(() => res
 		got := resumed(ctx, r, box, w, other)
 		m, _ := got.(map[string]any)
 		Expect(m).NotTo(BeNil(), "the parked cell must return an object: %v", got)
-		want := map[string]any{"mine": map[string]any{"ok": map[string]any{"from": "parked"}}, "other": map[string]any{"ok": map[string]any{"from": "after attach"}}, "save": m["save"]}
+		want := map[string]any{"before": parkedSaved, "mine": parkedSaved, "other": map[string]any{"ok": map[string]any{"from": "after attach"}}, "save": m["save"]}
 		Expect(m["save"]).To(HaveKey("ok"), "the parked cell's results.save after attachClientTools must succeed (its store is intact): %v", got)
-		Expect(cmp.Diff(want, got)).To(BeEmpty(),
-			"after run.update attachClientTools the parked cell must keep its store: load its own reference and the reference %q a later cell saved; guest code:\n%s\n(-want +got)", other, parkedProbe)
+		Expect(cmp.Diff(JSONNormal(want), got)).To(BeEmpty(),
+			"after run.update attachClientTools the parked cell must keep its store: load its own reference and the reference %s a later cell saved; guest code:\n%s\n(-want +got)", other, parkedProbe)
 	})
 })
 
