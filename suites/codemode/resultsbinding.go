@@ -7,6 +7,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
@@ -85,13 +86,19 @@ func savedRef(ctx SpecContext, r *Run, value string) string {
 	return string(ref)
 }
 
-// resumed posts v to box, follows the parked cell w to its end and returns
-// its value, which must be completed.
-func resumed(ctx SpecContext, r *Run, box *mailbox, w Result, v string) any {
+// resumed posts v to box, follows the parked cell w (guest code code) to
+// its end and returns its value, which must be completed. With mayEnd, a
+// cell the update ended instead (failed with code aborted, as OpenClaw's
+// agent interrupts code mode programs on a permission change) is accepted:
+// ended is then true and the cell used no store at all.
+func resumed(ctx SpecContext, r *Run, box *mailbox, w Result, v, code string, mayEnd bool) (value any, ended bool) {
 	box.post(v)
 	final, _ := r.Follow(ctx, w)
-	Expect(final).To(BeCompleted(), "the parked cell must complete after the mailbox delivered (guest code:\n%s)", parkedProbe)
-	return JSONNormal(final.ValueAny())
+	if mayEnd && final.Status == result.StatusFailed && final.Code == result.CodeAborted {
+		return nil, true
+	}
+	Expect(final).To(BeCompleted(), "the parked cell must complete after the mailbox delivered (guest code:\n%s)", code)
+	return JSONNormal(final.ValueAny()), false
 }
 
 var refused = map[string]any{"refused": true}
@@ -108,7 +115,10 @@ var _ = Describe("codemode", "results store binding", func() {
 		r.ReplaceTools(ctx, append(tools.Standard(), box.tool(), tools.Named(protocol.SourcePlugin, "fresh", "fresh", "A tool the replacement catalog adds."))...)
 		Expect(r.Exec(ctx, hasTool("fresh"))).To(CompleteWith(true), "a cell started after run.update replaceTools must see the replacement catalog (the control that the replacement happened)")
 		other := savedRef(ctx, r, `{from: "replacement"}`)
-		got := resumed(ctx, r, box, w, other)
+		got, ended := resumed(ctx, r, box, w, other, parkedProbe, true)
+		if ended {
+			return // the replacement ended the parked cell: it adopted nothing
+		}
 		want := map[string]any{"before": parkedSaved, "mine": refused, "other": refused, "save": refused}
 		if m, ok := got.(map[string]any); ok {
 			if s, ok := m["save"].(map[string]any); ok && s["ok"] != nil {
@@ -143,12 +153,12 @@ return {before, mine: await probe(() => results.load(ref)), other: await probe((
 		r.RestrictTo(ctx, "echo", "slow", "fail", "big", "mailbox")
 		Expect(r.Exec(ctx, hasTool("add"))).To(CompleteWith(false), "a cell started after run.update restrictTo must not see add (the control that the restriction happened)")
 		other := savedRef(ctx, r, `{from: "after restriction"}`)
-		box.post(other)
-		final, _ := r.Follow(ctx, w)
-		Expect(final).To(BeCompleted(), "the parked cell must complete after the mailbox delivered (guest code:\n%s)", code)
+		got, ended := resumed(ctx, r, box, w, other, code, true)
 		want := map[string]any{"before": map[string]any{"ok": map[string]any{"sum": 5}}, "mine": refused, "other": refused, "callAdd": refused, "callRef": refused}
-		Expect(cmp.Diff(JSONNormal(want), JSONNormal(final.ValueAny()))).To(BeEmpty(),
-			"after run.update restrictTo without add the parked cell must lose its reference, must not adopt the new store (reference %s), and neither add's catalog id nor the reference to add's result may call a tool; guest code:\n%s\n(-want +got)", other, code)
+		if !ended { // a cell the restriction ended keeps nothing
+			Expect(cmp.Diff(JSONNormal(want), got)).To(BeEmpty(),
+				"after run.update restrictTo without add the parked cell must lose its reference, must not adopt the new store (reference %s), and neither add's catalog id nor the reference to add's result may call a tool; guest code:\n%s\n(-want +got)", other, code)
+		}
 		Expect(r.Tools.CallsOf("add")).To(HaveLen(1), "no tool.invoke of add may reach the harness after the restriction removed it: %v", r.Tools.CallsOf("add"))
 	})
 
@@ -162,7 +172,7 @@ return {before, mine: await probe(() => results.load(ref)), other: await probe((
 		Expect(r.Exec(ctx, loadProbe(before))).To(CompleteWith(map[string]any{"ok": map[string]any{"from": "before attach"}}),
 			"a reference saved before attachClientTools must still load in a cell started after it (the same store)")
 		other := savedRef(ctx, r, `{from: "after attach"}`)
-		got := resumed(ctx, r, box, w, other)
+		got, _ := resumed(ctx, r, box, w, other, parkedProbe, false)
 		m, _ := got.(map[string]any)
 		Expect(m).NotTo(BeNil(), "the parked cell must return an object: %v", got)
 		want := map[string]any{"before": parkedSaved, "mine": parkedSaved, "other": map[string]any{"ok": map[string]any{"from": "after attach"}}, "save": m["save"]}
