@@ -60,7 +60,7 @@ func (r *Results) Save(v json.RawMessage) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.entries == nil {
-		return "", fmt.Errorf("%w: the run's results store was cleared", ErrResultsFull)
+		return "", ErrResultsCleared
 	}
 	if len(r.entries) >= MaxResults {
 		return "", fmt.Errorf("%w: %d entries (the limit); delete one first", ErrResultsFull, MaxResults)
@@ -78,6 +78,9 @@ func (r *Results) Save(v json.RawMessage) (string, error) {
 func (r *Results) Load(ref string) (json.RawMessage, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.entries == nil {
+		return nil, fmt.Errorf("%w: %q: %w", ErrUnknownReference, ref, ErrResultsCleared)
+	}
 	b, ok := r.entries[ref]
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownReference, ref)
