@@ -44,8 +44,8 @@ func (rt *Runtime) newResults(run *agentRun) ResultsStore {
 //
 // A cell keeps the store it bound to when it started (cell.results): a
 // parked cell never adopts a replacement, and after a replacement or
-// restriction its own store is cleared. p must have passed
-// p.Operation(); errors are ErrUnknownRun and ErrInactive.
+// restriction its own store is cleared. Errors: protocol.ErrUpdateOperation
+// (and the other refusals of p.Operation), ErrUnknownRun, ErrInactive.
 func (rt *Runtime) Update(p protocol.UpdateParams) error {
 	op, err := p.Operation()
 	if err != nil {
