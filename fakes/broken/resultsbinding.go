@@ -27,6 +27,11 @@ func init() {
 		Variant{Name: "attach-resets-results", Breaks: "CM-RES-07", Profile: "v2", Spec: "attaching client tools keeps",
 			Defect: "attaching client tools re-registers the whole catalog (a replacement, not an append), which clears the results store of the run and of the cells parked in wait",
 			Serve:  attachAsReplace},
+		Variant{Name: "restriction-spares-parked-cells", Breaks: "CM-RES-07", Profile: "v2", Spec: "grants no tool access",
+			Defect: "a cell resolves its nested calls in the catalog of its start: a cell parked in wait across a restriction still calls the tool the permission change removed",
+			Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+				return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2", Defects: codemode.Defects{CellCatalog: true}}})
+			}},
 	)
 }
 

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/reference/store"
@@ -54,6 +55,9 @@ type cell struct {
 	// results is the run's results store when the cell started: the cell
 	// keeps it across waits and never adopts a replacement (CM-RES-07).
 	results ResultsStore
+	// cat is the run's catalog when the cell started; only the broken
+	// variant Defects.CellCatalog resolves calls in it (update.go).
+	cat *catalog.Catalog
 }
 
 type nestedCall struct {

@@ -153,6 +153,7 @@ func (rt *Runtime) newCell(r *agentRun) (c *cell, aborted bool) {
 	r.mu.Lock()
 	aborted = r.aborted
 	c.results = r.results // the cell binds to the store of now (CM-RES-07)
+	c.cat = r.catalog()
 	r.mu.Unlock()
 	if !aborted {
 		rt.cells[c.id] = c

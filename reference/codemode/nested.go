@@ -35,7 +35,7 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			q = nq
 			fallthrough
 		case "call":
-			t, ok := s.c.run.catalog().Lookup(q.Tool)
+			t, ok := s.lookup(q.Tool) // update.go
 			if !ok || t.Spec.Source == protocol.SourceMCP {
 				immediate = append(immediate, errDelivery(q.ID, "ToolError", fmt.Sprintf("Unknown tool id %q. Use tools.search(query) or ALL_TOOLS to find tool ids.", q.Tool), "invalid_input", nil))
 				continue

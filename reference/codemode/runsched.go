@@ -31,6 +31,9 @@ type Defects struct {
 	// TimerFromCall measures a queued guest timer's delay from the
 	// setTimeout call, not from when it got a slot (CM-NEST-13).
 	TimerFromCall bool
+	// CellCatalog resolves a cell's nested calls in the catalog of the
+	// cell's start, so a restriction spares parked cells (CM-RES-07).
+	CellCatalog bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

@@ -14,6 +14,17 @@ import (
 // tool a run.update removed is unknown at once (CM-RES-07).
 func (r *agentRun) catalog() *catalog.Catalog { return r.cat.Load() }
 
+// lookup resolves the catalog id of a nested call of the step's cell in the
+// run's current catalog, so that a restriction or replacement reaches
+// parked cells too (CM-RES-07); the broken variant Defects.CellCatalog
+// resolves it in the catalog of the cell's start instead.
+func (s *step) lookup(id string) (*catalog.Tool, bool) {
+	if s.rt.opts.Defects.CellCatalog && s.c.cat != nil {
+		return s.c.cat.Lookup(id)
+	}
+	return s.c.run.catalog().Lookup(id)
+}
+
 // currentResults is the results store of the run's current catalog lifetime:
 // the one a cell starting now binds to (nil without feature results).
 func (r *agentRun) currentResults() ResultsStore {

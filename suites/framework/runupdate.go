@@ -28,8 +28,10 @@ func (r *Run) ReplaceTools(ctx context.Context, ts ...tools.Tool) {
 		r.Tools.Add(t)
 		specs = append(specs, t.Spec)
 	}
-	r.update(ctx, protocol.UpdateParams{Run: r.ID, ReplaceTools: specs}, func(p *protocol.PrepareParams) {
+	r.update(ctx, protocol.UpdateParams{Run: r.ID, ReplaceTools: specs}, func(p *protocol.PrepareParams) []protocol.ToolSpec {
+		old := p.Tools
 		p.Tools = slices.Clone(specs)
+		return old
 	})
 }
 
@@ -38,8 +40,10 @@ func (r *Run) ReplaceTools(ctx context.Context, ts ...tools.Tool) {
 func (r *Run) RestrictTo(ctx context.Context, names ...string) {
 	ginkgo.GinkgoHelper()
 	names = append([]string{}, names...) // present even when empty
-	r.update(ctx, protocol.UpdateParams{Run: r.ID, RestrictTo: names}, func(p *protocol.PrepareParams) {
+	r.update(ctx, protocol.UpdateParams{Run: r.ID, RestrictTo: names}, func(p *protocol.PrepareParams) []protocol.ToolSpec {
+		old := p.Tools
 		p.Tools = slices.DeleteFunc(slices.Clone(p.Tools), func(t protocol.ToolSpec) bool { return !slices.Contains(names, t.Name) })
+		return old
 	})
 }
 
@@ -52,19 +56,22 @@ func (r *Run) AttachClientTools(ctx context.Context, ts ...tools.Tool) {
 		r.Tools.Add(t)
 		specs = append(specs, t.Spec)
 	}
-	r.update(ctx, protocol.UpdateParams{Run: r.ID, AttachClientTools: specs}, func(p *protocol.PrepareParams) {
+	r.update(ctx, protocol.UpdateParams{Run: r.ID, AttachClientTools: specs}, func(p *protocol.PrepareParams) []protocol.ToolSpec {
+		old := p.Tools
 		p.Tools = append(slices.Clone(p.Tools), specs...)
+		return old
 	})
 }
 
 // update sends run.update. A target that declared the surface run.update not
 // drivable, or answers -32601 (it has no such method), skips the spec as not
 // drivable with its reason; any other protocol error fails it.
-func (r *Run) update(ctx context.Context, p protocol.UpdateParams, retool func(*protocol.PrepareParams)) {
+func (r *Run) update(ctx context.Context, p protocol.UpdateParams, retool func(*protocol.PrepareParams) (old []protocol.ToolSpec)) {
 	ginkgo.GinkgoHelper()
 	RequireDrivable(protocol.SurfaceRunUpdate)
 	t := T()
-	t.router.retool(r.ID, retool)
+	op, _ := p.Operation()
+	t.router.retool(r.ID, op, retool)
 	cctx, cancel := context.WithTimeout(ctx, Timeouts.Call)
 	defer cancel()
 	var ok bool
@@ -79,11 +86,27 @@ func (r *Run) update(ctx context.Context, p protocol.UpdateParams, retool func(*
 }
 
 // retool changes the tool list the router checks nested calls of run
-// against (run.update).
-func (r *router) retool(run string, change func(*protocol.PrepareParams)) {
+// against (run.update operation op); a call of a tool it removed is
+// refused naming CM-RES-07.
+func (r *router) retool(run, op string, change func(*protocol.PrepareParams) (old []protocol.ToolSpec)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if rr, ok := r.runs[run]; ok {
-		change(&rr.prep)
+	rr, ok := r.runs[run]
+	if !ok {
+		return
+	}
+	old := change(&rr.prep)
+	if rr.removed == nil {
+		rr.removed = map[string]string{}
+	}
+	for _, t := range rr.prep.Tools {
+		delete(rr.removed, t.Source+":"+t.Owner+":"+t.Name)
+	}
+	for _, t := range old {
+		if !slices.ContainsFunc(rr.prep.Tools, func(n protocol.ToolSpec) bool {
+			return n.Source == t.Source && n.Owner == t.Owner && n.Name == t.Name
+		}) {
+			rr.removed[t.Source+":"+t.Owner+":"+t.Name] = op
+		}
 	}
 }
