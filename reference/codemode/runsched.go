@@ -25,15 +25,15 @@ type Defects struct {
 	// CellLocalOrder orders executionMode within each cell only, not
 	// across the cells of a run (CM-NEST-12).
 	CellLocalOrder bool
+	// CellCatalog resolves a cell's nested calls in the catalog of the
+	// cell's start, so a restriction spares parked cells (CM-RES-07).
+	CellCatalog bool
 	// RefillFirst sends queued calls as soon as a slot frees, before the
 	// guest has run the continuation of the call that freed it (CM-NEST-15).
 	RefillFirst bool
 	// TimerFromCall measures a queued guest timer's delay from the
 	// setTimeout call, not from when it got a slot (CM-NEST-13).
 	TimerFromCall bool
-	// CellCatalog resolves a cell's nested calls in the catalog of the
-	// cell's start, so a restriction spares parked cells (CM-RES-07).
-	CellCatalog bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.
