@@ -44,7 +44,7 @@ const MsgHeadlessNotRetained = "headless or restart-safe execution does not reta
 func (s *step) autoRetain(value json.RawMessage) (json.RawMessage, bool) {
 	r := s.c.run
 	room := r.cfg.MaxOutputBytes - s.outBytes
-	if r.results == nil || room < minRetainRoom || len(value) == 0 || (value[0] != '{' && value[0] != '[') {
+	if s.c.results == nil || room < minRetainRoom || len(value) == 0 || (value[0] != '{' && value[0] != '[') {
 		return nil, false
 	}
 	ret := Retained{Truncated: true, Bytes: len(value)}
@@ -52,7 +52,7 @@ func (s *step) autoRetain(value json.RawMessage) (json.RawMessage, bool) {
 	case r.headless:
 		ret.NotRetained = MsgHeadlessNotRetained // CM-RES-06: never allocate
 	default:
-		ref, err := r.results.Save(value, s.c.network.taken()) // provenance (CM-RES-08)
+		ref, err := s.c.results.Save(value, s.c.network.taken()) // provenance (CM-RES-08)
 		if err != nil {
 			ret.NotRetained = "not retained: " + err.Error() // CM-RES-05
 		} else {
@@ -76,7 +76,7 @@ func (s *step) autoRetain(value json.RawMessage) (json.RawMessage, bool) {
 		text = text[:max(0, len(text)-int(over))]
 	}
 	if ret.ResultRef != "" {
-		r.results.Delete(ret.ResultRef) // a reference that cannot be displayed is released
+		s.c.results.Delete(ret.ResultRef) // a reference that cannot be displayed is released
 	}
 	return nil, false
 }

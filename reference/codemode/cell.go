@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/reference/store"
@@ -57,6 +58,16 @@ type cell struct {
 	// network is set once the cell saw network-controlled content
 	// (untrusted.go, CM-NEST-20).
 	network networkMark
+	// results is the run's results store when the cell started: the cell
+	// keeps it across waits and never adopts a replacement (CM-RES-07).
+	results ResultsStore
+	// cat is the run's catalog when the cell started: the entries the cell
+	// boots with; only the broken variant Defects.CellCatalog also resolves
+	// calls in it (update.go).
+	cat *catalog.Catalog
+	// surface is the run's catalog surface when the cell started (nil
+	// without javascript-only): the globals and declarations it boots with.
+	surface *catalogSurface
 }
 
 type nestedCall struct {

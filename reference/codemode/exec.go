@@ -143,9 +143,9 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
 	s.vm = vm
-	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: r.guestEntries(), Handles: r.surface != nil, APIFiles: r.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
+	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: guestEntries(c.surface, c.cat), Handles: c.surface != nil, APIFiles: c.surface.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
-		Results: r.results != nil, Store: r.sessions != nil, Timers: s.rt.opts.HasFeature("bridge-queue")}, code); bad {
+		Results: c.results != nil, Store: r.sessions != nil, Timers: s.rt.opts.HasFeature("bridge-queue")}, code); bad {
 		return r, nil
 	}
 	return s.drive(ctx), nil
@@ -161,6 +161,9 @@ func (rt *Runtime) newCell(r *agentRun) (c *cell, aborted bool) {
 	rt.mu.Lock()
 	r.mu.Lock()
 	aborted = r.aborted
+	c.results = r.results // the cell binds to the store of now (CM-RES-07)
+	c.cat = r.catalog()
+	c.surface = r.surface
 	r.mu.Unlock()
 	if !aborted {
 		rt.cells[c.id] = c

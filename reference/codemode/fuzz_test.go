@@ -49,7 +49,8 @@ func FuzzGuestPoll(f *testing.F) {
 		if json.Unmarshal(raw, &p) != nil {
 			return
 		}
-		run := &agentRun{id: "fuzz", cfg: cfg, active: true, catalog: catalog.Build(nil)}
+		run := &agentRun{id: "fuzz", cfg: cfg, active: true}
+		run.cat.Store(catalog.Build(nil))
 		c, _ := rt.newCell(run)
 		s := &step{rt: rt, c: c, start: time.Now()}
 		var res result.Result

@@ -49,11 +49,11 @@ func (r *agentRun) closeMCP() {
 // servers and tools with their identifiers and the virtual declaration
 // files. Nil when no MCP tool is visible.
 func mcpTable(r *agentRun) (*prelude.MCPBoot, []refmcp.Server) {
-	if r.mcp == nil || r.catalog == nil {
+	if r.mcp == nil || r.catalog() == nil {
 		return nil, nil
 	}
 	var entries []refmcp.Entry
-	for _, t := range r.catalog.Tools {
+	for _, t := range r.catalog().Tools {
 		if t.Spec.Source != protocol.SourceMCP {
 			continue
 		}
@@ -107,7 +107,7 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 	)
 	switch q.Op {
 	case opMCPTool:
-		t, ok := run.catalog.Lookup(q.Tool)
+		t, ok := run.catalog().Lookup(q.Tool)
 		if ok && run.mcp != nil {
 			_, ok = run.mcp.Tool(t.Spec.Owner, t.Spec.Name)
 		}

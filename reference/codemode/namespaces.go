@@ -38,7 +38,7 @@ func (o ownedTools) Owned(pluginID, name string) (string, bool) {
 // prompt to the exec description (CM-ACT-07).
 func (rt *Runtime) prepareNamespaces(r *agentRun, surface []protocol.ModelTool) {
 	ctx := namespaces.Context{AgentID: r.ctx.AgentID, SessionKey: r.ctx.SessionKey, SessionID: r.ctx.SessionID, RunID: r.id}
-	r.spaces = namespaces.NewRun(rt.ns.List(), ownedTools{r.catalog}, ctx, func() string {
+	r.spaces = namespaces.NewRun(rt.ns.List(), ownedTools{r.catalog()}, ctx, func() string {
 		return fmt.Sprintf("%s/scope-%d", r.id, rt.seq.Add(1))
 	})
 	if p := r.spaces.Prompt(); p != "" {
@@ -71,7 +71,7 @@ func (r *agentRun) namespaceDescriptors() any {
 // and paths are refused, CM-NS-03). ok is false with d, the guest's
 // catchable invalid_input error, when the request is refused.
 func (s *step) resolveNamespaceCall(q prelude.Request) (prelude.Request, prelude.Delivery, bool) {
-	id, input, err := s.c.run.spaces.Resolve(q.Namespace, q.Path, q.Args, ownedTools{s.c.run.catalog})
+	id, input, err := s.c.run.spaces.Resolve(q.Namespace, q.Path, q.Args, ownedTools{s.c.run.catalog()})
 	if err != nil {
 		return q, errDelivery(q.ID, "ToolError", err.Error(), "invalid_input", nil), false
 	}

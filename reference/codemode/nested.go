@@ -35,8 +35,8 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			q = nq
 			fallthrough
 		case "call":
-			t, ok := s.c.run.catalog.Lookup(q.Tool)
-			if !ok || t.Spec.Source == protocol.SourceMCP || s.deniedNow(t.ID) { // deniedNow: queuedefects.go
+			t, ok := s.lookup(q.Tool) // update.go; deniedNow: queuedefects.go
+			if !ok || t.Spec.Source == protocol.SourceMCP || s.deniedNow(t.ID) {
 				immediate = append(immediate, errDelivery(q.ID, "ToolError", fmt.Sprintf("Unknown tool id %q. Use tools.search(query) or ALL_TOOLS to find tool ids.", q.Tool), "invalid_input", nil))
 				continue
 			}
@@ -150,7 +150,7 @@ func (s *step) launch(reqID int64, toolID string, called bool, invoke func(conte
 	c.mu.Unlock()
 	// Catalog calls count for executionMode across cells (runsched.go,
 	// CM-NEST-12); timers and MCP resource reads are no catalog calls.
-	_, catalogued := c.run.catalog.Lookup(toolID)
+	_, catalogued := c.run.catalog().Lookup(toolID)
 	sequential := s.sequentialTool(toolID)
 	if catalogued {
 		c.run.sched.begin(sequential)

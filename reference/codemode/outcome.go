@@ -134,7 +134,7 @@ func (s *step) suspend(reason result.Reason) result.Result {
 func (s *step) telemetry() *result.Telemetry {
 	r := s.c.run
 	r.mu.Lock()
-	t := &result.Telemetry{VisibleTools: r.visible, CatalogSize: len(r.catalog.Tools), CatalogSources: r.catalog.Sources(),
+	t := &result.Telemetry{VisibleTools: r.visible, CatalogSize: len(r.catalog().Tools), CatalogSources: r.catalog().Sources(),
 		ExecCount: r.execCount, WaitCount: r.waitCount}
 	r.mu.Unlock()
 	s.c.mu.Lock()

@@ -50,7 +50,7 @@ func (s *step) batchOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	calls := 0
 	for _, q := range reqs {
 		if q.Op == "call" {
-			if t, ok := s.c.run.catalog.Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
+			if t, ok := s.c.run.catalog().Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
 				calls++
 			}
 		}

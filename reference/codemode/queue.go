@@ -60,7 +60,7 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 		}
 		switch q.Op {
 		case "call":
-			if t, ok := s.c.run.catalog.Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
+			if t, ok := s.c.run.catalog().Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
 				calls++
 				bytes += int64(len(q.Input))
 			}

@@ -25,6 +25,9 @@ type Defects struct {
 	// CellLocalOrder orders executionMode within each cell only, not
 	// across the cells of a run (CM-NEST-12).
 	CellLocalOrder bool
+	// CellCatalog resolves a cell's nested calls in the catalog of the
+	// cell's start, so a restriction spares parked cells (CM-RES-07).
+	CellCatalog bool
 	// RefillFirst sends queued calls as soon as a slot frees, before the
 	// guest has run the continuation of the call that freed it (CM-NEST-15).
 	RefillFirst bool
@@ -113,6 +116,6 @@ func (s *step) sequentialTool(toolID string) bool {
 	if !s.rt.opts.HasFeature("execution-mode") {
 		return false
 	}
-	t, ok := s.c.run.catalog.Lookup(toolID)
+	t, ok := s.c.run.catalog().Lookup(toolID)
 	return ok && t.Spec.ExecutionMode == protocol.ExecutionSequential
 }

@@ -105,11 +105,13 @@ type Runtime struct {
 
 // agentRun is one prepared agent run: its identity, config and catalog.
 type agentRun struct {
-	id      string
-	ctx     protocol.RunContext
-	cfg     config.Config
-	active  bool
-	catalog *catalog.Catalog
+	id     string
+	ctx    protocol.RunContext
+	cfg    config.Config
+	active bool
+	// cat is the run's hidden catalog; run.update swaps it (update.go),
+	// so read it through catalog().
+	cat     atomic.Pointer[catalog.Catalog]
 	visible []string
 	spaces  *namespaces.Run // the run's visible namespaces (namespaces.go)
 	// mcp is the run's MCP client, mcpBoot/mcpServers its guest table
@@ -122,7 +124,13 @@ type agentRun struct {
 	surface *catalogSurface
 	// results, sessions and branch bind the run's stores (storeops.go):
 	// nil without feature results / session-store or a bound branch.
-	results  ResultsStore
+	// results is the store of the current catalog lifetime: run.update
+	// replaces it under mu, and each cell captures it when it starts
+	// (cell.results, CM-RES-07).
+	results ResultsStore
+	// prep is the run.prepare params (MCP tools joined): a catalog
+	// replacement keeps their policy and MCP tools (update.go).
+	prep     protocol.PrepareParams
 	sessions SessionStore
 	branch   *store.Branch
 	headless bool // session.headless: no automatic references (CM-RES-06)
@@ -214,10 +222,13 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 	default:
 		run.active = true
 		hidden, direct := rt.opts.splitDirectOnly(effective) // CM-ACT-08
-		run.catalog = catalog.Build(hidden)
+		run.cat.Store(catalog.Build(hidden))
 		if rt.opts.Defects.QueueSkipsPolicy {
-			run.catalog, run.denied = rt.catalogIgnoringPolicy(p, hidden) // queuedefects.go
+			c, denied := rt.catalogIgnoringPolicy(p, hidden) // queuedefects.go
+			run.cat.Store(c)
+			run.denied = denied
 		}
+		run.prep = p
 		run.mcpBoot, run.mcpServers = mcpTable(run)
 		rt.prepareStore(run, p)
 		rt.prepareHistory(run, p) // activity.go

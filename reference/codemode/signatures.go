@@ -102,15 +102,9 @@ func (rt *Runtime) prepareCatalogSurface(r *agentRun, surface []protocol.ModelTo
 	if !rt.opts.HasFeature("javascript-only") {
 		return
 	}
-	var reserved []string
-	if r.spaces != nil {
-		for _, ns := range r.spaces.Visible {
-			reserved = append(reserved, ns.Descriptor.GlobalName)
-		}
-	}
-	r.surface = rt.opts.newCatalogSurface(r.catalog, reserved)
+	r.surface = rt.opts.newCatalogSurface(r.catalog(), r.reservedGlobals())
 	if rt.opts.Defects.DeclareDenied {
-		r.surface.declareDenied(r.catalog, all)
+		r.surface.declareDenied(r.catalog(), all)
 	}
 	if r.surface.index == "" {
 		return
@@ -122,21 +116,35 @@ func (rt *Runtime) prepareCatalogSurface(r *agentRun, surface []protocol.ModelTo
 	}
 }
 
-// guestEntries are the catalog entries a cell boots with: with their
-// callable names and signatures under the catalog surface.
-func (r *agentRun) guestEntries() []prelude.Entry {
-	if r.surface != nil {
-		return r.surface.entries
+// reservedGlobals are the global names of the run's visible namespaces,
+// which no callable name may take.
+func (r *agentRun) reservedGlobals() []string {
+	var reserved []string
+	if r.spaces != nil {
+		for _, ns := range r.spaces.Visible {
+			reserved = append(reserved, ns.Descriptor.GlobalName)
+		}
 	}
-	return r.catalog.GuestEntries()
+	return reserved
 }
 
-// apiFiles are the declarations API.read serves beside the MCP files.
-func (r *agentRun) apiFiles() []prelude.MCPFile {
-	if r.surface == nil {
+// guestEntries are the catalog entries a cell boots with: with their
+// callable names and signatures under the catalog surface sf, or cat's
+// plain entries without one (no javascript-only).
+func guestEntries(sf *catalogSurface, cat *catalog.Catalog) []prelude.Entry {
+	if sf != nil {
+		return sf.entries
+	}
+	return cat.GuestEntries()
+}
+
+// apiFiles are the declarations API.read serves beside the MCP files (none
+// without a catalog surface).
+func (sf *catalogSurface) apiFiles() []prelude.MCPFile {
+	if sf == nil {
 		return nil
 	}
-	return r.surface.files
+	return sf.files
 }
 
 // declareDenied is the defect Defects.DeclareDenied: a declaration for

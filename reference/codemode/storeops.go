@@ -60,12 +60,7 @@ func (rt *Runtime) sessionStore() SessionStore {
 func (rt *Runtime) prepareStore(run *agentRun, p protocol.PrepareParams) {
 	run.headless = p.Session != nil && p.Session.Headless
 	if rt.opts.HasFeature("results") {
-		limit := min(run.cfg.MemoryLimitBytes, run.cfg.MaxSnapshotBytes)
-		if rt.opts.Results != nil {
-			run.results = rt.opts.Results(p, limit)
-		} else {
-			run.results = store.NewResults(limit)
-		}
+		run.results = rt.newResults(run) // update.go
 	}
 	if rt.opts.HasFeature("session-store") {
 		run.sessions = rt.sessionStore()
@@ -94,15 +89,15 @@ func (r *agentRun) leaveBranch() {
 // clearResults drops the run's saved results: abort and run end tear the
 // catalog down (CM-RES-03).
 func (r *agentRun) clearResults() {
-	if r.results != nil {
-		r.results.Clear()
+	if res := r.currentResults(); res != nil {
+		res.Clear()
 	}
 }
 
 // storeOp answers one request of store.js at once (CM-RES-01..03,
 // CM-STO-01..04). A refusal is a catchable guest error.
 func (s *step) storeOp(q prelude.Request) prelude.Delivery {
-	r := s.c.run
+	r, results := s.c.run, s.c.results // the store the cell bound to (CM-RES-07)
 	fail := func(err error) prelude.Delivery {
 		return errDelivery(q.ID, "Error", err.Error(), "invalid_input", nil)
 	}
@@ -121,18 +116,18 @@ func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 	}
 	switch q.Op {
 	case prelude.OpResultsSave, prelude.OpResultsLoad, prelude.OpResultsDelete:
-		if r.results == nil {
+		if results == nil {
 			return fail(fmt.Errorf("results is not available (feature results)"))
 		}
 		switch q.Op {
 		case prelude.OpResultsSave:
-			ref, err := r.results.Save(q.Input, s.c.network.taken()) // provenance (CM-RES-08)
+			ref, err := results.Save(q.Input, s.c.network.taken()) // provenance (CM-RES-08)
 			if err != nil {
 				return fail(fmt.Errorf("results.save: %w", err))
 			}
 			return ok(ref)
 		case prelude.OpResultsLoad:
-			v, network, err := r.results.Load(q.Key)
+			v, network, err := results.Load(q.Key)
 			if err != nil {
 				return fail(fmt.Errorf("results.load: %w", err))
 			}
@@ -141,7 +136,7 @@ func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 			}
 			return found(v, true)
 		default:
-			return ok(r.results.Delete(q.Key))
+			return ok(results.Delete(q.Key))
 		}
 	default: // store.set, store.load
 		if r.sessions == nil {

@@ -31,7 +31,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	r.mu.Unlock()
 	failNow := func(code result.ErrorCode, msg string) (result.Result, error) {
 		res := result.Failed(code, msg)
-		res.Telemetry = &result.Telemetry{VisibleTools: r.visible, CatalogSize: len(r.catalog.Tools), CatalogSources: r.catalog.Sources(),
+		res.Telemetry = &result.Telemetry{VisibleTools: r.visible, CatalogSize: len(r.catalog().Tools), CatalogSources: r.catalog().Sources(),
 			ExecCount: r.execCount, WaitCount: r.waitCount, DurationMs: time.Since(start).Milliseconds(), SnapshotEvents: r.takeSnapshotEvents()}
 		return res, nil
 	}

@@ -225,6 +225,7 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			}
 			return t, nil
 		}),
+		protocol.MethodRunUpdate: runUpdate(rt, ro), // runupdate.go
 		protocol.MethodRunAbort: handler.New(func(ctx context.Context, p *protocol.RunParams) (bool, error) {
 			if err := needRun(protocol.MethodRunAbort, p); err != nil {
 				return false, err
@@ -269,19 +270,8 @@ func validatePrepare(p protocol.PrepareParams) error {
 	if p.Tools == nil {
 		return errors.New("tools must be an array (possibly empty)")
 	}
-	for i, t := range p.Tools {
-		switch {
-		case t.Name == "":
-			return fmt.Errorf("tools[%d]: name must be non-empty", i)
-		case t.Owner == "":
-			return fmt.Errorf("tools[%d] (%s): owner must be non-empty", i, t.Name)
-		case t.Source != protocol.SourceOpenClaw && t.Source != protocol.SourcePlugin && t.Source != protocol.SourceMCP && t.Source != protocol.SourceClient:
-			return fmt.Errorf("tools[%d] (%s): source %q is not openclaw, plugin, mcp or client", i, t.Name, t.Source)
-		case !t.ExecutionMode.Valid():
-			return fmt.Errorf("tools[%d] (%s): executionMode %q is not sequential or parallel", i, t.Name, t.ExecutionMode)
-		case !t.ResultContentSource.Valid():
-			return fmt.Errorf("tools[%d] (%s): resultContentSource %q is not network", i, t.Name, t.ResultContentSource)
-		}
+	if err := validateTools("tools", p.Tools); err != nil {
+		return err
 	}
 	if p.Session != nil {
 		if _, err := store.ParseTranscript(p.Session.Transcript); err != nil { // spec/protocol.md §5.7
@@ -289,6 +279,26 @@ func validatePrepare(p protocol.PrepareParams) error {
 		}
 	}
 	return refmcp.Validate(p.MCPServers) // spec/protocol.md §5.5
+}
+
+// validateTools checks the ToolSpecs of member field (run.prepare tools,
+// run.update replaceTools and attachClientTools).
+func validateTools(field string, tools []protocol.ToolSpec) error {
+	for i, t := range tools {
+		switch {
+		case t.Name == "":
+			return fmt.Errorf("%s[%d]: name must be non-empty", field, i)
+		case t.Owner == "":
+			return fmt.Errorf("%s[%d] (%s): owner must be non-empty", field, i, t.Name)
+		case t.Source != protocol.SourceOpenClaw && t.Source != protocol.SourcePlugin && t.Source != protocol.SourceMCP && t.Source != protocol.SourceClient:
+			return fmt.Errorf("%s[%d] (%s): source %q is not openclaw, plugin, mcp or client", field, i, t.Name, t.Source)
+		case !t.ExecutionMode.Valid():
+			return fmt.Errorf("%s[%d] (%s): executionMode %q is not sequential or parallel", field, i, t.Name, t.ExecutionMode)
+		case !t.ResultContentSource.Valid():
+			return fmt.Errorf("%s[%d] (%s): resultContentSource %q is not network", field, i, t.Name, t.ResultContentSource)
+		}
+	}
+	return nil
 }
 
 // needRun checks the params of a method that names a run: present, with

@@ -12,6 +12,11 @@ var (
 	// ErrUnknownReference: the reference was never saved in this run, was
 	// deleted, or expired with its run (CM-RES-03).
 	ErrUnknownReference = errors.New("unknown or expired results reference")
+	// ErrResultsCleared: the store was cleared with its catalog lifetime
+	// (run.abort, run.end, a catalog replacement or restriction): a cell
+	// that started before keeps it but can no longer save or load
+	// (CM-RES-03, CM-RES-07).
+	ErrResultsCleared = errors.New("the results store was cleared: the run's catalog was torn down, replaced or restricted, or the run aborted")
 	// ErrNotJSON: the value is not JSON-serialisable.
 	ErrNotJSON = errors.New("value is not JSON")
 	// ErrUnbound: store/load without a bound session, or in headless or

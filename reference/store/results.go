@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // MaxResults is the entry limit of a results store (CM-RES-02).
@@ -22,7 +23,6 @@ type Results struct {
 	mu       sync.Mutex
 	maxBytes int64
 	used     int64
-	seq      int
 	entries  map[string][]byte // reference -> compact JSON
 	// network holds the references saved from network-controlled content
 	// (CM-RES-08): loading one makes the receiving cell's result untrusted.
@@ -47,9 +47,15 @@ func Normalise(v json.RawMessage) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Save keeps v and returns its reference ("result-<n>"); network records
-// that v came from network-controlled content (CM-RES-08). A value that
-// would pass either limit is refused with ErrResultsFull and nothing changes.
+// refSeq numbers references across every store of the process: a reference
+// of a cleared or replaced store never names an entry of another one
+// (CM-RES-03, CM-RES-07).
+var refSeq atomic.Int64
+
+// Save keeps v and returns its reference ("result-<n>", n unique in the
+// process); network records that v came from network-controlled content
+// (CM-RES-08). A value that would pass either limit is refused with
+// ErrResultsFull and nothing changes.
 func (r *Results) Save(v json.RawMessage, network bool) (string, error) {
 	b, err := Normalise(v)
 	if err != nil {
@@ -58,7 +64,7 @@ func (r *Results) Save(v json.RawMessage, network bool) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.entries == nil {
-		return "", fmt.Errorf("%w: the run's results store was cleared", ErrResultsFull)
+		return "", ErrResultsCleared
 	}
 	if len(r.entries) >= MaxResults {
 		return "", fmt.Errorf("%w: %d entries (the limit); delete one first", ErrResultsFull, MaxResults)
@@ -66,8 +72,7 @@ func (r *Results) Save(v json.RawMessage, network bool) (string, error) {
 	if r.used+int64(len(b)) > r.maxBytes {
 		return "", fmt.Errorf("%w: %d of %d bytes used, the value needs %d", ErrResultsFull, r.used, r.maxBytes, len(b))
 	}
-	r.seq++
-	ref := fmt.Sprintf("result-%d", r.seq)
+	ref := fmt.Sprintf("result-%d", refSeq.Add(1))
 	r.entries[ref] = b
 	r.used += int64(len(b))
 	if network {
@@ -84,6 +89,9 @@ func (r *Results) Save(v json.RawMessage, network bool) (string, error) {
 func (r *Results) Load(ref string) (v json.RawMessage, network bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.entries == nil {
+		return nil, false, fmt.Errorf("%w: %q: %w", ErrUnknownReference, ref, ErrResultsCleared)
+	}
 	b, ok := r.entries[ref]
 	if !ok {
 		return nil, false, fmt.Errorf("%w: %q", ErrUnknownReference, ref)

@@ -56,6 +56,12 @@ func TestResultsLimits(t *testing.T) {
 	if _, _, err := b.Load(ref); !errors.Is(err, ErrUnknownReference) {
 		t.Fatalf("after Clear: got %v, want ErrUnknownReference", err)
 	}
+	if _, _, err := b.Load(ref); !errors.Is(err, ErrResultsCleared) {
+		t.Fatalf("after Clear: got %v, want ErrResultsCleared too", err)
+	}
+	if _, err := b.Save(json.RawMessage(`1`), false); !errors.Is(err, ErrResultsCleared) {
+		t.Fatalf("a save after Clear: got %v, want ErrResultsCleared", err)
+	}
 }
 
 // TestSessionsCommit pins CM-STO-02/03 and read-your-writes: a write set is

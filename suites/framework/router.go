@@ -110,6 +110,9 @@ type routedRun struct {
 	// visible is the run's model-visible surface (run.prepare's tools):
 	// the only tools a turn may call directly, with parentToolCallId "".
 	visible map[string]bool
+	// removed names the tools a run.update took out of the run, by
+	// source:owner:name, with the operation (runupdate.go).
+	removed map[string]string
 }
 
 // suspendedCell is a cell whose last exec/wait returned waiting: calls are
@@ -323,7 +326,9 @@ func (r *router) checkLocked(p protocol.InvokeParams) *RefusedInvoke {
 			add(fmt.Sprintf("a direct call (no parentToolCallId) of tool %q, which is not in the run's model-visible surface: only exec/wait's guest code may call hidden tools", p.Tool),
 				"CM-ACT-02", "CM-E2E-02")
 		}
-		if reason, reqs := callable(rr.prep, p.Source, p.Owner, p.Tool); reason != "" {
+		if op, gone := rr.removed[p.Source+":"+p.Owner+":"+p.Tool]; gone {
+			add(fmt.Sprintf("run.update %s removed tool %s:%s:%s from the run's catalog", op, p.Source, p.Owner, p.Tool), "CM-RES-07")
+		} else if reason, reqs := callable(rr.prep, p.Source, p.Owner, p.Tool); reason != "" {
 			add(reason, reqs...)
 		}
 	}

@@ -95,15 +95,7 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, resultContentSource: true });
-  let own = p.tools.filter((t) => t.source !== "client").map(make);
-  if (p.policy != null) {
-    // The agent's tools.allow/deny through OpenClaw's own policy pipeline,
-    // before the tool surface, as in generation 1.
-    const steps = surface.buildDefaultToolPolicyPipelineSteps({ agentPolicy: surface.pickSandboxToolPolicy(agentTools(p.policy)), agentId: p.agentId });
-    own = surface.applyToolPolicyPipeline({ tools: own, toolMeta: (t) => surface.getPluginToolMeta(t), warn: (m) => process.stderr.write(`openclaw: ${m}\n`), steps });
-  }
-  const client = p.tools.filter((t) => t.source === "client").map(make);
+  const { own, client } = ownAndClient(run, p, p.tools);
   let core;
   try {
     core = surface.createAgentHarnessToolSurfaceRuntimeCore({
@@ -128,23 +120,93 @@ function prepare(p) {
     runs.set(p.run, run);
     return { run: p.run, codeModeActive: false, tools: modelTools([...own, ...client]) };
   }
-  const compacted = core.compactTools(own);
-  let visible = compacted.tools;
-  if (client.length > 0) {
-    visible = [...visible, ...surface.addClientToolsToCodeModeCatalog({ config, agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, runId: p.run, catalogRef: core.toolSearchCatalogRef, tools: client }).tools];
-  }
-  for (const e of core.toolSearchCatalogRef?.current?.entries ?? []) if (e.tool) run.catalogIds.set(e.tool, e.id);
-  const exec = visible.find((t) => t.name === "exec");
-  const wait = visible.find((t) => t.name === "wait");
-  run.active = visible.length === 2 && exec !== undefined && wait !== undefined;
-  // The agent loop runs every tool through toToolDefinitions, which turns a
-  // thrown error into the tool result {status: "error", tool, error}.
-  const defs = surface.toToolDefinitions([exec, wait].filter(Boolean));
-  run.exec = defs.find((d) => d.name === "exec");
-  run.wait = defs.find((d) => d.name === "wait");
+  Object.assign(run, { prepare: p, config, core });
+  const visible = surface_(run, own, client);
+  run.active = visible.length === 2 && run.exec !== undefined && run.wait !== undefined;
   run.cleanup = core.cleanup;
   runs.set(p.run, run);
   return { run: p.run, codeModeActive: run.active, tools: modelTools(visible) };
+}
+
+// ownAndClient turns ToolSpecs into OpenClaw tools: the run's own (after
+// the agent's tools.allow/deny, through OpenClaw's own policy pipeline,
+// before the tool surface, as in generation 1) and the client tools.
+function ownAndClient(run, p, specs) {
+  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, resultContentSource: true });
+  let own = specs.filter((t) => t.source !== "client").map(make);
+  if (p.policy != null) {
+    // The agent's tools.allow/deny through OpenClaw's own policy pipeline,
+    // before the tool surface, as in generation 1.
+    const steps = surface.buildDefaultToolPolicyPipelineSteps({ agentPolicy: surface.pickSandboxToolPolicy(agentTools(p.policy)), agentId: p.agentId });
+    own = surface.applyToolPolicyPipeline({ tools: own, toolMeta: (t) => surface.getPluginToolMeta(t), warn: (m) => process.stderr.write(`openclaw: ${m}\n`), steps });
+  }
+  return { own, client: specs.filter((t) => t.source === "client").map(make) };
+}
+
+// surface_ compacts the run's tools into OpenClaw's tool surface (a new
+// catalog registration when the tools differ from the current catalog),
+// adds the client tools to its catalog, and binds exec and wait as the
+// agent loop does. It returns the model-visible tools.
+function surface_(run, own, client) {
+  const p = run.prepare;
+  const compacted = run.core.compactTools(own);
+  let visible = compacted.tools;
+  if (client.length > 0) {
+    visible = [...visible, ...surface.addClientToolsToCodeModeCatalog({ config: run.config, agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, runId: p.run, catalogRef: run.core.toolSearchCatalogRef, tools: client }).tools];
+  }
+  noteCatalogIds(run);
+  run.promptToolPolicy = compacted.promptToolPolicy;
+  // The agent loop runs every tool through toToolDefinitions, which turns a
+  // thrown error into the tool result {status: "error", tool, error}.
+  const defs = surface.toToolDefinitions([visible.find((t) => t.name === "exec"), visible.find((t) => t.name === "wait")].filter(Boolean));
+  run.exec = defs.find((d) => d.name === "exec");
+  run.wait = defs.find((d) => d.name === "wait");
+  return visible;
+}
+
+function noteCatalogIds(run) {
+  for (const e of run.core.toolSearchCatalogRef?.current?.entries ?? []) if (e.tool) run.catalogIds.set(e.tool, e.id);
+}
+
+const UPDATE_OPS = ["replaceTools", "restrictTo", "attachClientTools"];
+
+// run.update (spec/protocol.md §3, feature results): each operation goes
+// through the OpenClaw function its agent harness uses, and OpenClaw decides
+// what happens to the results store and to parked cells.
+//   replaceTools: the tool surface compacts the new tools (compactTools),
+//     which registers a new catalog (registerToolSearchCatalog, not appended);
+//   restrictTo: the surface's prompt-build tool policy applies the names as
+//     toolsAllow (restrictToolSearchCatalog, a permission change);
+//   attachClientTools: addClientToolsToCodeModeCatalog appends them.
+function update(p) {
+  if (!str(p?.run)) throw new ProtocolError(-32602, "run.update: run must be a non-empty string");
+  const ops = UPDATE_OPS.filter((k) => p[k] !== undefined && p[k] !== null);
+  if (ops.length !== 1) throw new ProtocolError(-32602, `run.update takes exactly one of ${UPDATE_OPS.join(", ")} (got ${ops.length})`);
+  const op = ops[0];
+  if (!Array.isArray(p[op])) throw new ProtocolError(-32602, `run.update: ${op} must be an array`);
+  const run = getRun(p);
+  if (!run.active) throw new ProtocolError(-32600, `run.update: code mode is not active in run ${JSON.stringify(run.id)}`);
+  if (op === "restrictTo") {
+    if (!p.restrictTo.every(str)) throw new ProtocolError(-32602, "run.update: restrictTo must list tool names");
+    run.promptToolPolicy.apply({ toolsAllow: p.restrictTo });
+    return true;
+  }
+  for (const t of p[op]) {
+    if (!str(t?.name) || !str(t?.owner) || !["openclaw", "plugin", "mcp", "client"].includes(t?.source)) {
+      throw new ProtocolError(-32602, `run.update: tool ${JSON.stringify(t?.name)} needs name, owner and a known source`);
+    }
+    if (t.directOnly === true) throw new ProtocolError(-32602, `run.update: ${op}: a directOnly tool cannot join the catalog through run.update`);
+    if (op === "attachClientTools" && t.source !== "client") throw new ProtocolError(-32602, `run.update: attachClientTools: tool ${JSON.stringify(t.name)} has source ${JSON.stringify(t.source)}, not client`);
+  }
+  const { own, client } = ownAndClient(run, run.prepare, p[op]);
+  if (op === "attachClientTools") {
+    const q = run.prepare;
+    surface.addClientToolsToCodeModeCatalog({ config: run.config, agentId: q.agentId, sessionId: q.sessionId, sessionKey: q.sessionKey, runId: q.run, catalogRef: run.core.toolSearchCatalogRef, tools: client });
+    noteCatalogIds(run);
+    return true;
+  }
+  surface_(run, own, client);
+  return true;
 }
 
 async function toolCall(which, p) {
@@ -182,6 +244,8 @@ peer.handle = async (method, params) => {
     case "tool.exec":
     case "tool.wait":
       return toolCall(method, params ?? {});
+    case "run.update":
+      return update(params ?? {});
     case "run.end": {
       const run = getRun(params);
       run.controller.abort();

@@ -236,6 +236,9 @@ peer.handle = async (method, params) => {
       const nd = NOT_DRIVABLE.find((n) => n.surface === method);
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
+    case "run.update":
+      // Feature results (profile v2): generation 1 has no results store.
+      throw new ProtocolError(-32601, "run.update belongs to feature results (profile v2); OpenClaw generation 1 (this adapter) has no results store");
     case "shutdown":
       setImmediate(() => gateways.close().finally(() => process.exit(0)));
       return true;

@@ -25,7 +25,9 @@ export const V2_REQUIRED = [
 // bridge-queue, execution-mode: OpenClaw's guest controller and
 // ToolSearchRuntime queue and order the nested calls; the adapter only
 // forwards each call and the tool's executionMode. run-lifecycle-messages:
-// wait failures are OpenClaw's. results: results.save is OpenClaw's store.
+// wait failures are OpenClaw's. results: results.save is OpenClaw's store,
+// and run.update goes through OpenClaw's own catalog functions (compactTools,
+// the prompt-build tool policy, addClientToolsToCodeModeCatalog).
 // untrusted-content: a network-controlled spec sets OpenClaw's own
 // resultContentSource on the tool, and networkContent reports the wrapper
 // OpenClaw puts around the exec/wait result's text.

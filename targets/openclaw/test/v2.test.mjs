@@ -66,3 +66,16 @@ test("harnessTool sets OpenClaw's resultContentSource for a network-controlled s
   assert.equal(harnessTool(surface, null, { id: "r" }, spec).resultContentSource, undefined, "generation 1 leaves the field alone");
   assert.equal(harnessTool(surface, null, { id: "r" }, { ...spec, resultContentSource: undefined }, { resultContentSource: true }).resultContentSource, undefined);
 });
+
+test("adapter-v2 answers run.update's bad params and unknown runs per protocol.md §3 before reaching OpenClaw", () => {
+  const lines = [
+    { id: 1, method: "initialize", params: { protocolVersion: "1", harness: { name: "t", version: "0" } } },
+    { id: 2, method: "run.update", params: { run: "r" } },
+    { id: 3, method: "run.update", params: { run: "r", restrictTo: [], replaceTools: [] } },
+    { id: 4, method: "run.update", params: { run: "nope", restrictTo: ["echo"] } },
+    { id: 5, method: "run.update", params: { restrictTo: ["echo"] } },
+  ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m })).join("\n") + "\n";
+  const r = spawnSync(process.execPath, [path.join(here, "..", "adapter-v2.mjs"), "--dist", gen2Dist()], { encoding: "utf8", input: lines });
+  const answers = Object.fromEntries(r.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((m) => [m.id, m.error?.code ?? "ok"]));
+  assert.deepEqual(answers, { 1: "ok", 2: -32602, 3: -32602, 4: -32001, 5: -32602 }, r.stdout + r.stderr);
+});
