@@ -51,6 +51,8 @@ type cell struct {
 	toolFailures map[string]bool
 	// writes are the cell's uncommitted session store writes (storeops.go).
 	writes store.WriteSet
+	// ts maps lines of a typescript cell back to its source (sourcelines.go).
+	ts *tsLines
 }
 
 type nestedCall struct {
