@@ -68,6 +68,8 @@ type cell struct {
 	// surface is the run's catalog surface when the cell started (nil
 	// without javascript-only): the globals and declarations it boots with.
 	surface *catalogSurface
+	// ts maps lines of a typescript cell back to its source (sourcelines.go).
+	ts *tsLines
 }
 
 type nestedCall struct {

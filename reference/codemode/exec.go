@@ -109,11 +109,11 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 		return s.fail(*blocked), nil
 	}
 	if lang == "typescript" {
-		js, fail := transformTypeScript(code)
+		js, lines, fail := transformTypeScript(code)
 		if fail != nil {
 			return s.fail(*fail), nil
 		}
-		code = js
+		code, c.ts = js, lines
 	}
 	if f, found := moduleaccess.Check(code); found {
 		return s.fail(result.Failed(result.CodeModuleAccessDenied,

@@ -28,7 +28,7 @@ func (s *step) guestFailure(p prelude.Poll) result.Result {
 	case f.Code == string(result.CodeNestedToolFailed) && f.Name == "ToolError" && s.deliveredToolFailure(f.Message):
 		return result.Failed(result.CodeNestedToolFailed, msg)
 	}
-	return result.Result{Status: result.StatusFailed, Error: msg}
+	return result.Result{Status: result.StatusFailed, Error: msg, Line: s.c.sourceLine(f.Line, f.Column)}
 }
 
 // trapResult maps a failed host-level evaluation to a result by the engine's

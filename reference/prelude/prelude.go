@@ -85,6 +85,10 @@ type Poll struct {
 		Name    string `json:"name"`
 		Message string `json:"message"`
 		Code    string `json:"code"`
+		// Line and Column (1-based) are where the error was made in the
+		// evaluated cell body, 0 when unknown (CM-TS-05).
+		Line   int `json:"line"`
+		Column int `json:"column"`
 	} `json:"failure"`
 }
 

@@ -48,6 +48,9 @@
   const hostErrors = new WeakSet(); // error objects delivered by the host
   const weakSetAdd = WeakSet.prototype.add;
   const weakSetHas = WeakSet.prototype.has;
+  const errorSites = new WeakMap(); // error -> where the cell's own code made it (CM-TS-05)
+  const weakMapGet = WeakMap.prototype.get;
+  const weakMapSet = WeakMap.prototype.set;
   const ErrorCtor = Error;
   const toWellFormed = String.prototype.toWellFormed;
   const strIndexOf = String.prototype.indexOf;
@@ -150,6 +153,8 @@
       const r = record();
       r.name = name;
       r.message = message;
+      const site = apply(weakMapGet, errorSites, [e]);
+      if (site) { r.line = site.line; r.column = site.column; }
       if (code !== undefined) r.code = code;
       return r;
     }
@@ -311,9 +316,23 @@
     }
     return s;
   }
+  // The cell body is evaluated as CELL_FILE (the AsyncFunction of start).
+  const CELL_FILE = "<input>";
+  function recordSite(err, frames) {
+    for (let i = 0; i < frames.length; i++) {
+      const c = frames[i];
+      if (c.isNative() || c.getFileName() !== CELL_FILE) continue;
+      const site = record();
+      site.line = c.getLineNumber();
+      site.column = c.getColumnNumber();
+      apply(weakMapSet, errorSites, [err, site]);
+      return;
+    }
+  }
   function prepareStackTrace(err, frames) {
     let mine;
     try { mine = guestFrames(frames); } catch (_) { mine = []; }
+    try { recordSite(err, mine); } catch (_) {}
     if (typeof guestPrepare === "function") return apply(guestPrepare, undefined, [err, mine]);
     try { return stackOf(mine); } catch (_) { return ""; }
   }

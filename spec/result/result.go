@@ -103,7 +103,7 @@ type SnapshotEvent struct {
 //
 //	completed {value, output?, telemetry}
 //	waiting   {runId, reason, pendingToolCalls?, output?, telemetry}
-//	failed    {error, code?, output?, telemetry}
+//	failed    {error, code?, line?, output?, telemetry}
 //
 // Value is raw JSON so that a suite can compare it byte-for-byte; it is
 // omitted (not null) only when the status is not completed.
@@ -115,8 +115,12 @@ type Result struct {
 	PendingToolCalls []PendingToolCall `json:"pendingToolCalls,omitempty"`
 	Error            string            `json:"error,omitempty"`
 	Code             ErrorCode         `json:"code,omitempty"`
-	Output           []Output          `json:"output,omitempty"`
-	Telemetry        *Telemetry        `json:"telemetry"`
+	// Line is the 1-based line of the cell's source (the TypeScript source
+	// of a typescript cell) where an uncaught guest error was raised, when
+	// known (protocol.md §12.8, CM-TS-05); failed results only.
+	Line      int        `json:"line,omitempty"`
+	Output    []Output   `json:"output,omitempty"`
+	Telemetry *Telemetry `json:"telemetry"`
 	// NetworkContent is true when the cell saw network-controlled content
 	// (feature untrusted-content, CM-NEST-20, CM-RES-08, CM-STO-11): the
 	// model receives this result wrapped as untrusted external content

@@ -4,6 +4,7 @@ import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 )
 
@@ -42,5 +43,44 @@ var _ = Describe("codemode", "TypeScript", func() {
 		Expect(res).To(BeFailedWith(result.CodeTypeScriptTransformFailed), "a syntax error in a typescript cell must fail with typescript_transform_failed")
 		Expect(res.Error).To(MatchRegexp(`\b3\b`), "the diagnostic must name line 3: %q", res.Error)
 		Expect(r.ExecInput(ctx, map[string]any{"language": "typescript", "code": "return 1 as number;"})).To(CompleteWith(1), "the run keeps working")
+	})
+
+	It("CM-TS-05", "a runtime error in a typescript cell names its line of the TypeScript source", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		// Lines 1-5 are type-only (gone after the transform) and line 6 is
+		// reprinted over several lines; the TypeError is raised on line 7.
+		typeError := `interface Point {
+  x: number;
+  y: number;
+}
+type Maybe<T> = T | null;
+const p: Maybe<Point> = null as Maybe<Point>, q = {a: 1, b: [1, 2, 3]};
+return (p as Point).x + q.a;`
+		// After a nested call and its wait, a throw on line 7 inside a
+		// function declared on line 4, below type-only lines and an enum.
+		afterWait := `enum Mode { Fast = 1, Safe }
+type Reply = { ok: boolean };
+declare const unused: Reply;
+function check(mode: Mode, n: number): never {
+  const at: string = Mode[mode];
+
+  throw new RangeError(` + "`bad ${at} ${n}`" + `);
+}
+const r = await tools.call(ALL_TOOLS.find((t) => t.name === "echo")!.id, {}) as unknown;
+check(Mode.Safe, r === undefined ? 0 : 1);`
+		for _, c := range []struct {
+			code string
+			line int
+		}{{typeError, 7}, {afterWait, 7}} {
+			res, _ := r.Follow(ctx, r.ExecInput(ctx, map[string]any{"language": "typescript", "code": c.code}))
+			res.GuestCode = c.code
+			type failure struct {
+				Status result.Status
+				Line   int
+			}
+			Expect(res).To(BeFailed(), "the typescript cell must fail with its uncaught error: %s", res)
+			Expect(cmp.Diff(failure{result.StatusFailed, c.line}, failure{res.Status, res.Line})).To(BeEmpty(),
+				"the failed result must carry line %d, the line of the TypeScript source that raised the error, not of the transformed JavaScript (-want +got); %s", c.line, res)
+		}
 	})
 })
