@@ -253,6 +253,9 @@ func validatePrepare(p protocol.PrepareParams) error {
 			return fmt.Errorf("%s must be a non-empty string", name)
 		}
 	}
+	if p.Sandbox != nil && !p.Sandbox.Valid() { // CM-NEST-10
+		return fmt.Errorf("sandbox.mode %q is not off, non-main or all", p.Sandbox.Mode)
+	}
 	if p.Tools == nil {
 		return errors.New("tools must be an array (possibly empty)")
 	}

@@ -18,6 +18,7 @@ import { codeModeConfig, modelTools, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
+import { refuseSandbox } from "./lib/nestedcalls.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -71,6 +72,7 @@ function prepare(p) {
     if (!str(p[k])) throw new ProtocolError(-32602, `run.prepare: ${k} must be a non-empty string`);
   }
   if (!Array.isArray(p.tools)) throw new ProtocolError(-32602, "run.prepare: tools must be an array");
+  refuseSandbox(p, ProtocolError);
   for (const t of p.tools) {
     if (!str(t?.name) || !str(t?.owner) || !["openclaw", "plugin", "mcp", "client"].includes(t?.source)) {
       throw new ProtocolError(-32602, `run.prepare: tool ${JSON.stringify(t?.name)} needs name, owner and a known source`);

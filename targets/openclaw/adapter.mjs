@@ -18,6 +18,7 @@ import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
+import { SANDBOX_NOT_DRIVABLE, refuseSandbox } from "./lib/nestedcalls.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
 
 const args = process.argv.slice(2);
@@ -81,6 +82,7 @@ const NOT_DRIVABLE = [
   { feature: "namespaces", reason: "not wired yet: 7.35's namespaces are plugin registrations (registerCodeModeNamespace, kept in the process-wide registry Symbol.for(\"openclaw.codeMode.namespaces\")) whose createScope returns catalog-tool markers; run.prepare's namespaces (§5.5) need a translation into such registrations, which the adapter does not have" },
   { feature: "trajectory", reason: "7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module; the module's executeTool sees no transcript" },
   { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
+  SANDBOX_NOT_DRIVABLE,
 ];
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
@@ -123,6 +125,7 @@ function prepare(p) {
     if (!str(p[k])) throw new ProtocolError(-32602, `run.prepare: ${k} must be a non-empty string`);
   }
   if (!Array.isArray(p.tools)) throw new ProtocolError(-32602, "run.prepare: tools must be an array");
+  refuseSandbox(p, ProtocolError);
   for (const [what, present] of [["disableTools", p.disableTools === true], ["raw", p.raw === true]]) {
     if (present) {
       const nd = NOT_DRIVABLE.find((n) => n.surface === what);

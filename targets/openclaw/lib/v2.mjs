@@ -1,6 +1,8 @@
 // What the generation-2 adapter (adapter-v2.mjs) drives: OpenClaw
 // 2026.8–2026.9.6, profile v2 (page 001).
 
+import { SANDBOX_NOT_DRIVABLE } from "./nestedcalls.mjs";
+
 // The functions it calls, by source name, found by discoverChunks in the
 // .mjs chunks. createAgentHarnessToolSurfaceRuntimeCore is OpenClaw's run
 // setup for the tool surface; generation 2 no longer exports
@@ -46,4 +48,5 @@ export const V2_NOT_DRIVABLE = [
   { surface: "run.abort", reason: "OpenClaw 2026.9.6 exports no abort entry point for one code-mode run; aborting the agent run's signal is what run.end does, and it ends the run" },
   { surface: "hooks", reason: "before_tool_call hooks are registered by plugins through OpenClaw's plugin loader and hook runner (a gateway or agent process), not through the code-mode module" },
   { surface: "approvals", reason: "approvals go through OpenClaw's gateway approval flow, not through the code-mode module" },
+  SANDBOX_NOT_DRIVABLE,
 ];
