@@ -18,7 +18,7 @@ import { codeModeConfig, modelTools, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
-import { refuseSandbox } from "./lib/nestedcalls.mjs";
+import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -48,6 +48,7 @@ try {
 }
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
+const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
 const runs = new Map();
 
 class ProtocolError extends Error {
@@ -97,7 +98,7 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true });
+  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, updates });
   let own = p.tools.filter((t) => t.source !== "client").map(make);
   if (p.policy != null) {
     // The agent's tools.allow/deny through OpenClaw's own policy pipeline,
@@ -156,7 +157,9 @@ async function toolCall(which, p) {
   if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
   const def = which === "tool.exec" ? run.exec : run.wait;
-  const out = await def.execute(p.toolCallId, p.input, run.controller.signal, undefined);
+  // OpenClaw passes this onUpdate on to the nested tools the cell calls
+  // (feature streaming, lib/nestedcalls.mjs).
+  const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
   return out?.details ?? null;
 }
 
@@ -195,6 +198,9 @@ peer.handle = async (method, params) => {
     default:
       throw new ProtocolError(-32601, `unknown method ${JSON.stringify(method)}`);
   }
+};
+peer.onNotify = (method, params) => {
+  if (method === "tool.update") updates.deliver(params);
 };
 peer.onEnd = () => process.exit(0);
 peer.start();

@@ -5,13 +5,15 @@
 // shape {content: [{type: "text", text}], details}. With executionMode (the
 // generation-2 adapter), the spec's executionMode is passed on as OpenClaw's
 // own tool field (the scheduler in ToolSearchRuntime reads it).
-export function harnessTool(surface, peer, run, spec, { executionMode = false } = {}) {
+// With updates (lib/nestedcalls.mjs Updates), the harness's tool.update for
+// the call reaches the onUpdate OpenClaw gave execute.
+export function harnessTool(surface, peer, run, spec, { executionMode = false, updates } = {}) {
   const tool = {
     name: spec.name,
     label: spec.label,
     description: spec.description ?? "",
     parameters: spec.parameters ?? { type: "object", properties: {} },
-    execute: async (toolCallId, input, signal, _onUpdate, meta) => {
+    execute: async (toolCallId, input, signal, onUpdate, meta) => {
       const params = {
         run: run.id,
         toolCallId,
@@ -25,7 +27,13 @@ export function harnessTool(surface, peer, run, spec, { executionMode = false } 
         input: input ?? {},
         context: run.context,
       };
-      const answer = await peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: run.id, toolCallId }));
+      const untrack = updates?.track(run.id, toolCallId, onUpdate);
+      let answer;
+      try {
+        answer = await peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: run.id, toolCallId }));
+      } finally {
+        untrack?.();
+      }
       if (answer.error) {
         const e = new Error(answer.error.message);
         if (answer.error.data !== undefined) e.data = answer.error.data;

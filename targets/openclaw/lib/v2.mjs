@@ -28,6 +28,7 @@ export const V2_REQUIRED = [
 // ToolSearchRuntime queue and order the nested calls; the adapter only
 // forwards each call and the tool's executionMode. run-lifecycle-messages:
 // wait failures are OpenClaw's. results: results.save is OpenClaw's store.
+// streaming: see lib/nestedcalls.mjs.
 export const V2_FEATURES = [
   "core",
   "yield",
@@ -38,6 +39,7 @@ export const V2_FEATURES = [
   "execution-mode",
   "run-lifecycle-messages",
   "results",
+  "streaming", // OpenClaw hands a nested tool the exec's onUpdate (lib/nestedcalls.mjs)
 ];
 
 export const V2_NOT_DRIVABLE = [
