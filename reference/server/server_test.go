@@ -39,6 +39,7 @@ func TestPrepareRejectsMalformedParams(t *testing.T) {
 		"tool has no owner": func(p map[string]any) {
 			delete(p["tools"].([]any)[0].(map[string]any), "owner")
 		},
+		"unknown sandbox mode": func(p map[string]any) { p["sandbox"] = map[string]any{"mode": "docker"} }, // CM-NEST-10
 	}
 	for name, edit := range cases {
 		p := ok()
