@@ -20,6 +20,8 @@ var Implemented = []string{
 	"run-lifecycle-messages", "direct-only-tools", "results", "session-store", "hooks", "approvals",
 	"bridge-queue", "execution-mode", "trajectory", "agent-turn", "untrusted-content", "nested-activity",
 	"namespaces", "mcp", "mcp-resources", // reference/namespaces (§5.5), reference/mcp (§5.6, §12.10)
+	"sandbox",   // the run's sandbox policy rides in its RunContext (spec/protocol.md §3, CM-NEST-10)
+	"streaming", // reference/server forwards tool.update as tool.progress (spec/protocol.md §4, CM-NEST-11)
 }
 
 // ProfileName is the profile the options select: Profile, or

@@ -98,6 +98,9 @@ type invoker struct {
 	// the harness's bound is 16 MiB unless both sides were given a larger
 	// one (spec/protocol.md §1: a sender MUST NOT send more).
 	max int
+	// calls are the outstanding tool.invoke calls, which tool.update names
+	// (streaming.go).
+	calls outstanding
 }
 
 func (i *invoker) set(s *jrpc2.Server) { i.mu.Lock(); i.srv = s; i.mu.Unlock() }
@@ -114,6 +117,7 @@ func (i *invoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.Raw
 	i.mu.Lock()
 	srv := i.srv
 	i.mu.Unlock()
+	defer i.calls.track(p)() // its partial updates are forwarded while it is outstanding (streaming.go)
 	// The callback is canceled only after tool.cancel has left: jrpc2
 	// forgets a canceled callback's id and would answer the harness's late
 	// reply with an error that could collide with one of the harness's own
@@ -256,6 +260,7 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			go shutdown()
 			return true, nil
 		}),
+		protocol.MethodToolUpdate: handler.New(inv.forwardUpdate), // a notification (streaming.go)
 	}
 }
 
@@ -266,6 +271,9 @@ func validatePrepare(p protocol.PrepareParams) error {
 		if v == "" {
 			return fmt.Errorf("%s must be a non-empty string", name)
 		}
+	}
+	if p.Sandbox != nil && !p.Sandbox.Valid() { // CM-NEST-10
+		return fmt.Errorf("sandbox.mode %q is not off, non-main or all", p.Sandbox.Mode)
 	}
 	if p.Tools == nil {
 		return errors.New("tools must be an array (possibly empty)")

@@ -42,6 +42,7 @@ func TestPrepareRejectsMalformedParams(t *testing.T) {
 		"unknown resultContentSource": func(p map[string]any) {
 			p["tools"].([]any)[0].(map[string]any)["resultContentSource"] = "web"
 		},
+		"unknown sandbox mode": func(p map[string]any) { p["sandbox"] = map[string]any{"mode": "docker"} }, // CM-NEST-10
 	}
 	for name, edit := range cases {
 		p := ok()

@@ -50,11 +50,20 @@ type CancelFunc func(p CancelParams)
 // logf, if not nil, receives the client's own log lines (decoding errors,
 // responses to unknown ids), which explain a misbehaving target.
 //
-// gates, if given, answers hook.beforeToolCall and approval.request (hooks.go).
+// gates, if given, answers hook.beforeToolCall and approval.request (hooks.go),
+// and receives tool.progress notifications if it is a ProgressSink
+// (streaming.go).
 func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf func(string), gates ...Gates) *jrpc2.Client {
 	return jrpc2.NewClient(ch, &jrpc2.ClientOptions{
 		Logger: jrpc2.Logger(logf),
 		OnNotify: func(req *jrpc2.Request) {
+			if req.Method() == MethodToolProgress { // streaming.go
+				var p ProgressParams
+				if sink, ok := firstGates(gates).(ProgressSink); ok && req.UnmarshalParams(&p) == nil {
+					sink.Progress(p)
+				}
+				return
+			}
 			var p CancelParams
 			if req.Method() != MethodToolCancel || cancel == nil || req.UnmarshalParams(&p) != nil {
 				return
@@ -85,6 +94,14 @@ func NewClient(ch channel.Channel, invoke InvokeFunc, cancel CancelFunc, logf fu
 			return InvokeResult{Result: res}, nil
 		},
 	})
+}
+
+// firstGates is NewClient's optional Gates, or nil.
+func firstGates(gates []Gates) Gates {
+	if len(gates) == 0 {
+		return nil
+	}
+	return gates[0]
 }
 
 // ToolError builds the tool.invoke error for a tool that threw: message and

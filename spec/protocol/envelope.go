@@ -181,9 +181,8 @@ func CheckInvokeParams(raw json.RawMessage) (InvokeParams, error) {
 				faults = append(faults, k+" must be a string")
 			}
 		case k == "context":
-			var c map[string]string
-			if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &c) != nil {
-				faults = append(faults, "context must be an object of strings {agentId, sessionId, sessionKey, senderId, channel}")
+			if !validContext(v) {
+				faults = append(faults, "context must be an object of strings {agentId, sessionId, sessionKey, senderId, channel} and an optional sandbox {mode: string}")
 			}
 		default:
 			var s string
@@ -201,6 +200,30 @@ func CheckInvokeParams(raw json.RawMessage) (InvokeParams, error) {
 		return p, &jrpc2.Error{Code: jrpc2.InvalidParams, Message: "tool.invoke: malformed params: " + strings.Join(faults, "; ")}
 	}
 	return p, nil
+}
+
+// validContext reports whether v is a tool.invoke context (§4): an object
+// whose members are strings, but sandbox (feature sandbox, CM-NEST-10), an
+// object with a string mode.
+func validContext(v json.RawMessage) bool {
+	var c map[string]json.RawMessage
+	if t := bytes.TrimSpace(v); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &c) != nil {
+		return false
+	}
+	for k, m := range c {
+		var s string
+		if k == "sandbox" {
+			var sb struct {
+				Mode *string `json:"mode"`
+			}
+			if t := bytes.TrimSpace(m); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &sb) != nil || sb.Mode == nil {
+				return false
+			}
+		} else if json.Unmarshal(m, &s) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // skipped is a JSON value decoded into nothing (only its member name is

@@ -139,6 +139,28 @@ type RunContext struct {
 	SessionKey string `json:"sessionKey"`
 	SenderID   string `json:"senderId"`
 	Channel    string `json:"channel"`
+	// Sandbox is the run's sandbox policy (feature sandbox, CM-NEST-10):
+	// run.prepare's sandbox member, which every tool call of the run,
+	// nested or direct, carries back unchanged. Nil: the run sets none.
+	Sandbox *Sandbox `json:"sandbox,omitempty"`
+}
+
+// Sandbox is a run's sandbox policy, OpenClaw's agents.*.sandbox (feature
+// sandbox, CM-NEST-10). Mode is SandboxOff, SandboxNonMain or SandboxAll.
+type Sandbox struct {
+	Mode string `json:"mode"`
+}
+
+// Sandbox modes (OpenClaw's agents.*.sandbox.mode).
+const (
+	SandboxOff     = "off"      // no call runs sandboxed
+	SandboxNonMain = "non-main" // the calls of sessions other than the agent's main one run sandboxed
+	SandboxAll     = "all"      // every call runs sandboxed
+)
+
+// Valid reports whether Mode is one of the sandbox modes.
+func (s Sandbox) Valid() bool {
+	return s.Mode == SandboxOff || s.Mode == SandboxNonMain || s.Mode == SandboxAll
 }
 
 // PrepareParams prepares one agent run. Run is chosen by the harness and unique

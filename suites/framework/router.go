@@ -54,6 +54,8 @@ type router struct {
 	// onRefuse, if set, is told of every refusal (Connect records them for
 	// the running spec).
 	onRefuse func(RefusedInvoke)
+	// notify sends a notification to the target (tool.update, streaming.go).
+	notify func(ctx context.Context, method string, params any) error
 	// nRefusals counts the refused invokes that arrived; once it passes
 	// maxFloodRefusals, flooded is set and onFlood (if set) runs once, in
 	// its own goroutine (it may close the connection whose reader called
@@ -454,7 +456,7 @@ func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawM
 		}
 		r.mu.Unlock()
 	}()
-	return rr.set.Invoke(ctx, p)
+	return rr.set.Invoke(r.withUpdater(ctx, p), p)
 }
 
 func (r *router) cancel(p protocol.CancelParams) {

@@ -128,6 +128,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 		p.AgentCodeMode = raw
 	}
 	p.Hooks, p.Approvals = o.Gates.register(id) // gates.go
+	watchProgress(id)                           // streaming.go
 	r := &Run{ID: id, Params: p, Tools: set, MCP: mcps, timeout: 10 * time.Second}
 	t.router.add(id, p, set)
 	// The run lives on t: a target restarted since (RestartTarget, or lost)

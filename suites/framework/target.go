@@ -323,6 +323,7 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	a := &arrivals{see: t.router.arrive, malformed: t.router.malformed, onFlood: t.flooded, onOversize: t.oversized}
 	a.Channel = protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()
 	t.client = protocol.NewClient(a, t.router.invoke, t.router.cancel, t.stdout.clientLog, runGates{})
+	t.router.notify = t.client.Notify
 	return t, nil
 }
 

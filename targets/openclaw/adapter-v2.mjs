@@ -18,6 +18,7 @@ import { codeModeConfig, modelTools, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
+import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -47,6 +48,7 @@ try {
 }
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
+const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
 const runs = new Map();
 
 class ProtocolError extends Error {
@@ -71,6 +73,7 @@ function prepare(p) {
     if (!str(p[k])) throw new ProtocolError(-32602, `run.prepare: ${k} must be a non-empty string`);
   }
   if (!Array.isArray(p.tools)) throw new ProtocolError(-32602, "run.prepare: tools must be an array");
+  refuseSandbox(p, ProtocolError);
   for (const t of p.tools) {
     if (!str(t?.name) || !str(t?.owner) || !["openclaw", "plugin", "mcp", "client"].includes(t?.source)) {
       throw new ProtocolError(-32602, `run.prepare: tool ${JSON.stringify(t?.name)} needs name, owner and a known source`);
@@ -132,7 +135,7 @@ function prepare(p) {
 // the agent's tools.allow/deny, through OpenClaw's own policy pipeline,
 // before the tool surface, as in generation 1) and the client tools.
 function ownAndClient(run, p, specs) {
-  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, resultContentSource: true });
+  const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, resultContentSource: true, updates });
   let own = specs.filter((t) => t.source !== "client").map(make);
   if (p.policy != null) {
     // The agent's tools.allow/deny through OpenClaw's own policy pipeline,
@@ -216,7 +219,9 @@ async function toolCall(which, p) {
   if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
   const def = which === "tool.exec" ? run.exec : run.wait;
-  const out = await def.execute(p.toolCallId, p.input, run.controller.signal, undefined);
+  // OpenClaw passes this onUpdate on to the nested tools the cell calls
+  // (feature streaming, lib/nestedcalls.mjs).
+  const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
   const details = out?.details ?? null;
   // OpenClaw renders a result of a cell that saw network content as its
   // untrusted-content wrapper (renderToolSearchControlText) and keeps the
@@ -265,6 +270,9 @@ peer.handle = async (method, params) => {
     default:
       throw new ProtocolError(-32601, `unknown method ${JSON.stringify(method)}`);
   }
+};
+peer.onNotify = (method, params) => {
+  if (method === "tool.update") updates.deliver(params);
 };
 peer.onEnd = () => process.exit(0);
 peer.start();

@@ -18,6 +18,7 @@ import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
+import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
 
 const args = process.argv.slice(2);
@@ -58,7 +59,9 @@ try {
 // and suspends it into a snapshot (000).
 // agent-turn: each agent.turn runs through a real `openclaw gateway`
 // (lib/gateway.mjs).
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn"];
+// streaming: OpenClaw hands a nested tool the exec/wait's onUpdate
+// (lib/nestedcalls.mjs).
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
@@ -81,9 +84,11 @@ const NOT_DRIVABLE = [
   { feature: "namespaces", reason: "not wired yet: 7.35's namespaces are plugin registrations (registerCodeModeNamespace, kept in the process-wide registry Symbol.for(\"openclaw.codeMode.namespaces\")) whose createScope returns catalog-tool markers; run.prepare's namespaces (§5.5) need a translation into such registrations, which the adapter does not have" },
   { feature: "trajectory", reason: "7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module; the module's executeTool sees no transcript" },
   { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
+  SANDBOX_NOT_DRIVABLE,
 ];
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
+const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
 const runs = new Map();
 const gateways = new GatewayPool({
   node: process.execPath,
@@ -123,6 +128,7 @@ function prepare(p) {
     if (!str(p[k])) throw new ProtocolError(-32602, `run.prepare: ${k} must be a non-empty string`);
   }
   if (!Array.isArray(p.tools)) throw new ProtocolError(-32602, "run.prepare: tools must be an array");
+  refuseSandbox(p, ProtocolError);
   for (const [what, present] of [["disableTools", p.disableTools === true], ["raw", p.raw === true]]) {
     if (present) {
       const nd = NOT_DRIVABLE.find((n) => n.surface === what);
@@ -142,7 +148,7 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(surface, peer, run, t));
+  let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(surface, peer, run, t, { updates }));
   if (p.policy != null) {
     // policy is the agent's tools.allow/deny (agents.list[].tools), run
     // through OpenClaw's own tool-policy pipeline before code mode, as its
@@ -151,7 +157,7 @@ function prepare(p) {
     const steps = surface.buildDefaultToolPolicyPipelineSteps({ agentPolicy: surface.pickSandboxToolPolicy(agentTools(p.policy)), agentId: p.agentId });
     own = surface.applyToolPolicyPipeline({ tools: own, toolMeta: (t) => surface.getPluginToolMeta(t), warn: (m) => process.stderr.write(`openclaw: ${m}\n`), steps });
   }
-  const client = p.tools.filter((t) => t.source === "client").map((t) => harnessTool(surface, peer, run, t));
+  const client = p.tools.filter((t) => t.source === "client").map((t) => harnessTool(surface, peer, run, t, { updates }));
   const eff = surface.resolveCodeModeConfig(config, p.agentId);
   // OpenClaw's run setup (codeModeControlsEnabledForRun in its tool
   // selection) creates the code-mode tools only when resolveCodeModeConfig
@@ -196,7 +202,9 @@ async function toolCall(which, p) {
   if (!str(p.toolCallId)) throw new ProtocolError(-32602, `${which}: toolCallId must be a non-empty string`);
   if (!run.active) throw new ProtocolError(-32600, `${which}: code mode is not active in run ${JSON.stringify(run.id)}`);
   const def = which === "tool.exec" ? run.exec : run.wait;
-  const out = await def.execute(p.toolCallId, p.input, run.controller.signal, undefined);
+  // OpenClaw passes this onUpdate on to the nested tools the cell calls
+  // (feature streaming, lib/nestedcalls.mjs).
+  const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
   // .details is the code-mode result the model receives (jsonResult).
   return out?.details ?? null;
 }
@@ -245,6 +253,9 @@ peer.handle = async (method, params) => {
     default:
       throw new ProtocolError(-32601, `unknown method ${JSON.stringify(method)}`);
   }
+};
+peer.onNotify = (method, params) => {
+  if (method === "tool.update") updates.deliver(params);
 };
 peer.onEnd = () => gateways.close().finally(() => process.exit(0));
 peer.start();

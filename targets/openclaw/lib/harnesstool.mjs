@@ -8,13 +8,15 @@
 // With resultContentSource (the generation-2 adapter), a network-controlled
 // spec (resultContentSource "network") sets OpenClaw's own tool field of that
 // name, which its ToolSearchRuntime reads to track network invocations.
-export function harnessTool(surface, peer, run, spec, { executionMode = false, resultContentSource = false } = {}) {
+// With updates (lib/nestedcalls.mjs Updates), the harness's tool.update for
+// the call reaches the onUpdate OpenClaw gave execute.
+export function harnessTool(surface, peer, run, spec, { executionMode = false, resultContentSource = false, updates } = {}) {
   const tool = {
     name: spec.name,
     label: spec.label,
     description: spec.description ?? "",
     parameters: spec.parameters ?? { type: "object", properties: {} },
-    execute: async (toolCallId, input, signal, _onUpdate, meta) => {
+    execute: async (toolCallId, input, signal, onUpdate, meta) => {
       const params = {
         run: run.id,
         toolCallId,
@@ -28,7 +30,13 @@ export function harnessTool(surface, peer, run, spec, { executionMode = false, r
         input: input ?? {},
         context: run.context,
       };
-      const answer = await peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: run.id, toolCallId }));
+      const untrack = updates?.track(run.id, toolCallId, onUpdate);
+      let answer;
+      try {
+        answer = await peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: run.id, toolCallId }));
+      } finally {
+        untrack?.();
+      }
       if (answer.error) {
         const e = new Error(answer.error.message);
         if (answer.error.data !== undefined) e.data = answer.error.data;

@@ -109,7 +109,10 @@ export class Peer {
       return;
     }
     if (typeof msg.method === "string") {
-      if (!("id" in msg)) return; // notifications from the harness: none defined
+      if (!("id" in msg)) {
+        this.onNotify?.(msg.method, msg.params); // tool.update (feature streaming)
+        return;
+      }
       this.inFlight++;
       Promise.resolve()
         .then(() => this.handle(msg.method, msg.params))

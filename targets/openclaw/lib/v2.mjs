@@ -1,6 +1,8 @@
 // What the generation-2 adapter (adapter-v2.mjs) drives: OpenClaw
 // 2026.8–2026.9.6, profile v2 (page 001).
 
+import { SANDBOX_NOT_DRIVABLE } from "./nestedcalls.mjs";
+
 // The functions it calls, by source name, found by discoverChunks in the
 // .mjs chunks. createAgentHarnessToolSurfaceRuntimeCore is OpenClaw's run
 // setup for the tool surface; generation 2 no longer exports
@@ -31,6 +33,7 @@ export const V2_REQUIRED = [
 // untrusted-content: a network-controlled spec sets OpenClaw's own
 // resultContentSource on the tool, and networkContent reports the wrapper
 // OpenClaw puts around the exec/wait result's text.
+// streaming: see lib/nestedcalls.mjs.
 export const V2_FEATURES = [
   "core",
   "yield",
@@ -42,6 +45,7 @@ export const V2_FEATURES = [
   "run-lifecycle-messages",
   "results",
   "untrusted-content",
+  "streaming", // OpenClaw hands a nested tool the exec's onUpdate (lib/nestedcalls.mjs)
 ];
 
 export const V2_NOT_DRIVABLE = [
@@ -55,6 +59,7 @@ export const V2_NOT_DRIVABLE = [
   // A feature 2026.9.6 has that this adapter cannot drive (§3
   // notDrivable[].feature): its specs are skipped as not drivable.
   { feature: "nested-activity", reason: "2026.9.6 writes nested activity (openclaw.nested-tool.v1 custom messages) in the embedded agent runner's tool-search executor (createSubscribedToolSearchExecutor, builtin-openclaw chunk) through an agent attempt's session manager, and projects history and agent-end hook input (projectNestedToolActivityForHooks) there too; the tool-surface module this adapter drives has no session manager, transcript or before_message_write/agent_end hook runner, so neither run.trajectory's activity and replay views nor the message hooks can be translated. assistantResponseId could be (runWithAgentToolExecutionContext's assistantMessage.responseId feeds codeModeReplayIdForToolCall), but the module's nested toolCallIds are tool_search_code:<exec call id>:<tool>:<n>, counted per exec, so the replay identity reaches only the persisted rows' runId and scopeId" },
+  SANDBOX_NOT_DRIVABLE,
 ];
 
 // isUntrustedWrapper reports whether text is, as a whole, OpenClaw's
