@@ -26,6 +26,8 @@ export const V2_REQUIRED = [
 // ToolSearchRuntime queue and order the nested calls; the adapter only
 // forwards each call and the tool's executionMode. run-lifecycle-messages:
 // wait failures are OpenClaw's. results: results.save is OpenClaw's store.
+// agent-turn: each agent.turn runs through a real `openclaw gateway` of the
+// installed version (lib/gateway.mjs).
 export const V2_FEATURES = [
   "core",
   "yield",
@@ -36,6 +38,7 @@ export const V2_FEATURES = [
   "execution-mode",
   "run-lifecycle-messages",
   "results",
+  "agent-turn",
 ];
 
 export const V2_NOT_DRIVABLE = [
