@@ -323,11 +323,18 @@ class Gateway {
       CODEMODE_GATEWAY_BRIDGE: `${pool.bridgeUrl}/i/${pool.secret}`,
       // No respawn (the adapter owns the process), no LAN advertising, no
       // background watchers or update checks: a loopback gateway only.
+      // Channels, the browser control server and the start-up model
+      // prewarm are skipped as in OpenClaw's own throw-away gateways
+      // (2026.9.6 update-rehearsal-paths: buildUpdateRehearsalPathEnv);
+      // none of them is on a turn's path, and each costs start-up time.
       OPENCLAW_NO_RESPAWN: "1",
       OPENCLAW_DISABLE_BONJOUR: "1",
       OPENCLAW_SKIP_GMAIL_WATCHER: "1",
       OPENCLAW_SKIP_CRON: "1",
       OPENCLAW_SKIP_CANVAS_HOST: "1",
+      OPENCLAW_SKIP_CHANNELS: "1",
+      OPENCLAW_SKIP_BROWSER_CONTROL_SERVER: "1",
+      OPENCLAW_SKIP_STARTUP_MODEL_PREWARM: "1",
       OPENCLAW_NO_AUTO_UPDATE: "1",
     };
     this.child = spawn(pool.node, [pool.openclaw, "gateway", "run", "--port", String(this.port), "--bind", "loopback"], {
