@@ -91,6 +91,9 @@ export function gatewayConfig({ prep, model, port, token, providerBaseUrl, plugi
       port,
       auth: { mode: "token", token },
       http: { endpoints: { chatCompletions: { enabled: true } } },
+      // No browser dashboard: it is on no turn's path, and it unpacks about
+      // 8000 asset files into each gateway's state (state/cache).
+      controlUi: { enabled: false },
     },
     agents: {
       defaults: { model: { primary: `${PROVIDER_ID}/${model}` }, heartbeat: { every: "0m" } },

@@ -47,6 +47,7 @@ test("gatewayConfig passes codeMode raw, puts the policy on the agent and keeps 
   assert.equal(c.models.providers[PROVIDER_ID].baseUrl, "http://127.0.0.1:9/p/v1");
   assert.equal(c.gateway.bind, "loopback");
   assert.equal(c.gateway.http.endpoints.chatCompletions.enabled, true);
+  assert.equal(c.gateway.controlUi.enabled, false);
   // Absent codeMode stays absent; a raw non-object value passes unchanged.
   const { codeMode, ...noCM } = prep;
   assert.equal("codeMode" in gatewayConfig({ prep: noCM, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" }).tools, false);
