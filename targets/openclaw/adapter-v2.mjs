@@ -19,6 +19,7 @@ import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
+import { GatewayPool } from "./lib/gateway.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -50,6 +51,16 @@ try {
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
 const runs = new Map();
+// agent.turn (feature agent-turn) runs through a real `openclaw gateway` of
+// this version (lib/gateway.mjs), as in adapter.mjs.
+const gateways = new GatewayPool({
+  node: process.execPath,
+  openclaw: path.join(distDir, "..", "openclaw.mjs"),
+  pluginTemplate: new URL("./gateway/plugin.mjs", import.meta.url).pathname,
+  invoke: (params, signal) => peer.request("tool.invoke", params, signal, () => peer.notify("tool.cancel", { run: params.run, toolCallId: params.toolCallId })),
+  log: (m) => process.stderr.write(`openclaw: ${m}\n`),
+});
+process.on("exit", () => gateways.killNow());
 
 class ProtocolError extends Error {
   constructor(code, message) {
@@ -95,6 +106,7 @@ function prepare(p) {
   const run = {
     id: p.run,
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
+    prepare: p, // for agent.turn (gateway mode)
     catalogIds: new Map(),
     controller: new AbortController(),
   };
@@ -251,6 +263,14 @@ peer.handle = async (method, params) => {
       return toolCall(method, params ?? {});
     case "run.update":
       return update(params ?? {});
+    case "agent.turn": {
+      const run = getRun(params);
+      const p = params ?? {};
+      if (!str(p.provider?.baseUrl) || !str(p.provider?.model) || !str(p.user) || typeof p.message !== "string") {
+        throw new ProtocolError(-32602, "agent.turn: provider {baseUrl, model}, user and message are required");
+      }
+      return gateways.turn(run, p);
+    }
     case "run.end": {
       const run = getRun(params);
       run.controller.abort();
@@ -265,7 +285,7 @@ peer.handle = async (method, params) => {
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
     case "shutdown":
-      setImmediate(() => process.exit(0));
+      setImmediate(() => gateways.close().finally(() => process.exit(0)));
       return true;
     default:
       throw new ProtocolError(-32601, `unknown method ${JSON.stringify(method)}`);
@@ -274,5 +294,5 @@ peer.handle = async (method, params) => {
 peer.onNotify = (method, params) => {
   if (method === "tool.update") updates.deliver(params);
 };
-peer.onEnd = () => process.exit(0);
+peer.onEnd = () => gateways.close().finally(() => process.exit(0));
 peer.start();

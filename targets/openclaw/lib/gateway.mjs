@@ -23,6 +23,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
 
 // The custom provider's id in the gateway config.
 export const PROVIDER_ID = "harness";
@@ -31,6 +32,7 @@ export const PROVIDER_ID = "harness";
 // to start); the least recently used idle one is stopped first.
 const MAX_LIVE = 2;
 const READY_TIMEOUT_MS = 180_000;
+const START_ATTEMPTS = 2;
 
 export class GatewayError extends Error {
   constructor(code, message) {
@@ -89,6 +91,9 @@ export function gatewayConfig({ prep, model, port, token, providerBaseUrl, plugi
       port,
       auth: { mode: "token", token },
       http: { endpoints: { chatCompletions: { enabled: true } } },
+      // No browser dashboard: it is on no turn's path, and it unpacks about
+      // 8000 asset files into each gateway's state (state/cache).
+      controlUi: { enabled: false },
     },
     agents: {
       defaults: { model: { primary: `${PROVIDER_ID}/${model}` }, heartbeat: { every: "0m" } },
@@ -175,6 +180,42 @@ export function nestedParent(toolCallId, tool) {
   if (!m) return "";
   const parent = toolCallId.slice(prefix.length, m.index);
   return parent === "direct" ? "" : parent;
+}
+
+// sessionKeyOf picks, among a gateway's session keys, the one of the
+// chat-completions session keyed on user (`agent:<agentId>:openai-user:<user>`,
+// lower-cased by the gateway).
+export function sessionKeyOf(keys, user) {
+  const want = `:openai-user:${user}`.toLowerCase();
+  const key = keys.find((k) => k.toLowerCase().endsWith(want));
+  if (!key) throw new GatewayError("transcript", `the gateway has no session for user ${JSON.stringify(user)} (keys: ${keys.join(", ")})`);
+  return key;
+}
+
+// sqliteSessionEntries reads a session's transcript from a generation-2
+// agent database: session_nodes maps the session key to its current
+// session id, session_transcript_active_events lists the events of the
+// active branch in order, transcript_events holds each one as JSON text
+// (event_json) or zstd-compressed (event_zstd). Opened read-only: the
+// gateway owns the database.
+export function sqliteSessionEntries(file, user) {
+  const { DatabaseSync } = process.getBuiltinModule("node:sqlite");
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const keys = db.prepare("SELECT session_key FROM session_nodes").all().map((r) => r.session_key);
+    const key = sessionKeyOf(keys, user);
+    const { current_session_id: sid } = db.prepare("SELECT current_session_id FROM session_nodes WHERE session_key = ?").get(key);
+    const rows = db
+      .prepare(
+        `SELECT e.event_json AS json, e.event_zstd AS zstd FROM session_transcript_active_events a
+         JOIN transcript_events e ON e.session_id = a.session_id AND e.seq = a.event_seq
+         WHERE a.session_id = ? ORDER BY a.active_position`,
+      )
+      .all(sid);
+    return rows.map((r) => JSON.parse(r.json ?? zlib.zstdDecompressSync(r.zstd).toString("utf8")));
+  } finally {
+    db.close();
+  }
 }
 
 function freePort() {
@@ -285,11 +326,18 @@ class Gateway {
       CODEMODE_GATEWAY_BRIDGE: `${pool.bridgeUrl}/i/${pool.secret}`,
       // No respawn (the adapter owns the process), no LAN advertising, no
       // background watchers or update checks: a loopback gateway only.
+      // Channels, the browser control server and the start-up model
+      // prewarm are skipped as in OpenClaw's own throw-away gateways
+      // (2026.9.6 update-rehearsal-paths: buildUpdateRehearsalPathEnv);
+      // none of them is on a turn's path, and each costs start-up time.
       OPENCLAW_NO_RESPAWN: "1",
       OPENCLAW_DISABLE_BONJOUR: "1",
       OPENCLAW_SKIP_GMAIL_WATCHER: "1",
       OPENCLAW_SKIP_CRON: "1",
       OPENCLAW_SKIP_CANVAS_HOST: "1",
+      OPENCLAW_SKIP_CHANNELS: "1",
+      OPENCLAW_SKIP_BROWSER_CONTROL_SERVER: "1",
+      OPENCLAW_SKIP_STARTUP_MODEL_PREWARM: "1",
       OPENCLAW_NO_AUTO_UPDATE: "1",
     };
     this.child = spawn(pool.node, [pool.openclaw, "gateway", "run", "--port", String(this.port), "--bind", "loopback"], {
@@ -309,7 +357,11 @@ class Gateway {
     let dead = null;
     this.exited.then((x) => (dead = x));
     while (Date.now() < deadline) {
-      if (dead) throw new GatewayError("gateway_start", `openclaw gateway exited during start-up (code ${dead.code}, signal ${dead.sig}); its log:\n${tail(this.logPath)}`);
+      if (dead) {
+        const err = new GatewayError("gateway_start", `openclaw gateway exited during start-up (code ${dead.code}, signal ${dead.sig}); its log:\n${tail(this.logPath)}`);
+        err.exitedDuringStart = true;
+        throw err;
+      }
       try {
         const res = await fetch(`http://127.0.0.1:${this.port}/v1/models`, { headers: { authorization: `Bearer ${this.token}` }, signal: AbortSignal.timeout(2000) });
         if (res.ok) return;
@@ -347,21 +399,31 @@ class Gateway {
     return { status: res.status, json, text };
   }
 
-  // sessionFile finds the transcript of the session the gateway keyed on
-  // user (its sessions.json maps session keys to files).
-  sessionFile(user) {
-    const index = path.join(this.stateDir, "agents", this.agentId, "sessions", "sessions.json");
+  // sessionEntries reads the transcript entries (one JSON object each) of
+  // the session the gateway keyed on user. Generation 1 keeps a session
+  // index (agents/<agentId>/sessions/sessions.json) and one JSONL file per
+  // session; generation 2 (2026.9.x) keeps both in the agent's SQLite
+  // database (agents/<agentId>/agent/openclaw-agent.sqlite, docs
+  // concepts/session.md "Runtime session rows and transcripts").
+  sessionEntries(user) {
+    const agentDir = path.join(this.stateDir, "agents", this.agentId);
+    const index = path.join(agentDir, "sessions", "sessions.json");
+    const db = path.join(agentDir, "agent", "openclaw-agent.sqlite");
+    if (!fs.existsSync(index) && fs.existsSync(db)) return sqliteSessionEntries(db, user);
     let sessions;
     try {
       sessions = JSON.parse(fs.readFileSync(index, "utf8"));
     } catch (err) {
-      throw new GatewayError("transcript", `cannot read the gateway's session index ${index}: ${err.message}`);
+      throw new GatewayError("transcript", `cannot read the gateway's session index ${index} (nor a session database ${db}): ${err.message}`);
     }
-    const want = `:openai-user:${user}`.toLowerCase();
-    const key = Object.keys(sessions).find((k) => k.toLowerCase().endsWith(want));
-    if (!key) throw new GatewayError("transcript", `the gateway's session index has no session for user ${JSON.stringify(user)} (keys: ${Object.keys(sessions).join(", ")})`);
+    const key = sessionKeyOf(Object.keys(sessions), user);
     const s = sessions[key];
-    return { key, file: s.sessionFile ?? path.join(path.dirname(index), `${s.sessionId}.jsonl`) };
+    const file = s.sessionFile ?? path.join(path.dirname(index), `${s.sessionId}.jsonl`);
+    return fs
+      .readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l));
   }
 
   stop() {
@@ -510,25 +572,42 @@ export class GatewayPool {
     let p = this.gateways.get(key);
     if (!p) {
       this.#evict();
-      const gw = new Gateway(this, key);
-      this.all.add(gw);
-      p = gw.start(prep, model).then(() => {
+      p = this.#start(key, prep, model).then((gw) => {
         this.byId.set(gw.id, gw);
-        return gw;
-      });
-      gw.promise = p;
-      this.gateways.set(key, p);
-      p.catch(() => this.gateways.delete(key));
-      gw.exitWatch = p.then(() =>
-        gw.exited.then(({ code, sig }) => {
+        gw.promise = p;
+        gw.exitWatch = gw.exited.then(({ code, sig }) => {
           this.log(`openclaw gateway ${gw.id} exited (code ${code}, signal ${sig}); log ${gw.logPath}`);
           if (this.gateways.get(key) === p) this.gateways.delete(key);
           this.byId.delete(gw.id);
           this.all.delete(gw);
-        }),
-      ).catch(() => {});
+        });
+        return gw;
+      });
+      this.gateways.set(key, p);
+      p.catch(() => this.gateways.delete(key));
     }
     return p;
+  }
+
+  // #start starts a gateway of family key. A gateway that exits during
+  // start-up is replaced by a fresh one (new state directory), up to
+  // START_ATTEMPTS in all: on a loaded machine 2026.9.6 can refuse to start
+  // when its state-lease heartbeat worker misses a fixed start-up deadline
+  // (openclaw-state-lease-heartbeat: "state lease heartbeat did not become
+  // ready", exit 78), which says nothing about the turn to be judged.
+  async #start(key, prep, model) {
+    for (let attempt = 1; ; attempt++) {
+      const gw = new Gateway(this, key);
+      this.all.add(gw);
+      try {
+        await gw.start(prep, model);
+        return gw;
+      } catch (err) {
+        this.all.delete(gw);
+        if (!err.exitedDuringStart || attempt >= START_ATTEMPTS) throw err;
+        this.log(`openclaw gateway ${gw.id} (family ${key}) exited during start-up, attempt ${attempt} of ${START_ATTEMPTS}; starting a fresh one. ${err.message.slice(-600)}`);
+      }
+    }
   }
 
   // #evict stops the least recently used idle gateways until fewer than
@@ -637,13 +716,7 @@ export class GatewayPool {
   #result(gw, run, p, res) {
     let messages = [];
     try {
-      const { file } = gw.sessionFile(p.user);
-      const entries = fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l));
-      messages = transcriptMessages(entries);
+      messages = transcriptMessages(gw.sessionEntries(p.user));
     } catch (err) {
       if (res.status === "completed") throw err;
     }

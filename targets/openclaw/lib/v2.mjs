@@ -34,6 +34,8 @@ export const V2_REQUIRED = [
 // resultContentSource on the tool, and networkContent reports the wrapper
 // OpenClaw puts around the exec/wait result's text.
 // streaming: see lib/nestedcalls.mjs.
+// agent-turn: each agent.turn runs through a real `openclaw gateway` of the
+// installed version (lib/gateway.mjs).
 export const V2_FEATURES = [
   "core",
   "yield",
@@ -46,6 +48,7 @@ export const V2_FEATURES = [
   "results",
   "untrusted-content",
   "streaming", // OpenClaw hands a nested tool the exec's onUpdate (lib/nestedcalls.mjs)
+  "agent-turn",
 ];
 
 export const V2_NOT_DRIVABLE = [

@@ -4,7 +4,16 @@
 // (make openclaw-conformance, feature agent-turn).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { familyKey, gatewayConfig, nestedParent, pluginGroups, transcriptMessages, PROVIDER_ID } from "../lib/gateway.mjs";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import readline from "node:readline";
+import zlib from "node:zlib";
+import { fileURLToPath } from "node:url";
+import { familyKey, gatewayConfig, nestedParent, pluginGroups, sessionKeyOf, sqliteSessionEntries, transcriptMessages, PROVIDER_ID } from "../lib/gateway.mjs";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
 
 const prep = {
   run: "run-1",
@@ -38,6 +47,7 @@ test("gatewayConfig passes codeMode raw, puts the policy on the agent and keeps 
   assert.equal(c.models.providers[PROVIDER_ID].baseUrl, "http://127.0.0.1:9/p/v1");
   assert.equal(c.gateway.bind, "loopback");
   assert.equal(c.gateway.http.endpoints.chatCompletions.enabled, true);
+  assert.equal(c.gateway.controlUi.enabled, false);
   // Absent codeMode stays absent; a raw non-object value passes unchanged.
   const { codeMode, ...noCM } = prep;
   assert.equal("codeMode" in gatewayConfig({ prep: noCM, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" }).tools, false);
@@ -79,4 +89,102 @@ test("nestedParent reads the parent out of OpenClaw's nested call id and gives n
   assert.equal(nestedParent("tool_search_code:direct:x:1", "x"), "");
   assert.equal(nestedParent("call_3", "weather"), "");
   assert.equal(nestedParent("tool_search_code:call_0:other:1", "weather"), "");
+});
+
+test("sessionKeyOf finds the chat-completions session of a user, case-insensitively, and names the keys it had otherwise", () => {
+  const keys = ["agent:a:main", "agent:a:openai-user:turn-7-abc"];
+  assert.equal(sessionKeyOf(keys, "Turn-7-ABC"), "agent:a:openai-user:turn-7-abc");
+  assert.throws(() => sessionKeyOf(keys, "turn-8"), /no session for user "turn-8" \(keys: agent:a:main, agent:a:openai-user:turn-7-abc\)/);
+  assert.throws(() => sessionKeyOf(keys, "abc"), /no session/, "a suffix of the user is not the user");
+});
+
+// node:sqlite and zstd come with Node ≥ 22.5 / 23.8 (the installed
+// OpenClaw 2026.9.6 runs on Node 24); an older node on PATH cannot open a
+// generation-2 session database at all.
+const sqlite = process.getBuiltinModule?.("node:sqlite");
+const noSqlite = !sqlite || typeof zlib.zstdCompressSync !== "function" ? `node ${process.version} has no node:sqlite or zstd (Node ≥ 23.8 has both)` : false;
+
+test("sqliteSessionEntries reads the active branch of a generation-2 session in order, JSON and zstd events alike", { skip: noSqlite }, () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-gw-db-")), "openclaw-agent.sqlite");
+  const db = new sqlite.DatabaseSync(file);
+  // The columns of OpenClaw 2026.9.6's tables that the reader uses.
+  db.exec(`CREATE TABLE session_nodes (session_key TEXT PRIMARY KEY, current_session_id TEXT NOT NULL);
+    CREATE TABLE transcript_events (session_id TEXT NOT NULL, seq INTEGER NOT NULL, event_json TEXT, event_zstd BLOB, PRIMARY KEY (session_id, seq));
+    CREATE TABLE session_transcript_active_events (session_id TEXT NOT NULL, active_position INTEGER NOT NULL, event_seq INTEGER NOT NULL, PRIMARY KEY (session_id, active_position));`);
+  db.prepare("INSERT INTO session_nodes VALUES (?, ?)").run("agent:a:openai-user:u-1", "s-new");
+  db.prepare("INSERT INTO session_nodes VALUES (?, ?)").run("agent:a:openai-user:u-2", "s-other");
+  const ev = db.prepare("INSERT INTO transcript_events VALUES (?, ?, ?, ?)");
+  const user = { type: "message", message: { role: "user", content: "hi" } };
+  const call = { type: "message", message: { role: "assistant", content: [{ type: "toolCall", id: "call_1", name: "exec", arguments: { code: "return 1" } }] } };
+  const abandoned = { type: "message", message: { role: "assistant", content: [{ type: "text", text: "rewound" }] } };
+  const result = { type: "message", message: { role: "toolResult", toolCallId: "call_1", content: [{ type: "text", text: "1" }] } };
+  ev.run("s-new", 0, JSON.stringify(user), null);
+  ev.run("s-new", 1, JSON.stringify(abandoned), null);
+  ev.run("s-new", 2, null, zlib.zstdCompressSync(Buffer.from(JSON.stringify(call))));
+  ev.run("s-new", 3, JSON.stringify(result), null);
+  ev.run("s-old", 0, JSON.stringify({ type: "message", message: { role: "user", content: "old window" } }), null);
+  ev.run("s-other", 0, JSON.stringify({ type: "message", message: { role: "user", content: "other user" } }), null);
+  const act = db.prepare("INSERT INTO session_transcript_active_events VALUES (?, ?, ?)");
+  // Active order: user, call (zstd), result; seq 1 is off the branch.
+  act.run("s-new", 0, 0);
+  act.run("s-new", 1, 2);
+  act.run("s-new", 2, 3);
+  act.run("s-other", 0, 0);
+  db.close();
+  assert.deepEqual(sqliteSessionEntries(file, "U-1"), [user, call, result]);
+  assert.deepEqual(transcriptMessages(sqliteSessionEntries(file, "u-1")).map((m) => m.role), ["user", "assistant", "tool"]);
+  assert.throws(() => sqliteSessionEntries(file, "u-3"), /no session for user "u-3"/);
+});
+
+// A generation-2 dist whose run setup turns code mode off: enough for the
+// adapter to prepare a run, so that agent.turn's own checks can be seen.
+function gen2OffDist() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-v2-gw-"));
+  const names = ["createAgentHarnessToolSurfaceRuntimeCore", "addClientToolsToCodeModeCatalog", "setPluginToolMeta", "getPluginToolMeta", "toToolDefinitions", "pickSandboxToolPolicy", "buildDefaultToolPolicyPipelineSteps", "applyToolPolicyPipeline"];
+  const body = `function createAgentHarnessToolSurfaceRuntimeCore() { return { codeModeControlsEnabled: false }; }
+function setPluginToolMeta() {}
+function getPluginToolMeta() {}
+${names.slice(1).filter((n) => !n.includes("PluginToolMeta")).map((n) => `function ${n}() { throw new Error("${n} is not part of this fixture"); }`).join("\n")}
+export { ${names.map((n, i) => `${n} as ${String.fromCharCode(97 + i)}`).join(", ")} };\n`;
+  fs.writeFileSync(path.join(dir, "tool-surface-bridge-Gfake01.mjs"), body);
+  return dir;
+}
+
+test("adapter-v2 declares agent-turn and hands agent.turn to the gateway mode, which refuses what a gateway cannot take before starting one", async () => {
+  const child = spawn(process.execPath, [path.join(here, "..", "adapter-v2.mjs"), "--dist", gen2OffDist(), "--version", "fixture"], { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const lines = readline.createInterface({ input: child.stdout });
+  const waiting = new Map();
+  lines.on("line", (l) => {
+    const m = JSON.parse(l);
+    waiting.get(m.id)?.(m);
+  });
+  let id = 0;
+  const call = (method, params) =>
+    new Promise((resolve) => {
+      waiting.set(++id, resolve);
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  try {
+    const init = await call("initialize", { protocolVersion: "1" });
+    assert.ok(init.result?.features.includes("agent-turn"), `initialize must declare agent-turn: ${JSON.stringify(init)} ${stderr}`);
+    const prep = await call("run.prepare", { run: "r1", agentId: "a", sessionId: "s", sessionKey: "agent:a:s", senderId: "x", channel: "c", codeMode: false, tools: [] });
+    assert.equal(prep.result?.codeModeActive, false, `run.prepare: ${JSON.stringify(prep)} ${stderr}`);
+    const turn = { run: "r1", provider: { baseUrl: "http://127.0.0.1:9/v1", model: "m" }, user: "u-1", message: "hi" };
+    const steps = await call("agent.turn", { ...turn, maxSteps: 3 });
+    assert.equal(steps.error?.code, -32602, `maxSteps: ${JSON.stringify(steps)}`);
+    assert.match(steps.error.message, /maxSteps is not drivable through the gateway/);
+    const faults = await call("agent.turn", { ...turn, faults: { addProviderTool: "echo" } });
+    assert.equal(faults.error?.code, -32602, `faults: ${JSON.stringify(faults)}`);
+    assert.match(faults.error.message, /fault-injection/);
+    const bad = await call("agent.turn", { run: "r1", message: "hi" });
+    assert.equal(bad.error?.code, -32602, `no provider: ${JSON.stringify(bad)}`);
+    const unknown = await call("agent.turn", { ...turn, run: "nope" });
+    assert.equal(unknown.error?.code, -32001, `unknown run: ${JSON.stringify(unknown)}`);
+    assert.doesNotMatch(stderr, /openclaw gateway .* ready/, "no gateway is started for a refused turn");
+  } finally {
+    child.stdin.end();
+    await new Promise((r) => child.on("exit", r));
+  }
 });
