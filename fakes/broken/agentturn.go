@@ -12,7 +12,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/server"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
@@ -53,7 +55,27 @@ func init() {
 				}
 				return len(hist) > 0, false
 			})},
+		Variant{Name: "turn-unwraps-network", Breaks: "CM-NEST-20", Spec: "in an agent turn", Profile: "v2",
+			Defect: "agent.turn drops the untrusted-content wrapper (Source API) from the result of a cell that called a network-controlled tool: the model provider gets the result text bare, nothing marks it as external content",
+			Serve:  viaProviderProxy("v2", nil, unwrapCellResults)},
 	)
+}
+
+// unwrapCellResults puts, in place of each tool message that is one
+// untrusted-content wrapper with Source API (a network-marked exec/wait
+// result, protocol.md §4.3), the text inside it.
+func unwrapCellResults(_ string, req map[string]json.RawMessage) {
+	var msgs []map[string]any
+	if json.Unmarshal(req["messages"], &msgs) != nil {
+		return
+	}
+	for _, m := range msgs {
+		text, _ := m["content"].(string)
+		if u, ok := protocol.FindUntrusted(text); ok && m["role"] == "tool" && u.Source == protocol.UntrustedSourceAPI {
+			m["content"] = u.Content
+		}
+	}
+	req["messages"], _ = json.Marshal(msgs)
 }
 
 type payloadDefect int
@@ -70,78 +92,116 @@ const (
 // faults.addProviderTool, whose fault is taken away from the reference
 // (skipFinalCheck).
 func payloadTools(d payloadDefect) serveFunc {
+	var mu sync.Mutex
+	extra := map[string][]protocol.ChatTool{}
+	set := func(run string, tools []protocol.ChatTool) {
+		mu.Lock()
+		extra[run] = tools
+		mu.Unlock()
+	}
+	return viaProviderProxy("", func(msg map[string]any) bool {
+		p, _ := msg["params"].(map[string]any)
+		run, _ := p["run"].(string)
+		switch msg["method"] {
+		case protocol.MethodRunPrepare:
+			if d == leakCatalog {
+				var tools []protocol.ChatTool
+				forEachTool(p, func(t map[string]any) {
+					name, _ := t["name"].(string)
+					desc, _ := t["description"].(string)
+					params, _ := json.Marshal(t["parameters"])
+					tools = append(tools, protocol.ChatTool{Type: "function", Function: protocol.ChatFunction{Name: name, Description: desc, Parameters: params}})
+				})
+				set(run, tools)
+			}
+		case protocol.MethodAgentTurn:
+			if d == skipFinalCheck {
+				f, _ := p["faults"].(map[string]any)
+				name, _ := f["addProviderTool"].(string)
+				delete(p, "faults")
+				var tools []protocol.ChatTool
+				if name != "" {
+					tools = []protocol.ChatTool{{Type: "function", Function: protocol.ChatFunction{Name: name, Parameters: json.RawMessage(`{"type":"object"}`)}}}
+				}
+				set(run, tools)
+				return true
+			}
+		}
+		return false
+	}, func(run string, req map[string]json.RawMessage) {
+		var tools []protocol.ChatTool
+		_ = json.Unmarshal(req["tools"], &tools)
+		have := map[string]bool{}
+		for _, t := range tools {
+			have[t.Function.Name] = true
+		}
+		mu.Lock()
+		for _, t := range extra[run] {
+			if !have[t.Function.Name] {
+				tools = append(tools, t)
+			}
+		}
+		mu.Unlock()
+		if len(tools) > 0 {
+			req["tools"], _ = json.Marshal(tools)
+		}
+	})
+}
+
+// viaProviderProxy serves the reference under profile ("" for the
+// default) with the provider of every agent.turn routed through a proxy
+// that hands each request body the reference built to edit, with the
+// turn's run, before it forwards it. inspect sees each harness message
+// first and says whether it edited it.
+func viaProviderProxy(profile string, inspect func(msg map[string]any) bool, edit func(run string, req map[string]json.RawMessage)) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-		lp := &leakProxy{extra: map[string][]protocol.ChatTool{}}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
 		}
-		srv := &http.Server{Handler: lp}
+		srv := &http.Server{Handler: providerProxy(edit)}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
 		base := "http://" + ln.Addr().String()
-		return proxied(func(msg map[string]any) (bool, bool) {
+		innerR, toInner := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- server.Serve(ctx, innerR, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: profile}})
+		}()
+		pump(r, toInner, func(msg map[string]any) (bool, verdict) {
+			edited := inspect != nil && inspect(msg)
 			p, _ := msg["params"].(map[string]any)
-			run, _ := p["run"].(string)
-			switch msg["method"] {
-			case protocol.MethodRunPrepare:
-				if d == leakCatalog {
-					var tools []protocol.ChatTool
-					forEachTool(p, func(t map[string]any) {
-						name, _ := t["name"].(string)
-						desc, _ := t["description"].(string)
-						params, _ := json.Marshal(t["parameters"])
-						tools = append(tools, protocol.ChatTool{Type: "function", Function: protocol.ChatFunction{Name: name, Description: desc, Parameters: params}})
-					})
-					lp.set(run, tools)
-				}
-			case protocol.MethodAgentTurn:
-				if d == skipFinalCheck {
-					f, _ := p["faults"].(map[string]any)
-					name, _ := f["addProviderTool"].(string)
-					delete(p, "faults")
-					var tools []protocol.ChatTool
-					if name != "" {
-						tools = []protocol.ChatTool{{Type: "function", Function: protocol.ChatFunction{Name: name, Parameters: json.RawMessage(`{"type":"object"}`)}}}
-					}
-					lp.set(run, tools)
-				}
-				prov, _ := p["provider"].(map[string]any)
-				orig, _ := prov["baseUrl"].(string)
-				if prov == nil || orig == "" {
-					return false, false
-				}
-				prov["baseUrl"] = base + "/" + base64.RawURLEncoding.EncodeToString([]byte(orig)) + "/" + url.PathEscape(run)
-				return true, false
+			if msg["method"] != protocol.MethodAgentTurn || p == nil {
+				return edited, forward
 			}
-			return false, false
-		})(ctx, eng, r, w)
+			run, _ := p["run"].(string)
+			prov, _ := p["provider"].(map[string]any)
+			orig, _ := prov["baseUrl"].(string)
+			if prov == nil || orig == "" {
+				return edited, forward
+			}
+			prov["baseUrl"] = base + "/" + base64.RawURLEncoding.EncodeToString([]byte(orig)) + "/" + url.PathEscape(run)
+			return true, forward
+		})
+		toInner.Close()
+		return <-done
 	}
 }
 
-// leakProxy forwards /<base64 provider URL>/<run>/chat/completions to the
-// provider with the run's extra tools appended to the body's tools.
-type leakProxy struct {
-	mu    sync.Mutex
-	extra map[string][]protocol.ChatTool
-}
+// providerProxy forwards /<base64 provider URL>/<run>/chat/completions to
+// the provider with the body edited by edit(run, body).
+type providerProxy func(run string, req map[string]json.RawMessage)
 
-func (lp *leakProxy) set(run string, tools []protocol.ChatTool) {
-	lp.mu.Lock()
-	lp.extra[run] = tools
-	lp.mu.Unlock()
-}
-
-func (lp *leakProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (edit providerProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 3)
 	if len(parts) != 3 {
-		http.Error(w, "leak proxy: bad path", http.StatusNotFound)
+		http.Error(w, "provider proxy: bad path", http.StatusNotFound)
 		return
 	}
 	orig, err := base64.RawURLEncoding.DecodeString(parts[0])
 	run, err2 := url.PathUnescape(parts[1])
 	if err != nil || err2 != nil {
-		http.Error(w, "leak proxy: bad path", http.StatusNotFound)
+		http.Error(w, "provider proxy: bad path", http.StatusNotFound)
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
@@ -151,22 +211,7 @@ func (lp *leakProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var req map[string]json.RawMessage
 	if json.Unmarshal(body, &req) == nil {
-		var tools []protocol.ChatTool
-		_ = json.Unmarshal(req["tools"], &tools)
-		have := map[string]bool{}
-		for _, t := range tools {
-			have[t.Function.Name] = true
-		}
-		lp.mu.Lock()
-		for _, t := range lp.extra[run] {
-			if !have[t.Function.Name] {
-				tools = append(tools, t)
-			}
-		}
-		lp.mu.Unlock()
-		if len(tools) > 0 {
-			req["tools"], _ = json.Marshal(tools)
-		}
+		edit(run, req)
 		body, _ = json.Marshal(req)
 	}
 	out, err := http.NewRequestWithContext(r.Context(), http.MethodPost, string(orig)+"/"+parts[2], bytes.NewReader(body))

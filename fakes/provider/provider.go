@@ -143,7 +143,7 @@ func WaitLast() Step {
 			RunID string `json:"runId"`
 		}
 		last := r.LastToolResult()
-		if err := json.Unmarshal([]byte(last), &res); err != nil || res.RunID == "" {
+		if err := json.Unmarshal([]byte(resultJSON(last)), &res); err != nil || res.RunID == "" {
 			return Reply{}, fmt.Errorf("script step wait: the last tool result has no runId: %.300q", last)
 		}
 		return Reply{ToolCalls: []ToolCall{{Name: "wait", Input: map[string]any{"runId": res.RunID}}}}, nil
@@ -160,11 +160,24 @@ func Settle() Step {
 			RunID  string `json:"runId"`
 		}
 		last := r.LastToolResult()
-		if json.Unmarshal([]byte(last), &res) == nil && res.Status == "waiting" && res.RunID != "" {
+		if json.Unmarshal([]byte(resultJSON(last)), &res) == nil && res.Status == "waiting" && res.RunID != "" {
 			return Reply{ToolCalls: []ToolCall{{Name: "wait", Input: map[string]any{"runId": res.RunID}}}, Again: true}, nil
 		}
 		return Reply{Text: last}, nil
 	}
+}
+
+// resultJSON is the JSON text of an exec/wait result as the model reads
+// it: the text itself, or, when that is no JSON, the content of the
+// untrusted-content wrapper around it (a result marked networkContent,
+// protocol.md §4.3).
+func resultJSON(text string) string {
+	if !json.Valid([]byte(text)) {
+		if u, ok := protocol.FindUntrusted(text); ok {
+			return u.Content
+		}
+	}
+	return text
 }
 
 // FinalFromLast answers with the last tool result as the final text.

@@ -87,6 +87,18 @@ var _ = Describe("fake model provider", func() {
 		Expect(s.Remaining()).To(Equal(0), "the step is used up once the cell ended")
 	})
 
+	It("reads a waiting result that came wrapped as untrusted content (a network-marked cell, protocol.md §4.3)", func() {
+		s := start(provider.WaitLast(), provider.Settle())
+		wrapped := protocol.WrapUntrusted(`{"status":"waiting","runId":"cm_9","networkContent":true}`, protocol.UntrustedSourceAPI, "0123456789abcdef")
+		tool := protocol.ChatMessage{Role: "tool", ToolCallID: "call_1", Content: protocol.TextContent(wrapped)}
+		for _, step := range []string{"WaitLast", "Settle"} {
+			m, err := ask(s, false, user("hi"), tool)
+			Expect(err).NotTo(HaveOccurred(), "%s: a wrapped waiting result", step)
+			Expect(m.ToolCalls).To(HaveLen(1), "%s: the wrapped waiting result is followed by wait", step)
+			Expect(m.ToolCalls[0].Function.Arguments).To(MatchJSON(`{"runId":"cm_9"}`), "%s: the runId inside the wrapper", step)
+		}
+	})
+
 	It("answers an error, and records it, when the script has no step left or a step fails", func() {
 		s := start(provider.WaitLast())
 		_, err := ask(s, false, user("no tool result"))

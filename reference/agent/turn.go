@@ -134,7 +134,7 @@ func Turn(ctx context.Context, hc *http.Client, s Surface, h Host, p protocol.Ag
 			// Providers may reuse call ids across answers: the response id
 			// keeps nested ids apart (CM-NEST-18).
 			responseID := fmt.Sprintf("%s/step-%d", p.User, step+1)
-			tm := protocol.ChatMessage{Role: "tool", ToolCallID: c.ID, Content: protocol.TextContent(string(run(ctx, s, h, c, responseID)))}
+			tm := protocol.ChatMessage{Role: "tool", ToolCallID: c.ID, Content: protocol.TextContent(run(ctx, s, h, c, responseID))}
 			res.Messages = append(res.Messages, tm)
 			size += messageBytes(tm)
 		}
@@ -195,8 +195,10 @@ func FinalCheck(s Surface, req protocol.ChatRequest) error {
 	return nil
 }
 
-// run runs one tool call and returns the tool message content (JSON text).
-func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall, responseID string) json.RawMessage {
+// run runs one tool call and returns the tool message content: the
+// result's JSON text; for an exec/wait result marked networkContent, that
+// text wrapped as untrusted content (cellText).
+func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall, responseID string) string {
 	input := json.RawMessage(c.Function.Arguments)
 	if !json.Valid(input) {
 		// The model's malformed input goes to the tool as it is, as a string.
@@ -205,6 +207,7 @@ func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall, respon
 	visible := slices.ContainsFunc(s.Tools, func(t protocol.ModelTool) bool { return t.Name == c.Function.Name })
 	var out json.RawMessage
 	var err error
+	cell := false // an exec/wait result, which a network mark wraps (§4.3)
 	switch d, direct := s.Direct[c.Function.Name]; {
 	case !visible:
 		err = fmt.Errorf("tool %q is not available in this run", c.Function.Name)
@@ -213,17 +216,22 @@ func run(ctx context.Context, s Surface, h Host, c protocol.ChatToolCall, respon
 			Source: d.Spec.Source, Owner: d.Spec.Owner, Input: input, Context: s.Context}, responseID)
 	case s.Active && c.Function.Name == "exec":
 		out, err = h.Exec(ctx, s.Run, c.ID, responseID, input)
+		cell = true
 	case s.Active && c.Function.Name == "wait":
 		out, err = h.Wait(ctx, s.Run, c.ID, responseID, input)
+		cell = true
 	default:
 		err = fmt.Errorf("tool %q cannot be run by the reference's agent loop", c.Function.Name)
 	}
 	if err != nil {
 		b, _ := json.Marshal(map[string]string{"error": err.Error()})
-		return b
+		return string(b)
 	}
 	if len(out) == 0 {
-		return json.RawMessage("null")
+		return "null"
 	}
-	return out
+	if cell {
+		return cellText(out)
+	}
+	return string(out)
 }
