@@ -39,6 +39,9 @@ export default {
           ...(t.label !== undefined ? { label: t.label } : {}),
           description: t.description ?? "",
           parameters: t.parameters ?? { type: "object", properties: {} },
+          // OpenClaw's own tool field for a network-controlled tool
+          // (feature untrusted-content, spec/protocol.md §4.3).
+          ...(t.resultContentSource === "network" ? { resultContentSource: "network" } : {}),
           async execute(toolCallId, input, signal) {
             const value = await forward(
               {

@@ -283,7 +283,7 @@ class Gateway {
       fs.copyFileSync(pool.pluginTemplate, path.join(dir, "index.mjs"));
       fs.writeFileSync(
         path.join(dir, "tools.json"),
-        JSON.stringify({ id: owner, tools: tools.map((t) => ({ name: t.name, label: t.label, description: t.description, parameters: t.parameters })) }),
+        JSON.stringify({ id: owner, tools: tools.map((t) => ({ name: t.name, label: t.label, description: t.description, parameters: t.parameters, resultContentSource: t.resultContentSource })) }),
       );
       fs.writeFileSync(
         path.join(dir, "openclaw.plugin.json"),
