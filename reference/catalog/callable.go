@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,8 +17,17 @@ import (
 // global and a catalog handle under its callable name.
 
 // reservedGlobals are names a callable never takes: the guest API's own
-// globals and the language's.
-var reservedGlobals = strings.Fields(`ALL_TOOLS API MCP agents catalog clearTimeout globalThis json load log
+// globals, OpenClaw 2026.9.6's RESERVED_GLOBAL_NAMES, and every global of
+// the pinned QuickJS-NG, the members of Object.prototype (a bare name
+// resolves through globalThis's prototypes) included. The last group is
+// checked against the engine: TestReservedGlobalsCoverTheEngine
+// (reference/codemode) enumerates a booted cell's globals and fails when
+// one is missing here.
+var reservedGlobals = strings.Fields(`AsyncDisposableStack DOMException DisposableStack Float16Array
+InternalError Iterator SuppressedError TextDecoder TextEncoder atob btoa performance queueMicrotask
+__defineGetter__ __defineSetter__ __lookupGetter__ __lookupSetter__ __proto__ constructor
+hasOwnProperty isPrototypeOf propertyIsEnumerable toLocaleString toString valueOf
+ALL_TOOLS API MCP agents catalog clearTimeout globalThis json load log
 namespaces nodes phase results setTimeout skills store text tools yield_control AggregateError Array
 ArrayBuffer Atomics BigInt BigInt64Array BigUint64Array Boolean DataView Date Error EvalError
 FinalizationRegistry Float32Array Float64Array Function Infinity Int16Array Int32Array Int8Array Intl
@@ -112,3 +122,7 @@ func suffixed(base, id string, used map[string]bool) string {
 	// 64 hex digits of a SHA-256 of distinct ids cannot all be taken.
 	return base + "_" + digest + "_" + id
 }
+
+// ReservedGlobal reports whether name is a global of the guest API, the
+// language or the engine (reservedGlobals), which no callable name takes.
+func ReservedGlobal(name string) bool { return slices.Contains(reservedGlobals, name) }
