@@ -68,9 +68,21 @@ func callableBase(name string) string {
 // (callableBase) when it is free, else the base plus "_" and the shortest
 // free prefix (8 hex digits or more) of the SHA-256 of the catalog id.
 // Names that keep their tool name are assigned first, so a normalised name
-// never takes an exact one. reserved are further names to avoid: the run's
-// namespace globals.
+// never takes an exact one; among tools of one base a client tool comes
+// first, as OpenClaw 2026.9.6 lets a client tool win its name
+// (selectEffectiveEntries), then catalog id order. reserved are further
+// names to avoid: the run's namespace globals.
 func (c *Catalog) CallableNames(reserved ...string) map[string]string {
+	return c.CallableNamesKeeping(nil, reserved...)
+}
+
+// CallableNamesKeeping is CallableNames for a catalog that replaces another
+// in a run (run.update): a tool still in the catalog under the same catalog
+// id keeps its name from prev (catalog id → callable name) while that name
+// is still allowed, and only the other tools are named as CallableNames
+// does, so a tool run.update adds never takes the name of a tool that stays
+// (spec/protocol.md §12.13).
+func (c *Catalog) CallableNamesKeeping(prev map[string]string, reserved ...string) map[string]string {
 	used := map[string]bool{}
 	for _, n := range reservedGlobals {
 		used[n] = true
@@ -78,17 +90,25 @@ func (c *Catalog) CallableNames(reserved ...string) map[string]string {
 	for _, n := range reserved {
 		used[n] = true
 	}
+	out := map[string]string{}
+	for _, t := range c.Tools { // catalog id order: each kept name is checked once
+		if n, ok := prev[t.ID]; ok && t.Spec.Source != protocol.SourceMCP && identRE.MatchString(n) && !reservedWords[n] && !used[n] {
+			used[n] = true
+			out[t.ID] = n
+		}
+	}
 	type candidate struct {
-		id, base string
-		exact    bool
+		id, base      string
+		exact, client bool
 	}
 	var cs []candidate
 	for _, t := range c.Tools {
-		if t.Spec.Source == protocol.SourceMCP {
+		if _, kept := out[t.ID]; kept || t.Spec.Source == protocol.SourceMCP {
 			continue
 		}
 		base := callableBase(t.Spec.Name)
-		cs = append(cs, candidate{id: t.ID, base: base, exact: base == t.Spec.Name && !reservedWords[base] && !used[base]})
+		cs = append(cs, candidate{id: t.ID, base: base, client: t.Spec.Source == protocol.SourceClient,
+			exact: base == t.Spec.Name && !reservedWords[base] && !used[base]})
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].exact != cs[j].exact {
@@ -97,9 +117,11 @@ func (c *Catalog) CallableNames(reserved ...string) map[string]string {
 		if cs[i].base != cs[j].base {
 			return cs[i].base < cs[j].base
 		}
+		if cs[i].client != cs[j].client {
+			return cs[i].client
+		}
 		return cs[i].id < cs[j].id
 	})
-	out := make(map[string]string, len(cs))
 	for _, c := range cs {
 		name := c.base
 		if reservedWords[name] || used[name] {
@@ -110,6 +132,8 @@ func (c *Catalog) CallableNames(reserved ...string) map[string]string {
 	}
 	return out
 }
+
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 func suffixed(base, id string, used map[string]bool) string {
 	sum := sha256.Sum256([]byte(id))
