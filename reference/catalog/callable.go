@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,8 +17,17 @@ import (
 // global and a catalog handle under its callable name.
 
 // reservedGlobals are names a callable never takes: the guest API's own
-// globals and the language's.
-var reservedGlobals = strings.Fields(`ALL_TOOLS API MCP agents catalog clearTimeout globalThis json load log
+// globals, OpenClaw 2026.9.6's RESERVED_GLOBAL_NAMES, and every global of
+// the pinned QuickJS-NG, the members of Object.prototype (a bare name
+// resolves through globalThis's prototypes) included. The last group is
+// checked against the engine: TestReservedGlobalsCoverTheEngine
+// (reference/codemode) enumerates a booted cell's globals and fails when
+// one is missing here.
+var reservedGlobals = strings.Fields(`AsyncDisposableStack DOMException DisposableStack Float16Array
+InternalError Iterator SuppressedError TextDecoder TextEncoder atob btoa performance queueMicrotask
+__defineGetter__ __defineSetter__ __lookupGetter__ __lookupSetter__ __proto__ constructor
+hasOwnProperty isPrototypeOf propertyIsEnumerable toLocaleString toString valueOf
+ALL_TOOLS API MCP agents catalog clearTimeout globalThis json load log
 namespaces nodes phase results setTimeout skills store text tools yield_control AggregateError Array
 ArrayBuffer Atomics BigInt BigInt64Array BigUint64Array Boolean DataView Date Error EvalError
 FinalizationRegistry Float32Array Float64Array Function Infinity Int16Array Int32Array Int8Array Intl
@@ -58,9 +68,21 @@ func callableBase(name string) string {
 // (callableBase) when it is free, else the base plus "_" and the shortest
 // free prefix (8 hex digits or more) of the SHA-256 of the catalog id.
 // Names that keep their tool name are assigned first, so a normalised name
-// never takes an exact one. reserved are further names to avoid: the run's
-// namespace globals.
+// never takes an exact one; among tools of one base a client tool comes
+// first, as OpenClaw 2026.9.6 lets a client tool win its name
+// (selectEffectiveEntries), then catalog id order. reserved are further
+// names to avoid: the run's namespace globals.
 func (c *Catalog) CallableNames(reserved ...string) map[string]string {
+	return c.CallableNamesKeeping(nil, reserved...)
+}
+
+// CallableNamesKeeping is CallableNames for a catalog that replaces another
+// in a run (run.update): a tool still in the catalog under the same catalog
+// id keeps its name from prev (catalog id → callable name) while that name
+// is still allowed, and only the other tools are named as CallableNames
+// does, so a tool run.update adds never takes the name of a tool that stays
+// (spec/protocol.md §12.13).
+func (c *Catalog) CallableNamesKeeping(prev map[string]string, reserved ...string) map[string]string {
 	used := map[string]bool{}
 	for _, n := range reservedGlobals {
 		used[n] = true
@@ -68,17 +90,25 @@ func (c *Catalog) CallableNames(reserved ...string) map[string]string {
 	for _, n := range reserved {
 		used[n] = true
 	}
+	out := map[string]string{}
+	for _, t := range c.Tools { // catalog id order: each kept name is checked once
+		if n, ok := prev[t.ID]; ok && t.Spec.Source != protocol.SourceMCP && identRE.MatchString(n) && !reservedWords[n] && !used[n] {
+			used[n] = true
+			out[t.ID] = n
+		}
+	}
 	type candidate struct {
-		id, base string
-		exact    bool
+		id, base      string
+		exact, client bool
 	}
 	var cs []candidate
 	for _, t := range c.Tools {
-		if t.Spec.Source == protocol.SourceMCP {
+		if _, kept := out[t.ID]; kept || t.Spec.Source == protocol.SourceMCP {
 			continue
 		}
 		base := callableBase(t.Spec.Name)
-		cs = append(cs, candidate{id: t.ID, base: base, exact: base == t.Spec.Name && !reservedWords[base] && !used[base]})
+		cs = append(cs, candidate{id: t.ID, base: base, client: t.Spec.Source == protocol.SourceClient,
+			exact: base == t.Spec.Name && !reservedWords[base] && !used[base]})
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].exact != cs[j].exact {
@@ -87,9 +117,11 @@ func (c *Catalog) CallableNames(reserved ...string) map[string]string {
 		if cs[i].base != cs[j].base {
 			return cs[i].base < cs[j].base
 		}
+		if cs[i].client != cs[j].client {
+			return cs[i].client
+		}
 		return cs[i].id < cs[j].id
 	})
-	out := make(map[string]string, len(cs))
 	for _, c := range cs {
 		name := c.base
 		if reservedWords[name] || used[name] {
@@ -100,6 +132,8 @@ func (c *Catalog) CallableNames(reserved ...string) map[string]string {
 	}
 	return out
 }
+
+var identRE = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
 
 func suffixed(base, id string, used map[string]bool) string {
 	sum := sha256.Sum256([]byte(id))
@@ -112,3 +146,7 @@ func suffixed(base, id string, used map[string]bool) string {
 	// 64 hex digits of a SHA-256 of distinct ids cannot all be taken.
 	return base + "_" + digest + "_" + id
 }
+
+// ReservedGlobal reports whether name is a global of the guest API, the
+// language or the engine (reservedGlobals), which no callable name takes.
+func ReservedGlobal(name string) bool { return slices.Contains(reservedGlobals, name) }

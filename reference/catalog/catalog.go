@@ -91,11 +91,18 @@ func Build(effective []protocol.ToolSpec) *Catalog {
 		return a.Name < b.Name
 	})
 	c := &Catalog{byID: map[string]*Tool{}}
+	// next is the next suffix to try per base id: each suffix is tried at
+	// most once, so many tools of one id cost linear time, not quadratic.
+	next := map[string]int{}
 	for _, t := range specs {
 		base := t.Source + ":" + t.Owner + ":" + t.Name
 		id := base
-		for n := 2; c.byID[id] != nil; n++ {
-			id = fmt.Sprintf("%s~%d", base, n)
+		if c.byID[id] != nil {
+			n := max(next[base], 2)
+			for id = fmt.Sprintf("%s~%d", base, n); c.byID[id] != nil; id = fmt.Sprintf("%s~%d", base, n) {
+				n++
+			}
+			next[base] = n + 1
 		}
 		c.Tools = append(c.Tools, Tool{ID: id, Spec: t})
 		c.byID[id] = &c.Tools[len(c.Tools)-1]

@@ -95,9 +95,35 @@ func mcpTable(r *agentRun) (*prelude.MCPBoot, []refmcp.Server) {
 // immediate rejection, or a result that fails the cell.
 func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bool) {
 	run := s.c.run
-	reject := func(msg string) (*prelude.Delivery, result.Result, bool) {
+	start, d := s.mcpCall(q)
+	if d != nil {
+		return d, result.Result{}, false
+	}
+	if s.queueing() { // queue.go: beyond maxPendingToolCalls an MCP request waits like any call (CM-NEST-05)
+		s.c.mu.Lock()
+		s.c.sched.queue = append(s.c.sched.queue, queuedCall{q: q, mcp: true, parent: s.parent, start: start})
+		s.c.sched.bytes += int64(len(q.Input))
+		s.c.mu.Unlock()
+		return nil, result.Result{}, false
+	}
+	if int64(s.inflightCount()) >= run.cfg.MaxPendingToolCalls {
+		return nil, s.limit(result.CodeTooManyPendingToolCalls,
+			fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", run.cfg.MaxPendingToolCalls)), true
+	}
+	start(s)
+	return nil, result.Result{}, false
+}
+
+// mcpCall resolves one MCP bridge request against the run's current catalog
+// and MCP servers: the function that launches it, or the guest's rejection
+// (an unknown or no longer visible tool or server, an oversized input). A
+// queued request is resolved again when it is sent (queue.go), so a
+// run.update between the two applies to it (CM-NEST-16). It takes no lock.
+func (s *step) mcpCall(q prelude.Request) (func(*step), *prelude.Delivery) {
+	run := s.c.run
+	reject := func(msg string) (func(*step), *prelude.Delivery) {
 		d := errDelivery(q.ID, "ToolError", msg, string(result.CodeInvalidInput), nil)
-		return &d, result.Result{}, false
+		return nil, &d
 	}
 	var (
 		toolID string
@@ -154,7 +180,7 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 		}
 	}
 	if d, over := oversizedInput(q.ID, q.Input, run.cfg); over { // CM-LIM-07
-		return &d, result.Result{}, false
+		return nil, &d
 	}
 	input := wellFormedInput(q.Input)
 	call := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
@@ -185,19 +211,7 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 			return v, err
 		})
 	}
-	if s.queueing() { // queue.go: beyond maxPendingToolCalls an MCP request waits like any call (CM-NEST-05)
-		s.c.mu.Lock()
-		s.c.sched.queue = append(s.c.sched.queue, queuedCall{q: q, toolID: toolID, parent: s.parent, start: start})
-		s.c.sched.bytes += int64(len(q.Input))
-		s.c.mu.Unlock()
-		return nil, result.Result{}, false
-	}
-	if int64(s.inflightCount()) >= run.cfg.MaxPendingToolCalls {
-		return nil, s.limit(result.CodeTooManyPendingToolCalls,
-			fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", run.cfg.MaxPendingToolCalls)), true
-	}
-	start(s)
-	return nil, result.Result{}, false
+	return start, nil
 }
 
 // mcpToolError is the guest's rejection for a failed MCP request (CM-MCP-08):

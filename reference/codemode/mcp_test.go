@@ -93,6 +93,11 @@ func mcpRunWith(t *testing.T, codeMode string, servers ...protocol.MCPServer) (*
 
 func mcpRunPolicy(t *testing.T, codeMode string, policy *protocol.Policy, servers ...protocol.MCPServer) (*Runtime, *countingInvoker) {
 	t.Helper()
+	return mcpRunProfile(t, "", codeMode, policy, servers...)
+}
+
+func mcpRunProfile(t *testing.T, profile, codeMode string, policy *protocol.Policy, servers ...protocol.MCPServer) (*Runtime, *countingInvoker) {
+	t.Helper()
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +110,7 @@ func mcpRunPolicy(t *testing.T, codeMode string, policy *protocol.Policy, server
 			{Name: "acme.tools-2", Transport: protocol.MCPTransportHTTP, URL: h.URL}}
 	}
 	inv := &countingInvoker{}
-	rt := New(eng, inv, Options{})
+	rt := New(eng, inv, Options{Profile: profile})
 	t.Cleanup(rt.Close)
 	res := rt.Prepare(protocol.PrepareParams{Run: "faults", RunContext: protocol.RunContext{AgentID: "a", SessionID: "s", SessionKey: "k", SenderID: "x", Channel: "c"},
 		CodeMode: json.RawMessage(codeMode), Tools: []protocol.ToolSpec{{Name: "echo", Description: "echo", Source: protocol.SourceOpenClaw, Owner: "core"}},
@@ -293,5 +298,34 @@ return {servers: Object.keys(MCP), explode: typeof MCP.docs.explode, declared: t
 	want := `{"servers":["docs"],"explode":"undefined","declared":false,"files":["mcp/index.d.ts","mcp/docs.d.ts"]}`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestQueuedMCPCallFollowsRunUpdate: an MCP call waiting in the bridge
+// queue is resolved in the run's catalog when it is sent: after run.update
+// restrictTo removed its tool it rejects as an unknown MCP tool instead of
+// reaching the server (CM-NEST-16, CM-RES-07).
+func TestQueuedMCPCallFollowsRunUpdate(t *testing.T) {
+	rt, _ := mcpRunProfile(t, "v2", `{"enabled":true,"timeoutMs":1000,"maxPendingToolCalls":1}`, nil)
+	res := execCode(t, rt, `const slow = MCP.docs.slow({});
+const queued = MCP.docs.createIssue({title: "t"}).then(() => "called", (e) => "refused: " + e.message);
+await slow;
+return await queued;`)
+	if res.Status != result.StatusWaiting {
+		t.Fatalf("exec: %s %s %s, want waiting on the slow MCP call with create_issue queued", res.Status, res.Value, res.Error)
+	}
+	if err := rt.Update(protocol.UpdateParams{Run: "faults", RestrictTo: []string{"echo", "slow"}}); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(map[string]string{"runId": res.RunID})
+	for end := time.Now().Add(20 * time.Second); res.Status == result.StatusWaiting && time.Now().Before(end); {
+		var err error
+		if res, err = rt.Wait(context.Background(), "faults", "wait", in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := `"refused: Unknown MCP tool id \"mcp:docs:create_issue\". Read API.list(\"mcp\") for the visible MCP tools."`
+	if res.Status != result.StatusCompleted || string(res.Value) != want {
+		t.Errorf("wait: %s %s %s, want completed %s: the queued call of the removed MCP tool must reject, never be sent", res.Status, res.Value, res.Error, want)
 	}
 }

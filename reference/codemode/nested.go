@@ -37,7 +37,7 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 		case "call":
 			t, ok := s.lookup(q.Tool) // update.go; deniedNow: queuedefects.go
 			if !ok || t.Spec.Source == protocol.SourceMCP || s.deniedNow(t.ID) {
-				immediate = append(immediate, errDelivery(q.ID, "ToolError", fmt.Sprintf("Unknown tool id %q. Use tools.search(query) or ALL_TOOLS to find tool ids.", q.Tool), "invalid_input", nil))
+				immediate = append(immediate, unknownToolDelivery(q.ID, q.Tool))
 				continue
 			}
 			if d, over := oversizedInput(q.ID, q.Input, cfg); over { // CM-LIM-07, bridgelimit.go
@@ -76,8 +76,14 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			immediate = append(immediate, errDelivery(q.ID, "Error", fmt.Sprintf("unknown bridge operation %q", q.Op), "invalid_input", nil))
 		}
 	}
-	s.refill() // queue.go
+	immediate = append(immediate, s.refill()...) // queue.go
 	return immediate, yield, r, false
+}
+
+// unknownToolDelivery rejects nested request id for tool, a catalog id the
+// run's current catalog does not hold (CM-GUEST-05, CM-RES-07).
+func unknownToolDelivery(id int64, tool string) prelude.Delivery {
+	return errDelivery(id, "ToolError", fmt.Sprintf("Unknown tool id %q. Use tools.search(query) or ALL_TOOLS to find tool ids.", tool), "invalid_input", nil)
 }
 
 func errDelivery(id int64, name, msg, code string, data json.RawMessage) prelude.Delivery {

@@ -15,14 +15,20 @@ const MaxQueuedRequests = 128
 // queuedCall is a validated nested call the guest made that has not been
 // sent yet: it waits for a slot (bridge-queue) or for a sequential call
 // (execution-mode).
+//
+// A queued call is resolved again against the run's current catalog when it
+// is sent (resolveQueued): a run.update while it waits applies to it as to a
+// call made then (CM-NEST-16).
 type queuedCall struct {
 	q      prelude.Request
-	toolID string
-	spec   protocol.ToolSpec
+	toolID string     // the catalog id the call names
+	mcp    bool       // an MCP bridge request (mcp.go)
 	parent string     // the exec/wait call it was made under (tool.invoke parentToolCallId)
 	timer  *cellTimer // a guest timer (timers.go), not a nested call
-	// start, when set, sends a validated MCP request (mcp.go) on the step
-	// that refills the slot.
+	// spec and start are the call as resolved when it was sent or queued:
+	// the tool's spec, or for an MCP request the function that launches it.
+	// A queued call is sent with them only under Defects.QueueStaleSpec.
+	spec  protocol.ToolSpec
 	start func(*step)
 }
 
@@ -105,6 +111,29 @@ func (s *step) queuedCount() int {
 	return len(s.c.sched.queue)
 }
 
+// resolveQueued resolves a queued call in the run's current catalog (update.go
+// lookup) for sending: the call with its tool's current spec, or for an MCP
+// request its current launch function; or the guest's rejection when its
+// tool is no longer in the catalog. Timers pass as they are. It takes no
+// lock, so refill may call it under c.mu.
+func (s *step) resolveQueued(h queuedCall) (queuedCall, *prelude.Delivery) {
+	switch {
+	case h.timer != nil || s.rt.opts.Defects.QueueStaleSpec:
+		return h, nil
+	case h.mcp:
+		start, d := s.mcpCall(h.q) // mcp.go
+		h.start = start
+		return h, d
+	}
+	t, ok := s.lookup(h.toolID)
+	if !ok || t.Spec.Source == protocol.SourceMCP {
+		d := unknownToolDelivery(h.q.ID, h.q.Tool)
+		return h, &d
+	}
+	h.toolID, h.spec = t.ID, t.Spec
+	return h, nil
+}
+
 // enqueue queues a validated call; refill sends it when it may go.
 func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec) {
 	s.c.mu.Lock()
@@ -120,14 +149,20 @@ func (s *step) enqueue(q prelude.Request, toolID string, spec protocol.ToolSpec)
 // flight" spans every cell of the run (runsched.go, CM-NEST-12). The
 // drive loop calls it after the guest has run the continuations of the
 // results just delivered (CM-NEST-15).
-func (s *step) refill() {
+//
+// Each call is resolved in the run's current catalog as it comes to the head
+// of the queue: its spec then (executionMode, resultContentSource) applies,
+// and a call whose tool a run.update removed is never sent but rejected as
+// an unknown tool (CM-NEST-16, CM-RES-07). The rejections are returned for
+// delivery to the guest.
+func (s *step) refill() (rejected []prelude.Delivery) {
 	c := s.c
 	maxPending := int(c.run.cfg.MaxPendingToolCalls)
 	for {
 		c.mu.Lock()
 		if c.state == "ended" || len(c.sched.queue) == 0 {
 			c.mu.Unlock()
-			return
+			return rejected
 		}
 		seqBusy := false
 		for id := range c.sched.seq {
@@ -137,7 +172,14 @@ func (s *step) refill() {
 				delete(c.sched.seq, id)
 			}
 		}
-		head := c.sched.queue[0]
+		head, reject := s.resolveQueued(c.sched.queue[0]) // takes no lock
+		if reject != nil {
+			c.sched.queue = c.sched.queue[1:]
+			c.sched.bytes -= int64(len(head.q.Input))
+			c.mu.Unlock()
+			rejected = append(rejected, *reject)
+			continue
+		}
 		sequential := head.spec.ExecutionMode == protocol.ExecutionSequential && s.rt.opts.HasFeature("execution-mode")
 		n := len(c.inflight)
 		// Ordering spans the run's cells (CM-NEST-12): the other cells'
@@ -164,7 +206,7 @@ func (s *step) refill() {
 		}
 		cur := s.parent
 		s.parent = head.parent
-		if head.start != nil {
+		if head.mcp {
 			head.start(s)
 		} else {
 			s.startCall(head.q, head.toolID, head.spec)

@@ -21,11 +21,18 @@ type queueInvoker struct {
 	calls   []protocol.InvokeParams
 	active  int
 	maxSeen int
+	// busyAtStart is, per tool name, how many other calls were in flight
+	// when each of its calls arrived.
+	busyAtStart map[string][]int
 }
 
 func (g *queueInvoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
 	g.mu.Lock()
 	g.calls = append(g.calls, p)
+	if g.busyAtStart == nil {
+		g.busyAtStart = map[string][]int{}
+	}
+	g.busyAtStart[p.Tool] = append(g.busyAtStart[p.Tool], g.active)
 	g.active++
 	g.maxSeen = max(g.maxSeen, g.active)
 	g.mu.Unlock()
@@ -176,4 +183,79 @@ return "unbounded";`)
 	if len(inv.calls) > 1 {
 		t.Errorf("%d calls sent, want at most maxPendingToolCalls (1)", len(inv.calls))
 	}
+}
+
+// TestQueuedCallsFollowRunUpdate: a call waiting in the bridge queue is
+// resolved in the run's catalog when it is sent, not when it was queued
+// (CM-NEST-16, CM-RES-07): after run.update restrictTo removed its tool it
+// rejects in the guest as an unknown tool and is never sent; after
+// replaceTools redeclared its tool sequential and network-controlled, it is
+// sent only with nothing else in flight and marks the cell networkContent.
+func TestQueuedCallsFollowRunUpdate(t *testing.T) {
+	echo := protocol.ToolSpec{Name: "echo", Description: "echo", Source: protocol.SourceOpenClaw, Owner: "core"}
+	other := protocol.ToolSpec{Name: "wipe", Description: "wipe", Source: protocol.SourceOpenClaw, Owner: "core"}
+	resume := func(t *testing.T, rt *Runtime, inv *queueInvoker, cell string) result.Result {
+		t.Helper()
+		close(inv.release)
+		in, _ := json.Marshal(map[string]string{"runId": cell})
+		res, err := rt.Wait(context.Background(), "q", "wait-1", in)
+		if err != nil {
+			t.Fatalf("wait: %v", err)
+		}
+		return res
+	}
+	t.Run("restrictTo", func(t *testing.T) {
+		rt, inv := queueRun(t, "v2", `{"enabled": true, "maxPendingToolCalls": 1, "timeoutMs": 1000}`, echo, other)
+		res := queueExec(t, rt, "exec-1", `const wipe = ALL_TOOLS.find((t) => t.name === "wipe").id;
+const held = tools.call(echo, {hold: true});
+const out = [0, 1].map((n) => tools.call(wipe, {n}).then(() => "called", (e) => "refused: " + e.message));
+await held;
+return await Promise.all(out);`)
+		if res.Status != result.StatusWaiting {
+			t.Fatalf("exec: %+v, want waiting on the held call with two wipe calls queued", res)
+		}
+		if err := rt.Update(protocol.UpdateParams{Run: "q", RestrictTo: []string{"echo"}}); err != nil {
+			t.Fatal(err)
+		}
+		res = resume(t, rt, inv, res.RunID)
+		refused := `"refused: Unknown tool id \"openclaw:core:wipe\". Use tools.search(query) or ALL_TOOLS to find tool ids."`
+		if res.Status != result.StatusCompleted || string(res.Value) != "["+refused+","+refused+"]" {
+			t.Errorf("wait: %s %s %s, want completed with both queued wipe calls refused as unknown tools: [%s,%s]", res.Status, res.Value, res.Error, refused, refused)
+		}
+		for _, c := range inv.calls {
+			if c.Tool == "wipe" {
+				t.Errorf("a queued call of wipe was sent after run.update removed it: %+v", c)
+			}
+		}
+	})
+	t.Run("replaceTools", func(t *testing.T) {
+		rt, inv := queueRun(t, "v2", `{"enabled": true, "maxPendingToolCalls": 2, "timeoutMs": 1000}`, echo, other)
+		res := queueExec(t, rt, "exec-1", `const wipe = ALL_TOOLS.find((t) => t.name === "wipe").id;
+const held = [tools.call(echo, {hold: true}), tools.call(echo, {hold: true})];
+const out = [0, 1, 2].map((n) => tools.call(wipe, {n}));
+await Promise.all(held);
+return (await Promise.all(out)).length;`)
+		if res.Status != result.StatusWaiting {
+			t.Fatalf("exec: %+v, want waiting on the held calls with three wipe calls queued", res)
+		}
+		redeclared := other
+		redeclared.ExecutionMode = protocol.ExecutionSequential
+		redeclared.ResultContentSource = protocol.ContentSourceNetwork
+		if err := rt.Update(protocol.UpdateParams{Run: "q", ReplaceTools: []protocol.ToolSpec{echo, redeclared}}); err != nil {
+			t.Fatal(err)
+		}
+		res = resume(t, rt, inv, res.RunID)
+		if res.Status != result.StatusCompleted || string(res.Value) != "3" {
+			t.Fatalf("wait: %s %s %s, want completed 3", res.Status, res.Value, res.Error)
+		}
+		inv.mu.Lock()
+		busy := inv.busyAtStart["wipe"]
+		inv.mu.Unlock()
+		if fmt.Sprint(busy) != "[0 0 0]" {
+			t.Errorf("calls in flight when each queued wipe call was sent: %v, want [0 0 0]: replaceTools made wipe sequential before they left", busy)
+		}
+		if !res.NetworkContent {
+			t.Errorf("the cell called wipe after replaceTools made it network-controlled, so it must be marked networkContent: %s %s", res.Status, res.Value)
+		}
+	})
 }

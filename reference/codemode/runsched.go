@@ -52,6 +52,11 @@ type Defects struct {
 	// QueueOutlivesCell sends a cell's queued calls when the cell ends
 	// (aborted, ended) instead of dropping them (CM-NEST-16).
 	QueueOutlivesCell bool
+	// QueueStaleSpec sends a queued call as it was resolved when it was
+	// queued, not against the run's catalog when it is sent: a run.update
+	// meanwhile (a restriction, a redeclared spec) does not reach it
+	// (CM-NEST-16).
+	QueueStaleSpec bool
 	// QueueUncounted leaves queued inputs out of memoryLimitBytes
 	// (CM-NEST-16).
 	QueueUncounted bool

@@ -34,9 +34,18 @@ const quickIndexHeading = "Enabled async tool globals (descriptions are intentio
 	"API.read(\"tools/<callableName>.d.ts\") gives a tool's declaration."
 
 // newCatalogSurface builds the catalog surface of c; reserved are names no
-// callable may take (the run's namespace globals).
-func (o Options) newCatalogSurface(c *catalog.Catalog, reserved []string) *catalogSurface {
-	names := c.CallableNames(reserved...)
+// callable may take (the run's namespace globals). prev is the surface c
+// replaces (run.update; nil at prepare): the tools that stay keep their
+// callable names (§12.13), which the exec description of prepare lists.
+func (o Options) newCatalogSurface(c *catalog.Catalog, reserved []string, prev *catalogSurface) *catalogSurface {
+	var kept map[string]string
+	if prev != nil {
+		kept = make(map[string]string, len(prev.entries))
+		for _, e := range prev.entries {
+			kept[e.ID] = e.CallableName
+		}
+	}
+	names := c.CallableNamesKeeping(kept, reserved...)
 	s := &catalogSurface{}
 	var lines []indexLine
 	for _, e := range c.GuestEntries() {
@@ -102,7 +111,7 @@ func (rt *Runtime) prepareCatalogSurface(r *agentRun, surface []protocol.ModelTo
 	if !rt.opts.HasFeature("javascript-only") {
 		return
 	}
-	r.surface = rt.opts.newCatalogSurface(r.catalog(), r.reservedGlobals())
+	r.surface = rt.opts.newCatalogSurface(r.catalog(), r.reservedGlobals(), nil)
 	if rt.opts.Defects.DeclareDenied {
 		r.surface.declareDenied(r.catalog(), all)
 	}

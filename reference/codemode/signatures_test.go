@@ -23,7 +23,7 @@ func TestCatalogSurface(t *testing.T) {
 		}
 		return s
 	}
-	s := Options{Profile: "v2"}.newCatalogSurface(catalog.Build([]protocol.ToolSpec{core("b_tool", ""), core("a_tool", ""), core("z_tool", `{"type":"number"}`)}), nil)
+	s := Options{Profile: "v2"}.newCatalogSurface(catalog.Build([]protocol.ToolSpec{core("b_tool", ""), core("a_tool", ""), core("z_tool", `{"type":"number"}`)}), nil, nil)
 	lines := strings.Split(s.index, "\n")
 	got := lines[2:5]
 	want := []string{"- z_tool { q: string } -> number", "- a_tool { q: string } -> unknown", "- b_tool { q: string } -> unknown"}
@@ -42,7 +42,7 @@ func TestCatalogSurface(t *testing.T) {
 	for i := range 400 {
 		many = append(many, core(fmt.Sprintf("tool_%03d", i), ""))
 	}
-	s = Options{Profile: "v2"}.newCatalogSurface(catalog.Build(many), nil)
+	s = Options{Profile: "v2"}.newCatalogSurface(catalog.Build(many), nil, nil)
 	if len(s.index) > maxQuickIndexChars {
 		t.Errorf("the quick index has %d characters, over its bound of %d", len(s.index), maxQuickIndexChars)
 	}

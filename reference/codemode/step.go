@@ -98,7 +98,7 @@ func (s *step) drive(ctx context.Context) result.Result {
 			continue // woken by another cell's call: refill again
 		}
 		if s.rt.opts.Defects.RefillFirst {
-			s.refill()
+			ds = append(ds, s.refill()...)
 		}
 		if err := s.deliver(vctx, ds); err != nil {
 			return s.fail(s.trapResult(err))

@@ -102,7 +102,7 @@ func (rt *Runtime) Update(p protocol.UpdateParams) error {
 	}
 	r.cat.Store(catalog.Build(specs))
 	if r.surface != nil { // later cells boot with the new catalog's globals (§12.13)
-		r.surface = rt.opts.newCatalogSurface(r.catalog(), r.reservedGlobals())
+		r.surface = rt.opts.newCatalogSurface(r.catalog(), r.reservedGlobals(), r.surface)
 	}
 	if op != protocol.UpdateAttach && r.results != nil {
 		// The old catalog lifetime ends: its references are gone for every

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // File is one virtual file of the API table (CM-MCP-02, CM-MCP-03).
@@ -132,22 +133,13 @@ func namespaceText(s Server, tools []Tool, full bool) string {
 
 func writeTool(b *strings.Builder, t Tool) {
 	schema := parseSchema(t.InputSchema)
-	var doc []string
-	for _, l := range strings.Split(strings.TrimSpace(t.Description), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			doc = append(doc, jsdocText(l))
-		}
-	}
+	doc := docLines(t.Description)
 	if t.Ident != t.Name {
 		doc = append(doc, jsdocText("MCP tool "+jsonString(t.Name)+"."))
 	}
 	props, required := objectProps(schema)
 	for _, p := range props {
-		line := "@param " + p.name
-		if d := describe(p.schema); d != "" {
-			line += " " + d
-		}
-		doc = append(doc, jsdocText(line))
+		doc = append(doc, paramDoc(p))
 	}
 	if len(doc) > 0 {
 		b.WriteString("  /**\n")
@@ -426,7 +418,50 @@ func compactJSON(v any) string {
 
 func jsonString(s string) string { return compactJSON(s) }
 
-// jsdocText keeps a text from ending the comment it is in.
+// jsdocText makes s one line of the comment it is in: "*/" cannot end the
+// comment, line terminators (\n, \r, U+2028, U+2029) become spaces and the
+// other control characters \uXXXX escapes, so a tool's name, schema or
+// description adds no line to a declaration file.
 func jsdocText(s string) string {
-	return strings.ReplaceAll(s, "*/", "*\\/")
+	var b strings.Builder
+	for _, r := range strings.ReplaceAll(s, "*/", "*\\/") {
+		switch {
+		case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029':
+			b.WriteByte(' ')
+		case r != '\t' && unicode.IsControl(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// docLines are the non-empty lines of a description as JSDoc lines: split
+// at every line terminator, trimmed, each made safe by jsdocText.
+func docLines(text string) []string {
+	var out []string
+	for _, l := range strings.FieldsFunc(text, func(r rune) bool {
+		return r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029'
+	}) {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, jsdocText(l))
+		}
+	}
+	return out
+}
+
+// paramDoc is the JSDoc @param line of input property p: its name, as a
+// JSON string when it holds white space, a control character or "*/" (so
+// it stays one token on the line), and its description.
+func paramDoc(p prop) string {
+	name := p.name
+	if strings.Contains(name, "*/") || strings.IndexFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
+		name = jsonString(name)
+	}
+	line := "@param " + name
+	if d := describe(p.schema); d != "" {
+		line += " " + d
+	}
+	return jsdocText(line)
 }

@@ -52,19 +52,10 @@ func ToolDeclaration(callable, toolName, catalogID, description string, input, o
 	fmt.Fprintf(&b, "// Tool %s, catalog id %s. Generated from its declared schemas; an output without a schema is unknown.\n",
 		jsonString(toolName), jsonString(catalogID))
 	schema := parseSchema(input)
-	var doc []string
-	for _, l := range strings.Split(strings.TrimSpace(description), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			doc = append(doc, jsdocText(l))
-		}
-	}
+	doc := docLines(description) // declarations.go: one safe line each
 	props, required := objectProps(schema)
 	for _, p := range props {
-		line := "@param " + p.name
-		if d := describe(p.schema); d != "" {
-			line += " " + d
-		}
-		doc = append(doc, jsdocText(line))
+		doc = append(doc, paramDoc(p))
 	}
 	if len(doc) > 0 {
 		b.WriteString("/**\n")

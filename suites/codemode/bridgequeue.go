@@ -122,6 +122,36 @@ return [await denied, callValue(id("lookup"), await a).tag];`))
 		Expect(r.RefusedInvokes()).To(BeEmpty(), "queueing must not bypass policy: the target must never send a tool.invoke for the denied tool (the harness refused it)")
 	})
 
+	It("CM-NEST-16", "a queued call is checked against the run's catalog when it is sent: after run.update restrictTo removed its tool it rejects as an unknown tool and is never sent", func(ctx SpecContext) {
+		box := newMailbox() // resultsbinding.go: holds the one slot until the spec posts
+		wipe := tools.Named(protocol.SourceOpenClaw, "core", "wipe", "A tool the restriction removes.")
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),
+			Tools: []tools.Tool{box.tool(), wipe, tools.Echo()}})
+		code := Guest(`const held = tools.call(id("mailbox"), {});
+const wipes = [0, 1, 2].map((n) => tools.call(id("wipe"), {n}).then(() => "called", () => "refused"));
+await held;
+return await Promise.all(wipes);`)
+		w := r.Exec(ctx, code)
+		Expect(w).To(BeWaiting(), "the cell must park in wait on the mailbox call, which holds the one slot while three wipe calls queue behind it (guest code:\n%s)", code)
+		Expect(r.Tools.CallsOf("wipe")).To(BeEmpty(), "with maxPendingToolCalls 1 held by the mailbox call, no wipe call may have been sent yet")
+		r.RestrictTo(ctx, "mailbox", "echo")
+		box.post("released")
+		res := r.Wait(ctx, w.RunID)
+		for waits := 1; res.Status == result.StatusWaiting && waits < 5; waits++ {
+			res = r.Wait(ctx, res.RunID)
+		}
+		// A target may end a cell parked across the restriction; one that
+		// resumes it must reject the queued calls in the guest.
+		if res.Status != result.StatusFailed {
+			Expect(res).To(CompleteWith([]string{"refused", "refused", "refused"}),
+				"the wipe calls queued before run.update restrictTo removed wipe must reject catchably once the slot frees, and the cell complete (guest code:\n%s) %s", code, EnvelopeNote)
+		}
+		Expect(r.Tools.CallsOf("wipe")).To(BeEmpty(), "queueing must not bypass the restriction: no queued wipe call may reach the tool after run.update removed it")
+		// The harness refuses a tool.invoke for a tool no longer in the
+		// catalog, so the guest sees a rejection either way.
+		Expect(r.RefusedInvokes()).To(BeEmpty(), "queueing must not bypass the restriction: the target must resolve a queued call in the run's current catalog when it sends it, never send a tool.invoke for the removed tool wipe (the harness refused it)")
+	})
+
 	It("CM-NEST-16", "queued calls are cancelled with their cell: after run.abort none of them is ever sent", func(ctx SpecContext) {
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),
