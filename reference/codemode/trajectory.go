@@ -112,9 +112,11 @@ func (rt *Runtime) Traced(run, tool, callID string, input json.RawMessage, f fun
 func (rt *Runtime) TracedIn(run, tool, callID, responseID string, input json.RawMessage, f func() (result.Result, error)) (result.Result, error) {
 	r, ok := rt.run(run)
 	call := protocol.TrajectoryCall{ToolCallID: callID, Tool: tool, Input: input, Status: "running", AssistantResponseID: responseID}
+	key := ""
 	if ok {
+		key = r.modelCallKey(callID, responseID, input)
 		r.traj.add(call)
-		r.persistModelCall(call)
+		r.persistModelCall(key, call)
 	}
 	res, err := f()
 	if ok {
@@ -124,7 +126,7 @@ func (rt *Runtime) TracedIn(run, tool, callID, responseID string, input json.Raw
 		}
 		r.traj.settle(callID, status)
 		call.Status = status
-		r.persistModelResult(call)
+		r.persistModelResult(key, call)
 	}
 	return res, err
 }

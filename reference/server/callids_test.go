@@ -1,8 +1,10 @@
 package server
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -55,4 +57,35 @@ func TestToolCallIDs(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("answers to tool.exec/tool.wait by toolCallId (0: a result; -want +got):\n%s", d)
 	}
+}
+
+// TestReplayInFlightRefused: under nested-activity a repeat of an
+// (assistantResponseId, toolCallId) pair while a call of the pair is in
+// flight, or while the cell its exec started is live, is invalid params; once
+// released the pair may be replayed (spec/protocol.md §3, §4.2).
+func TestReplayInFlightRefused(t *testing.T) {
+	c := &callIDs{replays: true}
+	p := &protocol.ToolCallParams{Run: "r", ToolCallID: "call_1", AssistantResponseID: "resp-1"}
+	release, err := c.claim("tool.exec", p, true, nil)
+	if err != nil {
+		t.Fatalf("first claim: %v", err)
+	}
+	if _, err := c.claim("tool.exec", p, true, nil); err == nil || !strings.Contains(err.Error(), "still in flight") {
+		t.Errorf("repeat while in flight: %v, want -32602 still in flight", err)
+	}
+	other := &protocol.ToolCallParams{Run: "r", ToolCallID: "call_1", AssistantResponseID: "resp-2"}
+	if r2, err := c.claim("tool.exec", other, true, nil); err != nil {
+		t.Errorf("same call id in another response: %v, want accepted", err)
+	} else {
+		r2()
+	}
+	release()
+	if _, err := c.claim("tool.exec", p, true, func() bool { return true }); err == nil {
+		t.Errorf("repeat while the first call's cell is live: accepted, want -32602")
+	}
+	r3, err := c.claim("tool.exec", p, true, func() bool { return false })
+	if err != nil {
+		t.Errorf("replay after the first call ended: %v, want accepted", err)
+	}
+	r3()
 }

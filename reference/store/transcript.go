@@ -32,11 +32,14 @@ const (
 )
 
 // Entry is one persisted transcript entry. Run is the agent run that wrote
-// it; Call is the model call (ToolCallID, AssistantResponseID, Tool, Input,
-// Status) or the nested-activity row.
+// it; Key, for a model call or result, is the call's replay identity (run,
+// assistantResponseId, toolCallId and input): entries with the same Key are
+// one call replayed; Call is the model call (ToolCallID,
+// AssistantResponseID, Tool, Input, Status) or the nested-activity row.
 type Entry struct {
 	Type string                  `json:"type"`
 	Run  string                  `json:"run"`
+	Key  string                  `json:"key,omitempty"`
 	Call protocol.TrajectoryCall `json:"call"`
 }
 
@@ -172,12 +175,14 @@ func (t *Transcripts) RunActivity(b Branch, run string) []protocol.TrajectoryCal
 }
 
 // project decodes lines (only run's when run is not empty) into a History.
-// A model call repeated with the same toolCallId and assistantResponseId is
-// one call replayed: it keeps its place, as does an activity row whose
-// nested toolCallId was already written (replay identity, CM-NEST-18).
+// A model call repeated with the same Key (replay identity: same
+// toolCallId, assistantResponseId and input; without a Key the ids alone)
+// is one call replayed: it keeps its place, as does an activity row whose
+// nested toolCallId was already written (CM-NEST-18). The same ids with
+// other input are another call with its own entry.
 func project(lines [][]byte, run string) History {
 	h := History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}}
-	type key struct{ resp, id string }
+	type key struct{ replay, resp, id string }
 	calls := map[key]int{}
 	rows := map[string]int{}
 	for _, line := range lines {
@@ -186,7 +191,7 @@ func project(lines [][]byte, run string) History {
 			continue
 		}
 		c := e.Call
-		k := key{c.AssistantResponseID, c.ToolCallID}
+		k := key{e.Key, c.AssistantResponseID, c.ToolCallID}
 		switch e.Type {
 		case EntryModelCall:
 			if i, ok := calls[k]; ok {

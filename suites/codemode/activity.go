@@ -169,6 +169,29 @@ return failed;`))
 		}
 	})
 
+	It("CM-NEST-18", "the same exec call ids with other input are another call, not a replay: its nested ids collide with none of the first call's, and the first call's activity stays", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: tools.Standard()})
+		mc := ModelCall{ToolCallID: "call_1", AssistantResponseID: "resp-1"}
+		round := func(code string) []protocol.InvokeParams {
+			before := len(r.Tools.Calls())
+			res, _ := r.FollowAs(ctx, r.ExecAs(ctx, code, mc), mc.AssistantResponseID)
+			Expect(res).To(CompleteWith("ok"), "exec %+v must complete; guest code:\n%s", mc, code)
+			return r.Tools.Calls()[before:]
+		}
+		firstCode := Guest(`await tools.call(id("echo"), {transfer: "100 to alice"}); return "ok";`)
+		otherCode := Guest(`await tools.call(id("echo"), {transfer: "9999 to mallory"}); return "ok";`)
+		first, other := round(firstCode), round(otherCode)
+		Expect(first).To(HaveLen(1), "the first exec must make its nested call:\n%s", r.Transcript())
+		Expect(other).To(HaveLen(1), "the exec with other code must make its nested call:\n%s", r.Transcript())
+		Expect(idsOf(first)).NotTo(ContainElement(other[0].ToolCallID),
+			"call_1 of resp-1 sent again with other code is another call: its nested id must not collide with the first call's (%v vs %v)\nfirst code:\n%s\nother code:\n%s", idsOf(first), idsOf(other), firstCode, otherCode)
+		act := r.TrajectoryView(ctx, protocol.TrajectoryViewActivity, true)
+		for _, c := range append(first, other...) {
+			Expect(rowsOf(act.Calls)).To(ContainElement(invokedRow(c)),
+				"the activity must keep the rows of both calls under their original ids; missing %s (input %s), got %v", c.ToolCallID, c.Input, rowIDs(act.Calls))
+		}
+	})
+
 	It("CM-NEST-18", "start events are not persisted: a nested call still in flight has no activity row until it completes", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: tools.Standard()})
 		res := r.Exec(ctx, Guest(`await tools.call(id("echo"), {m: "done first"});
