@@ -115,7 +115,7 @@ func (rt *Runtime) replayID(r *agentRun, toolCallID, responseID string, input js
 	if rt.opts.Defects.ReplayIgnoresInput {
 		input = nil
 	}
-	return replayIdentity(r.id, responseID, toolCallID, input)
+	return replayIdentity(r.id, r.instance, responseID, toolCallID, input)
 }
 
 // replayIDOf is replayID for run's exec call (tests).
@@ -128,10 +128,11 @@ func (rt *Runtime) replayIDOf(run, toolCallID, responseID string, input json.Raw
 }
 
 // replayIdentity is "cm_replay_" and 24 hex digits of the SHA-256 of the
-// JSON array [run, responseID, toolCallID, input], input compacted JSON
-// text (as sent when it is not valid JSON).
-func replayIdentity(run, responseID, toolCallID string, input json.RawMessage) string {
-	id, _ := json.Marshal([]string{run, responseID, toolCallID, compactInput(input)})
+// JSON array [run, instance, responseID, toolCallID, input], input
+// compacted JSON text (as sent when it is not valid JSON). instance tells
+// apart runs that reused an ended run's id (agentRun.instance).
+func replayIdentity(run string, instance uint64, responseID, toolCallID string, input json.RawMessage) string {
+	id, _ := json.Marshal([]any{run, instance, responseID, toolCallID, compactInput(input)})
 	sum := sha256.Sum256(id)
 	return "cm_replay_" + hex.EncodeToString(sum[:12])
 }
@@ -154,7 +155,7 @@ func (r *agentRun) modelCallKey(toolCallID, responseID string, input json.RawMes
 	if r.history == nil {
 		return ""
 	}
-	return replayIdentity(r.id, responseID, toolCallID, input)
+	return replayIdentity(r.id, r.instance, responseID, toolCallID, input)
 }
 
 // LiveReplay reports whether exec call toolCallID of assistant response
@@ -214,7 +215,7 @@ func (r *agentRun) persist(kind, key string, c protocol.TrajectoryCall) {
 		return
 	}
 	c.Input = boundedInput(c.Input)
-	_ = r.transcripts.Append(*r.history, store.Entry{Type: kind, Run: r.id, Key: key, Call: c})
+	_ = r.transcripts.Append(*r.history, store.Entry{Type: kind, Run: r.id, Instance: r.instance, Key: key, Call: c})
 }
 
 // noteExecuted records that nested call id ran (its tool was invoked):
@@ -260,7 +261,7 @@ func (c *cell) persistActivity(ctx context.Context, p protocol.InvokeParams, sta
 			return // never persisted; the call and its effects stand
 		}
 	}
-	_ = r.transcripts.Append(*r.history, store.Entry{Type: store.EntryNestedActivity, Run: r.id, Call: row})
+	_ = r.transcripts.Append(*r.history, store.Entry{Type: store.EntryNestedActivity, Run: r.id, Instance: r.instance, Call: row})
 }
 
 // ErrBadView is returned by TrajectoryView for a view the profile does not
@@ -320,7 +321,7 @@ func (rt *Runtime) EndRun(ctx context.Context, run string) bool {
 		return true
 	}
 	r.activity.settled(endSettle)
-	p := protocol.AgentEndParams{Run: run, Activity: rt.transcripts.RunActivity(*r.history, run)}
+	p := protocol.AgentEndParams{Run: run, Activity: rt.transcripts.RunActivity(*r.history, run, r.instance)}
 	r.activity.mu.Lock()
 	p.ExecutedToolCallIDs = append([]string{}, r.activity.executed...)
 	p.Truncated = r.activity.truncated

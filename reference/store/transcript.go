@@ -32,15 +32,17 @@ const (
 )
 
 // Entry is one persisted transcript entry. Run is the agent run that wrote
-// it; Key, for a model call or result, is the call's replay identity (run,
+// it and Instance which run of that id (a run id may be reused after
+// run.end; the reference numbers the runs of its process); Key, for a model call or result, is the call's replay identity (run,
 // assistantResponseId, toolCallId and input): entries with the same Key are
 // one call replayed; Call is the model call (ToolCallID,
 // AssistantResponseID, Tool, Input, Status) or the nested-activity row.
 type Entry struct {
-	Type string                  `json:"type"`
-	Run  string                  `json:"run"`
-	Key  string                  `json:"key,omitempty"`
-	Call protocol.TrajectoryCall `json:"call"`
+	Type     string                  `json:"type"`
+	Run      string                  `json:"run"`
+	Instance uint64                  `json:"instance,omitempty"`
+	Key      string                  `json:"key,omitempty"`
+	Call     protocol.TrajectoryCall `json:"call"`
 }
 
 // History is a branch's history as the session manager projects it from
@@ -144,7 +146,7 @@ func (t *Transcripts) History(b Branch) History {
 		return History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}}
 	}
 	if tr.cache == nil {
-		h := project(tr.lines, "")
+		h := project(tr.lines, nil)
 		h.Truncated = tr.dropped
 		tr.cache = &h
 	}
@@ -162,36 +164,46 @@ func (t *Transcripts) Reload(b Branch) {
 	}
 }
 
-// RunActivity is the nested activity run wrote on branch b, read from the
-// persisted entries (what finalisation and agent-end hooks read).
-func (t *Transcripts) RunActivity(b Branch, run string) []protocol.TrajectoryCall {
+// RunActivity is the nested activity run (its instance) wrote on branch b,
+// read from the persisted entries (what finalisation and agent-end hooks
+// read): an ended run that had the same id is not part of it.
+func (t *Transcripts) RunActivity(b Branch, run string, instance uint64) []protocol.TrajectoryCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tr := t.by[b]
 	if tr == nil {
 		return []protocol.TrajectoryCall{}
 	}
-	return project(tr.lines, run).Activity
+	return project(tr.lines, &runInstance{run, instance}).Activity
 }
 
-// project decodes lines (only run's when run is not empty) into a History.
+// runInstance is one run: its id and instance (Entry.Instance).
+type runInstance struct {
+	run      string
+	instance uint64
+}
+
+// project decodes lines (only those of run when it is not nil) into a History.
 // A model call repeated with the same Key (replay identity: same
 // toolCallId, assistantResponseId and input; without a Key the ids alone)
 // is one call replayed: it keeps its place, as does an activity row whose
 // nested toolCallId was already written (CM-NEST-18). The same ids with
 // other input are another call with its own entry.
-func project(lines [][]byte, run string) History {
+func project(lines [][]byte, run *runInstance) History {
 	h := History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}}
-	type key struct{ replay, resp, id string }
+	type key struct {
+		instance              uint64
+		replay, resp, id, run string
+	}
 	calls := map[key]int{}
 	rows := map[string]int{}
 	for _, line := range lines {
 		var e Entry
-		if json.Unmarshal(line, &e) != nil || (run != "" && e.Run != run) {
+		if json.Unmarshal(line, &e) != nil || (run != nil && (e.Run != run.run || e.Instance != run.instance)) {
 			continue
 		}
 		c := e.Call
-		k := key{e.Key, c.AssistantResponseID, c.ToolCallID}
+		k := key{e.Instance, e.Key, c.AssistantResponseID, c.ToolCallID, e.Run}
 		switch e.Type {
 		case EntryModelCall:
 			if i, ok := calls[k]; ok {

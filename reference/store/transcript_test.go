@@ -58,12 +58,32 @@ func TestTranscriptHistory(t *testing.T) {
 	if d := cmp.Diff(want, ts.History(b)); d != "" {
 		t.Fatalf("history after Reload (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(want.Activity[2:], ts.RunActivity(b, "r2")); d != "" {
+	if d := cmp.Diff(want.Activity[2:], ts.RunActivity(b, "r2", 0)); d != "" {
 		t.Fatalf("RunActivity r2 (-want +got):\n%s", d)
 	}
 	other := Branch{SessionID: "s", SessionKey: "k", Name: "fork"}
 	if h := ts.History(other); len(h.Activity)+len(h.Replay) != 0 || h.Activity == nil || h.Replay == nil {
 		t.Fatalf("another branch must see nothing (and empty, not nil, views): %+v", h)
+	}
+}
+
+// TestTranscriptRunReuse: a run id reused after run.end is another run
+// instance: RunActivity of the new one leaves out the ended run's rows, and
+// the replay view keeps both runs' model calls even with the same ids
+// (finding 9 of the adversarial pass).
+func TestTranscriptRunReuse(t *testing.T) {
+	var ts Transcripts
+	b := Branch{SessionID: "s", SessionKey: "k"}
+	for inst := uint64(1); inst <= 2; inst++ {
+		_ = ts.Append(b, Entry{Type: EntryModelCall, Run: "r1", Instance: inst, Key: fmt.Sprint("k", inst), Call: protocol.TrajectoryCall{ToolCallID: "call-1", Tool: "exec", Status: "running"}})
+		_ = ts.Append(b, Entry{Type: EntryNestedActivity, Run: "r1", Instance: inst, Call: protocol.TrajectoryCall{ToolCallID: fmt.Sprint("n", inst), ParentToolCallID: "call-1", Tool: "echo", Status: "ok"}})
+	}
+	got := ts.RunActivity(b, "r1", 2)
+	if len(got) != 1 || got[0].ToolCallID != "n2" {
+		t.Errorf("RunActivity of the second r1: %+v, want only its own row n2", got)
+	}
+	if h := ts.History(b); len(h.Replay) != 2 || len(h.Activity) != 2 {
+		t.Errorf("history: %d model calls, %d rows; want both runs' call-1 and both rows", len(h.Replay), len(h.Activity))
 	}
 }
 
