@@ -214,6 +214,7 @@ func (r *agentRun) persist(kind, key string, c protocol.TrajectoryCall) {
 	if r.history == nil {
 		return
 	}
+	c = boundedIDs(c)
 	c.Input = boundedInput(c.Input)
 	_ = r.transcripts.Append(*r.history, store.Entry{Type: kind, Run: r.id, Instance: r.instance, Key: key, Call: c})
 }
@@ -246,8 +247,8 @@ func (c *cell) persistActivity(ctx context.Context, p protocol.InvokeParams, sta
 	}
 	r.activity.begin()
 	defer r.activity.end()
-	row := protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID, Tool: p.Tool,
-		CatalogID: p.CatalogID, Input: boundedInput(p.Input), Status: status, DisplayOnly: true}
+	row := boundedIDs(protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID, Tool: p.Tool,
+		CatalogID: p.CatalogID, Input: boundedInput(p.Input), Status: status, DisplayOnly: true})
 	if r.gate.messageWrite && r.hooker != nil {
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), messageHookTimeout)
 		res, err := r.hooker.BeforeMessageWrite(hctx, protocol.MessageWriteParams{Run: r.id, Row: row})

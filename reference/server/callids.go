@@ -3,6 +3,7 @@ package server
 import (
 	"sync"
 
+	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
 )
@@ -16,6 +17,11 @@ import (
 // toolCallId, and a repeated pair is the replay §4.2 defines once the first
 // call was answered; a repeat while a call of the pair is still in flight
 // is refused (two in-flight calls would share their nested ids).
+// maxRunCallIDs bounds the toolCallIds one run may use (spec/protocol.md
+// §3): with ids of at most MaxCallIDBytes a run's used set stays within
+// 16 MiB.
+const maxRunCallIDs = 16384
+
 type callIDs struct {
 	replays bool
 	mu      sync.Mutex
@@ -32,6 +38,10 @@ type callIDs struct {
 func (c *callIDs) claim(method string, p *protocol.ToolCallParams, known bool, live func() bool) (release func(), err error) {
 	if p.ToolCallID == "" {
 		return func() {}, jrpc2.Errorf(jrpc2.InvalidParams, "%s: toolCallId must be a non-empty string", method)
+	}
+	if len(p.ToolCallID) > codemode.MaxCallIDBytes || len(p.AssistantResponseID) > codemode.MaxCallIDBytes {
+		return func() {}, jrpc2.Errorf(jrpc2.InvalidParams, "%s: toolCallId (%d bytes) and assistantResponseId (%d bytes) may have at most %d bytes each",
+			method, len(p.ToolCallID), len(p.AssistantResponseID), codemode.MaxCallIDBytes)
 	}
 	if !known {
 		return func() {}, nil
@@ -52,6 +62,9 @@ func (c *callIDs) claim(method string, p *protocol.ToolCallParams, known bool, l
 			defer c.mu.Unlock()
 			delete(c.busy, k)
 		}, nil
+	}
+	if len(c.used[p.Run]) >= maxRunCallIDs {
+		return func() {}, jrpc2.Errorf(jrpc2.InvalidParams, "%s: run %q already made %d exec/wait calls, the most one run may (each call id is kept to refuse repeats); end the run and prepare another", method, p.Run, maxRunCallIDs)
 	}
 	if c.used[p.Run][p.ToolCallID] {
 		return func() {}, jrpc2.Errorf(jrpc2.InvalidParams, "%s: toolCallId %q was already used in run %q: each exec/wait call of a run needs its own id", method, p.ToolCallID, p.Run)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,6 +44,10 @@ func TestToolCallIDs(t *testing.T) {
 		"wait, same id again":      exec(8, "tool.wait", "call-2"),
 		"exec, unknown run, empty": code(s.call(9, "tool.exec", map[string]any{"run": "nope", "toolCallId": "", "input": map[string]any{}}, nil)),
 		"exec, unknown run":        code(s.call(10, "tool.exec", map[string]any{"run": "nope", "toolCallId": "call-1", "input": map[string]any{}}, nil)),
+		"exec, id over 1 KiB":      exec(14, "tool.exec", strings.Repeat("i", 1025)),
+		"exec, id of 1 KiB":        exec(15, "tool.exec", strings.Repeat("i", 1024)),
+		"exec, response id over 1 KiB": code(s.call(16, "tool.exec", map[string]any{"run": "r", "toolCallId": "call-9",
+			"assistantResponseId": strings.Repeat("r", 1025), "input": map[string]any{"code": "return 1"}}, nil)),
 	}
 	s.call(11, "run.end", map[string]any{"run": "r"}, nil)
 	prep(12)
@@ -53,6 +58,7 @@ func TestToolCallIDs(t *testing.T) {
 		"wait, fresh id": 0, "wait, same id again": -32602,
 		"exec, unknown run, empty": -32602, "exec, unknown run": -32001,
 		"exec, id of an ended run's call": 0,
+		"exec, id over 1 KiB":             -32602, "exec, id of 1 KiB": 0, "exec, response id over 1 KiB": -32602,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("answers to tool.exec/tool.wait by toolCallId (0: a result; -want +got):\n%s", d)
@@ -88,4 +94,27 @@ func TestReplayInFlightRefused(t *testing.T) {
 		t.Errorf("replay after the first call ended: %v, want accepted", err)
 	}
 	r3()
+}
+
+// TestRunCallIDsBounded: a run's used-id set is bounded: past maxRunCallIDs
+// calls, tool.exec/tool.wait of the run is invalid params with a clear
+// message, other runs unaffected, and run.end frees it.
+func TestRunCallIDsBounded(t *testing.T) {
+	c := &callIDs{}
+	for i := 0; i < maxRunCallIDs; i++ {
+		if _, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "r", ToolCallID: fmt.Sprint(i)}, true, nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	_, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "r", ToolCallID: "one more"}, true, nil)
+	if err == nil || !strings.Contains(err.Error(), "end the run and prepare another") {
+		t.Errorf("call past the bound: %v, want -32602 saying to end the run", err)
+	}
+	if _, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "other", ToolCallID: "1"}, true, nil); err != nil {
+		t.Errorf("another run: %v, want accepted", err)
+	}
+	c.forget("r")
+	if _, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "r", ToolCallID: "one more"}, true, nil); err != nil {
+		t.Errorf("after run.end: %v, want accepted", err)
+	}
 }
