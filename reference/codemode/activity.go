@@ -22,9 +22,10 @@ import (
 // suppress a row without undoing the call.
 
 // messageHookTimeout bounds one hook.beforeMessageWrite or hook.agentEnd
-// round trip: a harness that never answers delays a row or run.end by at
-// most this, and the row is then written (an error counts as write).
-const messageHookTimeout = 10 * time.Second
+// round trip (spec/protocol.md §4.2): a harness that never answers delays
+// a row or run.end by at most this, and the row is then written (an error
+// counts as write); the server forgets the callback then.
+const messageHookTimeout = protocol.MessageHookBudget
 
 // endSettle bounds how long run.end waits for the run's nested calls that
 // its end cancelled to record their rows before hook.agentEnd.
