@@ -168,7 +168,7 @@ func (rt *Runtime) LiveReplay(run, toolCallID, responseID string) bool {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	r := rt.runs[run]
-	if r == nil || r.history == nil {
+	if r == nil || r.history == nil || rt.opts.Defects.ReplayWhileLive {
 		return false
 	}
 	for _, c := range rt.cells {
