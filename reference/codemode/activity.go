@@ -1,6 +1,7 @@
 package codemode
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,9 +22,10 @@ import (
 // suppress a row without undoing the call.
 
 // messageHookTimeout bounds one hook.beforeMessageWrite or hook.agentEnd
-// round trip: a harness that never answers delays a row or run.end by at
-// most this, and the row is then written (an error counts as write).
-const messageHookTimeout = 10 * time.Second
+// round trip (spec/protocol.md §4.2): a harness that never answers delays
+// a row or run.end by at most this, and the row is then written (an error
+// counts as write); the server forgets the callback then.
+const messageHookTimeout = protocol.MessageHookBudget
 
 // endSettle bounds how long run.end waits for the run's nested calls that
 // its end cancelled to record their rows before hook.agentEnd.
@@ -99,26 +101,82 @@ func (rt *Runtime) prepareHistory(run *agentRun, p protocol.PrepareParams) {
 }
 
 // replayID is the replay identity of a cell that exec call toolCallID of
-// run r starts, carried by assistant response responseID: a hash of the
-// run, the response and the call id, never of the cell's runId, so that a
-// replay of the same call gets the same nested ids and a call id reused in
-// another response gets others (CM-NEST-18). "" without nested-activity.
-func (rt *Runtime) replayID(r *agentRun, toolCallID, responseID string) string {
+// run r starts with input, carried by assistant response responseID: a hash
+// of the run, the response, the call id and the input, never of the cell's
+// runId, so that a replay of the same call (same input) gets the same
+// nested ids, and a call id reused in another response or with other input
+// gets others (CM-NEST-18). "" without nested-activity.
+func (rt *Runtime) replayID(r *agentRun, toolCallID, responseID string, input json.RawMessage) string {
 	if r.history == nil {
 		return ""
 	}
 	if rt.opts.Defects.ReplayIgnoresResponse {
 		responseID = ""
 	}
-	return replayIdentity(r.id, responseID, toolCallID)
+	if rt.opts.Defects.ReplayIgnoresInput {
+		input = nil
+	}
+	return replayIdentity(r.id, r.instance, responseID, toolCallID, input)
+}
+
+// replayIDOf is replayID for run's exec call (tests).
+func (rt *Runtime) replayIDOf(run, toolCallID, responseID string, input json.RawMessage) string {
+	r, ok := rt.run(run)
+	if !ok {
+		return ""
+	}
+	return rt.replayID(r, toolCallID, responseID, input)
 }
 
 // replayIdentity is "cm_replay_" and 24 hex digits of the SHA-256 of the
-// JSON array [run, responseID, toolCallID].
-func replayIdentity(run, responseID, toolCallID string) string {
-	id, _ := json.Marshal([]string{run, responseID, toolCallID})
+// JSON array [run, instance, responseID, toolCallID, input], input
+// compacted JSON text (as sent when it is not valid JSON). instance tells
+// apart runs that reused an ended run's id (agentRun.instance).
+func replayIdentity(run string, instance uint64, responseID, toolCallID string, input json.RawMessage) string {
+	id, _ := json.Marshal([]any{run, instance, responseID, toolCallID, compactInput(input)})
 	sum := sha256.Sum256(id)
 	return "cm_replay_" + hex.EncodeToString(sum[:12])
+}
+
+// compactInput is in without insignificant whitespace, so that a replay
+// re-encoded by the harness keeps its identity.
+func compactInput(in json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, in) != nil {
+		return string(in)
+	}
+	return b.String()
+}
+
+// modelCallKey is what the session transcript keys a model call by: its
+// replay identity (run, response, call id, input). A repeat with the same
+// key is the call replayed; a repeat of the ids with other input is another
+// call and keeps its own entry (CM-NEST-18).
+func (r *agentRun) modelCallKey(toolCallID, responseID string, input json.RawMessage) string {
+	if r.history == nil {
+		return ""
+	}
+	return replayIdentity(r.id, r.instance, responseID, toolCallID, input)
+}
+
+// LiveReplay reports whether exec call toolCallID of assistant response
+// responseID started a cell of run that is still live (running, waiting or
+// resuming): a repeat of the pair then would put two cells' nested calls
+// under the same ids, so the server refuses it (spec/protocol.md §4.2).
+// Always false without nested-activity.
+func (rt *Runtime) LiveReplay(run, toolCallID, responseID string) bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	r := rt.runs[run]
+	if r == nil || r.history == nil || rt.opts.Defects.ReplayWhileLive {
+		return false
+	}
+	for _, c := range rt.cells {
+		if c.run == r && c.origin == [2]string{responseID, toolCallID} {
+			return true
+		}
+	}
+	return false
 }
 
 // TraceDirect writes a direct tool call of the model (agent.turn) to the
@@ -131,32 +189,35 @@ func (rt *Runtime) TraceDirect(run, toolCallID, responseID, tool string, input j
 		return func(error) {}
 	}
 	call := protocol.TrajectoryCall{ToolCallID: toolCallID, AssistantResponseID: responseID, Tool: tool, Input: input, Status: "pending"}
-	r.persistModelCall(call)
+	key := r.modelCallKey(toolCallID, responseID, input)
+	r.persistModelCall(key, call)
 	return func(err error) {
 		call.Status = "ok"
 		if err != nil {
 			call.Status = "error"
 		}
-		r.persistModelResult(call)
+		r.persistModelResult(key, call)
 	}
 }
 
 // persistModelCall writes a model call (exec/wait) to the session
-// transcript as it starts; persistModelResult its result status.
-func (r *agentRun) persistModelCall(c protocol.TrajectoryCall) {
-	r.persist(store.EntryModelCall, c)
+// transcript as it starts, keyed by key (modelCallKey); persistModelResult
+// its result status.
+func (r *agentRun) persistModelCall(key string, c protocol.TrajectoryCall) {
+	r.persist(store.EntryModelCall, key, c)
 }
 
-func (r *agentRun) persistModelResult(c protocol.TrajectoryCall) {
-	r.persist(store.EntryModelResult, protocol.TrajectoryCall{ToolCallID: c.ToolCallID, AssistantResponseID: c.AssistantResponseID, Tool: c.Tool, Status: c.Status})
+func (r *agentRun) persistModelResult(key string, c protocol.TrajectoryCall) {
+	r.persist(store.EntryModelResult, key, protocol.TrajectoryCall{ToolCallID: c.ToolCallID, AssistantResponseID: c.AssistantResponseID, Tool: c.Tool, Status: c.Status})
 }
 
-func (r *agentRun) persist(kind string, c protocol.TrajectoryCall) {
+func (r *agentRun) persist(kind, key string, c protocol.TrajectoryCall) {
 	if r.history == nil {
 		return
 	}
+	c = boundedIDs(c)
 	c.Input = boundedInput(c.Input)
-	_ = r.transcripts.Append(*r.history, store.Entry{Type: kind, Run: r.id, Call: c})
+	_ = r.transcripts.Append(*r.history, store.Entry{Type: kind, Run: r.id, Instance: r.instance, Key: key, Call: c})
 }
 
 // noteExecuted records that nested call id ran (its tool was invoked):
@@ -187,8 +248,8 @@ func (c *cell) persistActivity(ctx context.Context, p protocol.InvokeParams, sta
 	}
 	r.activity.begin()
 	defer r.activity.end()
-	row := protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID, Tool: p.Tool,
-		CatalogID: p.CatalogID, Input: boundedInput(p.Input), Status: status, DisplayOnly: true}
+	row := boundedIDs(protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID, Tool: p.Tool,
+		CatalogID: p.CatalogID, Input: boundedInput(p.Input), Status: status, DisplayOnly: true})
 	if r.gate.messageWrite && r.hooker != nil {
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), messageHookTimeout)
 		res, err := r.hooker.BeforeMessageWrite(hctx, protocol.MessageWriteParams{Run: r.id, Row: row})
@@ -202,7 +263,7 @@ func (c *cell) persistActivity(ctx context.Context, p protocol.InvokeParams, sta
 			return // never persisted; the call and its effects stand
 		}
 	}
-	_ = r.transcripts.Append(*r.history, store.Entry{Type: store.EntryNestedActivity, Run: r.id, Call: row})
+	_ = r.transcripts.Append(*r.history, store.Entry{Type: store.EntryNestedActivity, Run: r.id, Instance: r.instance, Call: row})
 }
 
 // ErrBadView is returned by TrajectoryView for a view the profile does not
@@ -262,7 +323,7 @@ func (rt *Runtime) EndRun(ctx context.Context, run string) bool {
 		return true
 	}
 	r.activity.settled(endSettle)
-	p := protocol.AgentEndParams{Run: run, Activity: rt.transcripts.RunActivity(*r.history, run)}
+	p := protocol.AgentEndParams{Run: run, Activity: rt.transcripts.RunActivity(*r.history, run, r.instance)}
 	r.activity.mu.Lock()
 	p.ExecutedToolCallIDs = append([]string{}, r.activity.executed...)
 	p.Truncated = r.activity.truncated

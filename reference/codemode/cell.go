@@ -20,8 +20,11 @@ type cell struct {
 	// replayID is the cell's replay identity under nested-activity, from
 	// which its nested call ids derive (activity.go, CM-NEST-18); "" else.
 	replayID string
-	run      *agentRun
-	adm      *Admission // counts the cell's snapshot while it holds one
+	// origin is the [assistantResponseId, toolCallId] of the exec call that
+	// started the cell (LiveReplay, activity.go).
+	origin [2]string
+	run    *agentRun
+	adm    *Admission // counts the cell's snapshot while it holds one
 
 	// callCtx outlives a single exec/wait: nested calls keep running while
 	// the cell is suspended. cancel ends them (terminal states, abort).

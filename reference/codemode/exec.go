@@ -92,8 +92,8 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 	r.mu.Lock()
 	r.execCount++
 	r.mu.Unlock()
-	c, aborted := rt.newCell(r)
-	c.replayID = rt.replayID(r, toolCallID, responseID) // activity.go
+	c, aborted := rt.newCell(r, [2]string{responseID, toolCallID})
+	c.replayID = rt.replayID(r, toolCallID, responseID, input) // activity.go
 	s := &step{rt: rt, c: c, parent: toolCallID, start: start, deadline: start.Add(time.Duration(r.cfg.TimeoutMs) * time.Millisecond)}
 	if aborted {
 		return s.fail(result.Failed(result.CodeAborted, "the run was aborted")), nil
@@ -154,9 +154,9 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 // newCell registers a cell of run r, unless r was aborted: the check and the
 // registration happen under rt.mu, which Abort also holds while it sets the
 // flag, so an abort racing an exec either sees the cell or stops it here.
-func (rt *Runtime) newCell(r *agentRun) (c *cell, aborted bool) {
+func (rt *Runtime) newCell(r *agentRun, origin [2]string) (c *cell, aborted bool) {
 	ctx, cancel := context.WithCancel(context.Background())
-	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, adm: rt.opts.Admission, callCtx: ctx, cancel: cancel,
+	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, origin: origin, adm: rt.opts.Admission, callCtx: ctx, cancel: cancel,
 		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}}
 	rt.mu.Lock()
 	r.mu.Lock()

@@ -51,7 +51,7 @@ func FuzzGuestPoll(f *testing.F) {
 		}
 		run := &agentRun{id: "fuzz", cfg: cfg, active: true}
 		run.cat.Store(catalog.Build(nil))
-		c, _ := rt.newCell(run)
+		c, _ := rt.newCell(run, [2]string{})
 		s := &step{rt: rt, c: c, start: time.Now()}
 		var res result.Result
 		if r, bad := s.takeOutput(p.Output); bad {

@@ -118,7 +118,8 @@ func TestBridgeQueueByProfile(t *testing.T) {
 // original request ids and inputs (CM-NEST-14).
 func TestQueuedCallsSurviveSuspension(t *testing.T) {
 	rt, inv := queueRun(t, "v2", `{"enabled": true, "maxPendingToolCalls": 1, "timeoutMs": 1000}`)
-	res := queueExec(t, rt, "exec-1", `return (await Promise.all([tools.call(echo, {hold: true, tag: "a"}), tools.call(echo, {tag: "b"}), tools.call(echo, {tag: "c"})])).map((x) => x.tag);`)
+	code := `return (await Promise.all([tools.call(echo, {hold: true, tag: "a"}), tools.call(echo, {tag: "b"}), tools.call(echo, {tag: "c"})])).map((x) => x.tag);`
+	res := queueExec(t, rt, "exec-1", code)
 	if res.Status != result.StatusWaiting {
 		t.Fatalf("exec: %+v, want waiting on the held call", res)
 	}
@@ -136,7 +137,8 @@ func TestQueuedCallsSurviveSuspension(t *testing.T) {
 	for _, c := range inv.calls {
 		got = append(got, fmt.Sprintf("%s %s %s", c.ToolCallID, c.ParentToolCallID, c.Input))
 	}
-	prefix := replayIdentity("q", "", "exec-1") // v2 declares nested-activity: ids from the replay identity (CM-NEST-18)
+	execIn, _ := json.Marshal(map[string]string{"code": `const echo = ALL_TOOLS[0].id; ` + code})
+	prefix := rt.replayIDOf("q", "exec-1", "", execIn) // v2 declares nested-activity: ids from the replay identity (CM-NEST-18)
 	want := []string{
 		prefix + `/call-001 exec-1 {"hold":true,"tag":"a"}`,
 		prefix + `/call-002 exec-1 {"tag":"b"}`,

@@ -37,6 +37,12 @@ type Defects struct {
 	// ReplayIgnoresResponse derives nested call ids from the run and the
 	// exec call id only, not its assistant response (CM-NEST-18).
 	ReplayIgnoresResponse bool
+	// ReplayIgnoresInput derives nested call ids without the exec input, so
+	// a repeat of the call ids with other code collides (CM-NEST-18).
+	ReplayIgnoresInput bool
+	// ReplayWhileLive accepts a replay of an exec call whose cell is still
+	// live, so both cells' nested calls share their ids (CM-NEST-18).
+	ReplayWhileLive bool
 	// ReplayActivity puts the nested activity into run.trajectory's replay
 	// view, as if it were replayed to the provider (CM-NEST-17).
 	ReplayActivity bool

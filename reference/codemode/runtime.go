@@ -94,6 +94,8 @@ type Runtime struct {
 	order []string          // ended ids, oldest first
 
 	seq atomic.Int64
+	// instances numbers the prepared runs of the process (agentRun.instance).
+	instances atomic.Uint64
 
 	sweeper sweepTimer // sweep.go
 	// closing is cancelled by Close; MCP connects in flight (connects)
@@ -105,10 +107,13 @@ type Runtime struct {
 
 // agentRun is one prepared agent run: its identity, config and catalog.
 type agentRun struct {
-	id     string
-	ctx    protocol.RunContext
-	cfg    config.Config
-	active bool
+	id string
+	// instance tells this run from an ended one that had the same id: the
+	// session transcript keys its entries and replay identities by it.
+	instance uint64
+	ctx      protocol.RunContext
+	cfg      config.Config
+	active   bool
 	// cat is the run's hidden catalog; run.update swaps it (update.go),
 	// so read it through catalog().
 	cat     atomic.Pointer[catalog.Catalog]
@@ -203,7 +208,7 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		mcpRun = nil
 	}
 	effective := catalog.Effective(p)
-	run := &agentRun{id: p.Run, ctx: p.RunContext, cfg: cfg, mcp: mcpRun, gate: rt.gatingOf(p)}
+	run := &agentRun{id: p.Run, instance: rt.instances.Add(1), ctx: p.RunContext, cfg: cfg, mcp: mcpRun, gate: rt.gatingOf(p)}
 	switch {
 	case !cfg.Enabled || len(effective) == 0:
 		for _, t := range effective {

@@ -2,8 +2,11 @@ package codemode
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -15,7 +18,32 @@ import (
 const (
 	maxTrajectoryCalls = 4096
 	maxTrajectoryInput = 2 << 10 // 4096 × 2 KiB stays well inside the 16 MiB message bound (protocol.md §1)
+	// maxTrajectoryCallBytes bounds the encoded calls a run's trajectory
+	// keeps: with maxTrajectoryEntryBytes of store entries a run.trajectory
+	// answer stays within the 16 MiB message bound whatever the ids.
+	maxTrajectoryCallBytes = 8 << 20
 )
+
+// MaxCallIDBytes bounds the ids the reference stores and echoes:
+// tool.exec/tool.wait toolCallId and assistantResponseId (longer: -32602,
+// spec/protocol.md §3), and so the parentToolCallId of nested calls.
+const MaxCallIDBytes = 1 << 10
+
+// boundedID is id, or for one over MaxCallIDBytes (a direct tool call id
+// from a provider) its first 64 bytes and the hex SHA-256 of all of it.
+func boundedID(id string) string {
+	if len(id) <= MaxCallIDBytes {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return fmt.Sprintf("%s…sha256:%s", strings.ToValidUTF8(id[:64], ""), hex.EncodeToString(sum[:]))
+}
+
+// boundedIDs bounds the ids of c (boundedID).
+func boundedIDs(c protocol.TrajectoryCall) protocol.TrajectoryCall {
+	c.ToolCallID, c.ParentToolCallID, c.AssistantResponseID = boundedID(c.ToolCallID), boundedID(c.ParentToolCallID), boundedID(c.AssistantResponseID)
+	return c
+}
 
 // trajectory is a run's tool calls as its transcript would hold them:
 // exec/wait calls and, under each, the nested calls made during it as real
@@ -23,6 +51,7 @@ const (
 type trajectory struct {
 	mu        sync.Mutex
 	calls     []protocol.TrajectoryCall
+	callBytes int            // encoded calls (maxTrajectoryCallBytes)
 	index     map[string]int // by toolCallId
 	truncated bool
 	// entries are the run's openclaw.code-mode-store transcript entries
@@ -77,7 +106,14 @@ func (t *trajectory) add(c protocol.TrajectoryCall) {
 	if t.index == nil {
 		t.index = map[string]int{}
 	}
+	c = boundedIDs(c)
 	c.Input = boundedInput(c.Input)
+	n := len(c.ToolCallID) + len(c.ParentToolCallID) + len(c.AssistantResponseID) + len(c.Tool) + len(c.CatalogID) + len(c.Input) + 160 // names, quotes, status
+	if t.callBytes+n > maxTrajectoryCallBytes {
+		t.truncated = true
+		return
+	}
+	t.callBytes += n
 	t.index[c.ToolCallID] = len(t.calls)
 	t.calls = append(t.calls, c)
 }
@@ -86,7 +122,7 @@ func (t *trajectory) add(c protocol.TrajectoryCall) {
 func (t *trajectory) settle(toolCallID, status string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if i, ok := t.index[toolCallID]; ok {
+	if i, ok := t.index[boundedID(toolCallID)]; ok {
 		t.calls[i].Status = status
 	}
 }
@@ -112,9 +148,11 @@ func (rt *Runtime) Traced(run, tool, callID string, input json.RawMessage, f fun
 func (rt *Runtime) TracedIn(run, tool, callID, responseID string, input json.RawMessage, f func() (result.Result, error)) (result.Result, error) {
 	r, ok := rt.run(run)
 	call := protocol.TrajectoryCall{ToolCallID: callID, Tool: tool, Input: input, Status: "running", AssistantResponseID: responseID}
+	key := ""
 	if ok {
+		key = r.modelCallKey(callID, responseID, input)
 		r.traj.add(call)
-		r.persistModelCall(call)
+		r.persistModelCall(key, call)
 	}
 	res, err := f()
 	if ok {
@@ -124,7 +162,7 @@ func (rt *Runtime) TracedIn(run, tool, callID, responseID string, input json.Raw
 		}
 		r.traj.settle(callID, status)
 		call.Status = status
-		r.persistModelResult(call)
+		r.persistModelResult(key, call)
 	}
 	return res, err
 }

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -41,6 +44,10 @@ func TestToolCallIDs(t *testing.T) {
 		"wait, same id again":      exec(8, "tool.wait", "call-2"),
 		"exec, unknown run, empty": code(s.call(9, "tool.exec", map[string]any{"run": "nope", "toolCallId": "", "input": map[string]any{}}, nil)),
 		"exec, unknown run":        code(s.call(10, "tool.exec", map[string]any{"run": "nope", "toolCallId": "call-1", "input": map[string]any{}}, nil)),
+		"exec, id over 1 KiB":      exec(14, "tool.exec", strings.Repeat("i", 1025)),
+		"exec, id of 1 KiB":        exec(15, "tool.exec", strings.Repeat("i", 1024)),
+		"exec, response id over 1 KiB": code(s.call(16, "tool.exec", map[string]any{"run": "r", "toolCallId": "call-9",
+			"assistantResponseId": strings.Repeat("r", 1025), "input": map[string]any{"code": "return 1"}}, nil)),
 	}
 	s.call(11, "run.end", map[string]any{"run": "r"}, nil)
 	prep(12)
@@ -51,8 +58,63 @@ func TestToolCallIDs(t *testing.T) {
 		"wait, fresh id": 0, "wait, same id again": -32602,
 		"exec, unknown run, empty": -32602, "exec, unknown run": -32001,
 		"exec, id of an ended run's call": 0,
+		"exec, id over 1 KiB":             -32602, "exec, id of 1 KiB": 0, "exec, response id over 1 KiB": -32602,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("answers to tool.exec/tool.wait by toolCallId (0: a result; -want +got):\n%s", d)
+	}
+}
+
+// TestReplayInFlightRefused: under nested-activity a repeat of an
+// (assistantResponseId, toolCallId) pair while a call of the pair is in
+// flight, or while the cell its exec started is live, is invalid params; once
+// released the pair may be replayed (spec/protocol.md §3, §4.2).
+func TestReplayInFlightRefused(t *testing.T) {
+	c := &callIDs{replays: true}
+	p := &protocol.ToolCallParams{Run: "r", ToolCallID: "call_1", AssistantResponseID: "resp-1"}
+	release, err := c.claim("tool.exec", p, true, nil)
+	if err != nil {
+		t.Fatalf("first claim: %v", err)
+	}
+	if _, err := c.claim("tool.exec", p, true, nil); err == nil || !strings.Contains(err.Error(), "still in flight") {
+		t.Errorf("repeat while in flight: %v, want -32602 still in flight", err)
+	}
+	other := &protocol.ToolCallParams{Run: "r", ToolCallID: "call_1", AssistantResponseID: "resp-2"}
+	if r2, err := c.claim("tool.exec", other, true, nil); err != nil {
+		t.Errorf("same call id in another response: %v, want accepted", err)
+	} else {
+		r2()
+	}
+	release()
+	if _, err := c.claim("tool.exec", p, true, func() bool { return true }); err == nil {
+		t.Errorf("repeat while the first call's cell is live: accepted, want -32602")
+	}
+	r3, err := c.claim("tool.exec", p, true, func() bool { return false })
+	if err != nil {
+		t.Errorf("replay after the first call ended: %v, want accepted", err)
+	}
+	r3()
+}
+
+// TestRunCallIDsBounded: a run's used-id set is bounded: past maxRunCallIDs
+// calls, tool.exec/tool.wait of the run is invalid params with a clear
+// message, other runs unaffected, and run.end frees it.
+func TestRunCallIDsBounded(t *testing.T) {
+	c := &callIDs{}
+	for i := 0; i < maxRunCallIDs; i++ {
+		if _, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "r", ToolCallID: fmt.Sprint(i)}, true, nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	_, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "r", ToolCallID: "one more"}, true, nil)
+	if err == nil || !strings.Contains(err.Error(), "end the run and prepare another") {
+		t.Errorf("call past the bound: %v, want -32602 saying to end the run", err)
+	}
+	if _, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "other", ToolCallID: "1"}, true, nil); err != nil {
+		t.Errorf("another run: %v, want accepted", err)
+	}
+	c.forget("r")
+	if _, err := c.claim("tool.exec", &protocol.ToolCallParams{Run: "r", ToolCallID: "one more"}, true, nil); err != nil {
+		t.Errorf("after run.end: %v, want accepted", err)
 	}
 }

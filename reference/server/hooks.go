@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/creachadair/jrpc2"
@@ -39,9 +40,13 @@ func (i *invoker) AgentEnd(ctx context.Context, p protocol.AgentEndParams) error
 	return i.ask(ctx, protocol.MethodHookAgentEnd, p, &out)
 }
 
-// ask makes one target → harness request and decodes its answer into out.
-// As in Invoke, the callback itself is never canceled (jrpc2 would forget
-// its id); the caller stops waiting when ctx ends.
+// ask makes one target → harness request and decodes its answer into out;
+// the caller stops waiting when ctx ends. As in Invoke, the callback itself
+// is canceled only once the stray filter forgot its id, so that a late
+// answer is dropped there and never answered by jrpc2 with an error: for a
+// message hook, a second after protocol.MessageHookBudget (the filter
+// forgets at the budget, spec/protocol/stray.go), so no unanswered hook is
+// kept past it; other hooks wait for their answer.
 func (i *invoker) ask(ctx context.Context, method string, params, out any) error {
 	i.mu.Lock()
 	srv := i.srv
@@ -53,9 +58,14 @@ func (i *invoker) ask(ctx context.Context, method string, params, out any) error
 		rsp *jrpc2.Response
 		err error
 	}
+	cbctx, cbcancel := context.WithoutCancel(ctx), context.CancelFunc(func() {})
+	if method == protocol.MethodHookBeforeMessageWrite || method == protocol.MethodHookAgentEnd {
+		cbctx, cbcancel = context.WithTimeout(cbctx, protocol.MessageHookBudget+time.Second)
+	}
 	ch := make(chan answer, 1)
 	go func() {
-		rsp, err := srv.Callback(context.WithoutCancel(ctx), method, params)
+		defer cbcancel()
+		rsp, err := srv.Callback(cbctx, method, params)
 		ch <- answer{rsp, err}
 	}()
 	select {

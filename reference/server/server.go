@@ -200,7 +200,9 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			if err := needRun(protocol.MethodToolExec, p); err != nil {
 				return nil, err
 			}
-			if err := ids.claim(protocol.MethodToolExec, p, rt.HasRun(p.Run)); err != nil {
+			release, err := ids.claim(protocol.MethodToolExec, p, rt.HasRun(p.Run), func() bool { return rt.LiveReplay(p.Run, p.ToolCallID, p.AssistantResponseID) })
+			defer release()
+			if err != nil {
 				return nil, err
 			}
 			return marshal(rt.TracedIn(p.Run, "exec", p.ToolCallID, p.AssistantResponseID, p.Input, func() (result.Result, error) {
@@ -211,7 +213,9 @@ func methods(rt *codemode.Runtime, inv *invoker, ro codemode.Options, shutdown f
 			if err := needRun(protocol.MethodToolWait, p); err != nil {
 				return nil, err
 			}
-			if err := ids.claim(protocol.MethodToolWait, p, rt.HasRun(p.Run)); err != nil {
+			release, err := ids.claim(protocol.MethodToolWait, p, rt.HasRun(p.Run), nil)
+			defer release()
+			if err != nil {
 				return nil, err
 			}
 			return marshal(rt.TracedIn(p.Run, "wait", p.ToolCallID, p.AssistantResponseID, p.Input, func() (result.Result, error) { return rt.Wait(ctx, p.Run, p.ToolCallID, p.Input) }))

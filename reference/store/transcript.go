@@ -2,6 +2,8 @@ package store
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -20,24 +22,39 @@ const (
 )
 
 // Bounds of the transcripts (reference, protocol.md §4.2): a branch keeps
-// its last MaxTranscriptEntries entries (older ones are dropped and its views
-// say truncated), and the transcripts of a process hold at most
-// MaxTranscriptBytes of encoded entries (past it, the transcripts of the
-// branches written least recently are dropped whole). Inputs are bounded
-// by the caller (2 KiB in the reference), so a view stays far below the
-// 16 MiB message bound.
+// its last MaxTranscriptEntries entries and at most MaxBranchBytes of
+// encoded entries (older ones are dropped and its views say truncated), so
+// a view stays below the 16 MiB message bound; an entry over
+// MaxEntryBytes is not kept (the branch says truncated). The transcripts of
+// a process hold at most MaxTranscriptBytes (entries, and each branch's
+// key and branchOverhead): past it the oldest entries of the process are
+// dropped, whichever branch holds them, and each branch that lost one says
+// truncated, also once emptied. Only when nothing but emptied branches is
+// left are those forgotten, oldest first; from then on a branch the process
+// holds nothing of says truncated, since it may be one of them.
 const (
 	MaxTranscriptEntries = 4096
+	MaxBranchBytes       = 8 << 20
+	MaxEntryBytes        = 64 << 10
 	MaxTranscriptBytes   = 64 << 20
+	branchOverhead       = 256
 )
 
+// ErrEntryTooLarge is returned by Append for an entry over MaxEntryBytes.
+var ErrEntryTooLarge = errors.New("transcript entry too large")
+
 // Entry is one persisted transcript entry. Run is the agent run that wrote
-// it; Call is the model call (ToolCallID, AssistantResponseID, Tool, Input,
-// Status) or the nested-activity row.
+// it and Instance which run of that id (a run id may be reused after
+// run.end; the reference numbers the runs of its process); Key, for a model call or result, is the call's replay identity (run,
+// assistantResponseId, toolCallId and input): entries with the same Key are
+// one call replayed; Call is the model call (ToolCallID,
+// AssistantResponseID, Tool, Input, Status) or the nested-activity row.
 type Entry struct {
-	Type string                  `json:"type"`
-	Run  string                  `json:"run"`
-	Call protocol.TrajectoryCall `json:"call"`
+	Type     string                  `json:"type"`
+	Run      string                  `json:"run"`
+	Instance uint64                  `json:"instance,omitempty"`
+	Key      string                  `json:"key,omitempty"`
+	Call     protocol.TrajectoryCall `json:"call"`
 }
 
 // History is a branch's history as the session manager projects it from
@@ -54,21 +71,41 @@ type History struct {
 // projection of those bytes, cached until the next append or Reload: what
 // a reload gives back is exactly what was persisted. The zero value is ready.
 type Transcripts struct {
-	mu    sync.Mutex
-	by    map[Branch]*transcript
-	bytes int64
-	clock int64
+	mu     sync.Mutex
+	by     map[Branch]*transcript
+	bytes  int64
+	clock  int64
+	forgot bool // an emptied branch was forgotten: unknown branches say truncated
 }
 
 type transcript struct {
 	lines   [][]byte
+	seqs    []int64 // clock of each line's append (process-wide eviction order)
 	bytes   int64
 	dropped bool
-	used    int64    // clock of the last append (eviction order)
+	used    int64    // clock of the last append
 	cache   *History // projection of lines; nil: not built
 }
 
-// Append persists e on branch b.
+// branchCost is what b's record counts against MaxTranscriptBytes besides
+// its entries.
+func branchCost(b Branch) int64 {
+	return int64(len(b.SessionID)+len(b.SessionKey)+len(b.Name)) + branchOverhead
+}
+
+// dropFirst drops tr's oldest entry.
+func (t *Transcripts) dropFirst(tr *transcript) {
+	n := int64(len(tr.lines[0]))
+	tr.lines[0] = nil
+	tr.lines, tr.seqs = tr.lines[1:], tr.seqs[1:]
+	tr.bytes -= n
+	t.bytes -= n
+	tr.dropped = true
+	tr.cache = nil
+}
+
+// Append persists e on branch b. An entry over MaxEntryBytes is not kept:
+// ErrEntryTooLarge, and b's views say truncated.
 func (t *Transcripts) Append(b Branch, e Entry) error {
 	line, err := json.Marshal(e)
 	if err != nil {
@@ -83,52 +120,59 @@ func (t *Transcripts) Append(b Branch, e Entry) error {
 	if tr == nil {
 		tr = &transcript{}
 		t.by[b] = tr
+		t.bytes += branchCost(b)
 	}
 	t.clock++
 	tr.used = t.clock
+	tr.cache = nil
+	if len(line) > MaxEntryBytes {
+		tr.dropped = true
+		return fmt.Errorf("%w: %d bytes, at most %d", ErrEntryTooLarge, len(line), MaxEntryBytes)
+	}
 	tr.lines = append(tr.lines, line)
+	tr.seqs = append(tr.seqs, t.clock)
 	tr.bytes += int64(len(line))
 	t.bytes += int64(len(line))
-	for len(tr.lines) > MaxTranscriptEntries {
-		n := int64(len(tr.lines[0]))
-		tr.lines[0] = nil
-		tr.lines = tr.lines[1:]
-		tr.bytes -= n
-		t.bytes -= n
-		tr.dropped = true
+	for len(tr.lines) > MaxTranscriptEntries || tr.bytes > MaxBranchBytes {
+		t.dropFirst(tr)
 	}
-	tr.cache = nil
-	for t.bytes > MaxTranscriptBytes && t.evictLocked(b) {
+	for t.bytes > MaxTranscriptBytes && t.evictLocked(tr) {
 	}
 	return nil
 }
 
-// evictLocked drops the transcript of the branch written least recently,
-// other than keep (or keep's oldest entry when it is the only one); false
-// when nothing is left to drop.
-func (t *Transcripts) evictLocked(keep Branch) bool {
-	var victim *Branch
-	var oldest int64
-	for b, tr := range t.by {
-		if b != keep && (victim == nil || tr.used < oldest) {
-			bb := b
-			victim, oldest = &bb, tr.used
+// evictLocked drops the oldest entry of the process, whichever branch holds
+// it, but never keep's last one (the entry just appended); with no such
+// entry left, it forgets the emptied branch written least recently, other
+// than keep. false when nothing is left to drop.
+func (t *Transcripts) evictLocked(keep *transcript) bool {
+	var victim *transcript
+	for _, tr := range t.by {
+		if len(tr.lines) == 0 || (tr == keep && len(tr.lines) == 1) {
+			continue
+		}
+		if victim == nil || tr.seqs[0] < victim.seqs[0] {
+			victim = tr
 		}
 	}
-	if victim == nil {
-		tr := t.by[keep]
-		if len(tr.lines) <= 1 {
-			return false
-		}
-		n := int64(len(tr.lines[0]))
-		tr.lines = tr.lines[1:]
-		tr.bytes -= n
-		t.bytes -= n
-		tr.dropped = true
+	if victim != nil {
+		t.dropFirst(victim)
 		return true
 	}
-	t.bytes -= t.by[*victim].bytes
-	delete(t.by, *victim)
+	var empty *Branch
+	var oldest int64
+	for b, tr := range t.by {
+		if tr != keep && len(tr.lines) == 0 && (empty == nil || tr.used < oldest) {
+			bb := b
+			empty, oldest = &bb, tr.used
+		}
+	}
+	if empty == nil {
+		return false
+	}
+	t.bytes -= branchCost(*empty)
+	delete(t.by, *empty)
+	t.forgot = true
 	return true
 }
 
@@ -138,10 +182,10 @@ func (t *Transcripts) History(b Branch) History {
 	defer t.mu.Unlock()
 	tr := t.by[b]
 	if tr == nil {
-		return History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}}
+		return History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}, Truncated: t.forgot}
 	}
 	if tr.cache == nil {
-		h := project(tr.lines, "")
+		h := project(tr.lines, nil)
 		h.Truncated = tr.dropped
 		tr.cache = &h
 	}
@@ -159,34 +203,46 @@ func (t *Transcripts) Reload(b Branch) {
 	}
 }
 
-// RunActivity is the nested activity run wrote on branch b, read from the
-// persisted entries (what finalisation and agent-end hooks read).
-func (t *Transcripts) RunActivity(b Branch, run string) []protocol.TrajectoryCall {
+// RunActivity is the nested activity run (its instance) wrote on branch b,
+// read from the persisted entries (what finalisation and agent-end hooks
+// read): an ended run that had the same id is not part of it.
+func (t *Transcripts) RunActivity(b Branch, run string, instance uint64) []protocol.TrajectoryCall {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tr := t.by[b]
 	if tr == nil {
 		return []protocol.TrajectoryCall{}
 	}
-	return project(tr.lines, run).Activity
+	return project(tr.lines, &runInstance{run, instance}).Activity
 }
 
-// project decodes lines (only run's when run is not empty) into a History.
-// A model call repeated with the same toolCallId and assistantResponseId is
-// one call replayed: it keeps its place, as does an activity row whose
-// nested toolCallId was already written (replay identity, CM-NEST-18).
-func project(lines [][]byte, run string) History {
+// runInstance is one run: its id and instance (Entry.Instance).
+type runInstance struct {
+	run      string
+	instance uint64
+}
+
+// project decodes lines (only those of run when it is not nil) into a History.
+// A model call repeated with the same Key (replay identity: same
+// toolCallId, assistantResponseId and input; without a Key the ids alone)
+// is one call replayed: it keeps its place, as does an activity row whose
+// nested toolCallId was already written (CM-NEST-18). The same ids with
+// other input are another call with its own entry.
+func project(lines [][]byte, run *runInstance) History {
 	h := History{Activity: []protocol.TrajectoryCall{}, Replay: []protocol.TrajectoryCall{}}
-	type key struct{ resp, id string }
+	type key struct {
+		instance              uint64
+		replay, resp, id, run string
+	}
 	calls := map[key]int{}
 	rows := map[string]int{}
 	for _, line := range lines {
 		var e Entry
-		if json.Unmarshal(line, &e) != nil || (run != "" && e.Run != run) {
+		if json.Unmarshal(line, &e) != nil || (run != nil && (e.Run != run.run || e.Instance != run.instance)) {
 			continue
 		}
 		c := e.Call
-		k := key{c.AssistantResponseID, c.ToolCallID}
+		k := key{e.Instance, e.Key, c.AssistantResponseID, c.ToolCallID, e.Run}
 		switch e.Type {
 		case EntryModelCall:
 			if i, ok := calls[k]; ok {
@@ -216,5 +272,5 @@ func project(lines [][]byte, run string) History {
 func (t *Transcripts) Release() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.by, t.bytes = nil, 0
+	t.by, t.bytes, t.forgot = nil, 0, false
 }

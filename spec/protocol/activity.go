@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"context"
+	"time"
 
 	"github.com/creachadair/jrpc2"
 )
@@ -41,6 +42,13 @@ const (
 	// Answer: true.
 	MethodHookAgentEnd = "hook.agentEnd"
 )
+
+// MessageHookBudget is how long a target waits for the answer to one
+// hook.beforeMessageWrite or hook.agentEnd (§4.2): past it an unanswered
+// hook.beforeMessageWrite counts as write and an unanswered hook.agentEnd
+// lets run.end answer, and the target forgets the request, so a later
+// answer is a stray response, dropped (§1).
+const MessageHookBudget = 10 * time.Second
 
 // Decisions of hook.beforeMessageWrite (MessageWriteResult.Decision). An
 // error or any other decision counts as MessageWrite.

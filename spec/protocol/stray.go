@@ -3,6 +3,7 @@ package protocol
 import (
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/creachadair/jrpc2/channel"
 )
@@ -16,6 +17,9 @@ import (
 // A tool.cancel this side sends also forgets the id of that nested call's
 // tool.invoke: the caller stops waiting for it (and jrpc2 forgets it), so
 // its late answer is dropped here instead of being kept until it arrives.
+// Likewise a message hook's id is forgotten once MessageHookBudget passed
+// (hookForget): the target then stops waiting and cancels the callback a
+// little later (§4.2), so an answer after the budget is dropped here.
 func dropStray(ch channel.Channel) channel.Channel {
 	return &strayFilter{Channel: ch, outstanding: map[string]string{}, byCall: map[string]string{}}
 }
@@ -36,6 +40,10 @@ type envelope struct {
 	} `json:"params"`
 }
 
+// hookForget is when an unanswered message hook's id is forgotten (tests
+// shorten it).
+var hookForget = MessageHookBudget
+
 func (s *strayFilter) Send(msg []byte) error {
 	var e envelope
 	if json.Unmarshal(msg, &e) == nil && e.Method != nil {
@@ -48,6 +56,14 @@ func (s *strayFilter) Send(msg []byte) error {
 				s.byCall[call] = string(e.ID)
 			}
 			s.outstanding[string(e.ID)] = call
+			if *e.Method == MethodHookBeforeMessageWrite || *e.Method == MethodHookAgentEnd {
+				id := string(e.ID)
+				time.AfterFunc(hookForget, func() {
+					s.mu.Lock()
+					defer s.mu.Unlock()
+					delete(s.outstanding, id)
+				})
+			}
 		case *e.Method == MethodToolCancel:
 			if id, ok := s.byCall[e.Params.ToolCallID]; ok {
 				delete(s.byCall, e.Params.ToolCallID)

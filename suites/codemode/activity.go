@@ -1,12 +1,14 @@
 package codemode
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/creachadair/jrpc2"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/gomega"
 )
@@ -167,6 +169,52 @@ return failed;`))
 			Expect(rowsOf(act.Calls)).To(ContainElement(invokedRow(c)),
 				"the activity must keep the rows of both responses, each under its original ids; missing %s (%s)", c.ToolCallID, c.Tool)
 		}
+	})
+
+	It("CM-NEST-18", "the same exec call ids with other input are another call, not a replay: its nested ids collide with none of the first call's, and the first call's activity stays", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: tools.Standard()})
+		mc := ModelCall{ToolCallID: "call_1", AssistantResponseID: "resp-1"}
+		round := func(code string) []protocol.InvokeParams {
+			before := len(r.Tools.Calls())
+			res, _ := r.FollowAs(ctx, r.ExecAs(ctx, code, mc), mc.AssistantResponseID)
+			Expect(res).To(CompleteWith("ok"), "exec %+v must complete; guest code:\n%s", mc, code)
+			return r.Tools.Calls()[before:]
+		}
+		firstCode := Guest(`await tools.call(id("echo"), {transfer: "100 to alice"}); return "ok";`)
+		otherCode := Guest(`await tools.call(id("echo"), {transfer: "9999 to mallory"}); return "ok";`)
+		first, other := round(firstCode), round(otherCode)
+		Expect(first).To(HaveLen(1), "the first exec must make its nested call:\n%s", r.Transcript())
+		Expect(other).To(HaveLen(1), "the exec with other code must make its nested call:\n%s", r.Transcript())
+		Expect(idsOf(first)).NotTo(ContainElement(other[0].ToolCallID),
+			"call_1 of resp-1 sent again with other code is another call: its nested id must not collide with the first call's (%v vs %v)\nfirst code:\n%s\nother code:\n%s", idsOf(first), idsOf(other), firstCode, otherCode)
+		act := r.TrajectoryView(ctx, protocol.TrajectoryViewActivity, true)
+		for _, c := range append(first, other...) {
+			Expect(rowsOf(act.Calls)).To(ContainElement(invokedRow(c)),
+				"the activity must keep the rows of both calls under their original ids; missing %s (input %s), got %v", c.ToolCallID, c.Input, rowIDs(act.Calls))
+		}
+	})
+
+	It("CM-NEST-18", "a replay of an exec call whose cell is still in flight never puts two in-flight nested calls under one id: the target refuses it (-32602) or gives it other nested ids", func(ctx SpecContext) {
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: tools.Standard()})
+		mc := ModelCall{ToolCallID: "call_1", AssistantResponseID: "resp-1"}
+		code := Guest(`await tools.call(id("slow"), {ms: 3000, tag: "in flight"}); return "done";`)
+		first := r.ExecAs(ctx, code, mc)
+		Expect(first.Status).To(Equal(result.StatusWaiting), "the slow call must suspend the cell: %s", first)
+		second, err := r.ExecAsOrError(ctx, code, mc)
+		if err != nil {
+			var je *jrpc2.Error
+			Expect(errors.As(err, &je) && je.Code == jrpc2.InvalidParams).To(BeTrue(),
+				"a replay of call_1 while its cell is in flight may be refused, but with -32602 (invalid params), got %v", err)
+		} else {
+			slow := r.Tools.CallsOf("slow")
+			Expect(slow).To(HaveLen(2), "the accepted replay must make its own slow call:\n%s", r.Transcript())
+			Expect(slow[1].ToolCallID).NotTo(Equal(slow[0].ToolCallID),
+				"call_1 of resp-1 was replayed while its first cell's nested call %s was still in flight: the replay's nested call got the same id, two in-flight tool.invoke under one id\nguest code:\n%s", slow[0].ToolCallID, code)
+			final, _ := r.FollowAs(ctx, second, mc.AssistantResponseID)
+			Expect(final).To(CompleteWith("done"), "the accepted replay's cell must complete after wait")
+		}
+		final, _ := r.FollowAs(ctx, first, mc.AssistantResponseID)
+		Expect(final).To(CompleteWith("done"), "the first cell must complete after wait")
 	})
 
 	It("CM-NEST-18", "start events are not persisted: a nested call still in flight has no activity row until it completes", func(ctx SpecContext) {

@@ -30,6 +30,16 @@ func (r *Run) ExecAs(ctx context.Context, code string, mc ModelCall) Result {
 	return res
 }
 
+// ExecAsOrError is ExecAs for a call the target may refuse: its JSON-RPC
+// error is returned instead of failing the spec (CM-NEST-18: a repeat of a
+// call still in flight).
+func (r *Run) ExecAsOrError(ctx context.Context, code string, mc ModelCall) (Result, error) {
+	ginkgo.GinkgoHelper()
+	res, err := r.modelCallOrError(ctx, protocol.MethodToolExec, map[string]any{"code": code}, mc)
+	res.GuestCode = code
+	return res, err
+}
+
 // WaitAs sends wait {runId} as model call mc.
 func (r *Run) WaitAs(ctx context.Context, runID string, mc ModelCall) Result {
 	ginkgo.GinkgoHelper()

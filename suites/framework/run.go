@@ -277,6 +277,15 @@ func (r *Run) toolCall(ctx context.Context, method string, input any) Result {
 // fresh one (activity.go).
 func (r *Run) modelCall(ctx context.Context, method string, input any, mc ModelCall) Result {
 	ginkgo.GinkgoHelper()
+	res, err := r.modelCallOrError(ctx, method, input, mc)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s failed at the protocol level", method)
+	return res
+}
+
+// modelCallOrError is modelCall returning a JSON-RPC error instead of
+// failing the spec on it.
+func (r *Run) modelCallOrError(ctx context.Context, method string, input any, mc ModelCall) (Result, error) {
+	ginkgo.GinkgoHelper()
 	in, err := json.Marshal(input)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	p := protocol.ToolCallParams{Run: r.ID, ToolCallID: mc.ToolCallID, Input: in, AssistantResponseID: mc.AssistantResponseID}
@@ -298,7 +307,9 @@ func (r *Run) modelCall(ctx context.Context, method string, input any, mc ModelC
 	var raw json.RawMessage
 	err = tg.Call(cctx, method, p, &raw)
 	r.log(method, p, raw, err)
-	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "%s failed at the protocol level", method)
+	if err != nil {
+		return Result{ToolCallID: p.ToolCallID}, err
+	}
 	var res Result
 	res.Raw = raw
 	res.ToolCallID = p.ToolCallID
@@ -306,7 +317,7 @@ func (r *Run) modelCall(ctx context.Context, method string, input any, mc ModelC
 	decoded = &res.Result
 	gomega.Expect(res.Status).To(gomega.BeElementOf(result.StatusCompleted, result.StatusWaiting, result.StatusFailed),
 		"%s returned an unknown status: %s", method, raw)
-	return res
+	return res, nil
 }
 
 // waitedCell is the runId a wait input names, or "".
