@@ -89,6 +89,10 @@ func (o Outcome) Summary() (md, text string) {
 	if c.ExpectedFailures != nil && len(c.ExpectedFailures.Unused) > 0 {
 		text += fmt.Sprintf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
 	}
+	if f := c.FlakyLine(); f != "" {
+		md += "\n" + f + "\n"
+		text += f + "\n"
+	}
 	return md, text
 }
 

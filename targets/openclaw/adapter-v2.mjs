@@ -130,17 +130,39 @@ function prepare(p) {
     // the run: the model sees no tools at all.
     throw new ProtocolError(-32602, `run.prepare: OpenClaw refused the run setup: ${err.message}`);
   }
+  Object.assign(run, { config, core, cleanup: core.cleanup });
   if (!core.codeModeControlsEnabled) {
+    // Code mode off: the model sees what OpenClaw's surface makes of the
+    // run's tools, which in 2026.9.6 is Tool Search whenever
+    // tools.toolSearch is unset (toolSearchControlsEnabled).
     run.active = false;
     runs.set(p.run, run);
-    return { run: p.run, codeModeActive: false, tools: modelTools([...own, ...client]) };
+    return { run: p.run, codeModeActive: false, tools: modelTools(toolSearchSurface(run, own, client)) };
   }
-  Object.assign(run, { prepare: p, config, core });
   const visible = surface_(run, own, client);
   run.active = visible.length === 2 && run.exec !== undefined && run.wait !== undefined;
-  run.cleanup = core.cleanup;
   runs.set(p.run, run);
   return { run: p.run, codeModeActive: run.active, tools: modelTools(visible) };
+}
+
+// toolSearchSurface is the model-visible surface of a run without code mode,
+// built as OpenClaw's embedded agent harness builds it: when the plan
+// reports toolSearchControlsEnabled, createOpenClawCodingTools adds the Tool
+// Search control tools (createToolSearchTools with the plan's
+// toolSearchRuntimeConfig) to the run's tools; the surface's compactTools
+// then hides the catalogued tools behind the controls its mode exposes, and
+// the client tools go through addClientToolsToToolSearchCatalog. With Tool
+// Search off every step leaves the tools as they are.
+function toolSearchSurface(run, own, client) {
+  const p = run.prepare;
+  const { core } = run;
+  const config = core.plan.toolSearchRuntimeConfig;
+  const ctx = { agentId: p.agentId, sessionKey: p.sessionKey, sessionId: p.sessionId, runId: p.run, catalogRef: core.toolSearchCatalogRef };
+  const controls = core.toolSearchControlsEnabled
+    ? surface.createToolSearchTools({ ...ctx, config, runtimeConfig: config, abortSignal: run.controller.signal, executeTool: core.toolSearchCatalogExecutor })
+    : [];
+  const visible = core.compactTools([...controls, ...own]).tools;
+  return [...visible, ...surface.addClientToolsToToolSearchCatalog({ ...ctx, config, tools: client }).tools];
 }
 
 // ownAndClient turns ToolSpecs into OpenClaw tools: the run's own (after

@@ -145,7 +145,9 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 	}
 	switch v.Verdict {
 	case report.Pass:
-		if v.Expected != "" {
+		if v.Flaky {
+			reason(fmt.Sprintf("passed this time; listed as flaky in %s, pass or fail accepted (%s)", baselineFile, v.Expected), "")
+		} else if v.Expected != "" {
 			reason(fmt.Sprintf("passed, but %s is listed in %s: an xpass unless another of its specs fails", v.Requirement, baselineFile), "")
 		}
 	case report.Skip:
@@ -153,7 +155,11 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 	case report.XPass:
 		reason(fmt.Sprintf("passed, but listed in %s (%s): remove the stale entry", baselineFile, v.Expected), "")
 	case report.XFail:
-		reason(fmt.Sprintf("expected failure (%s): ", v.Expected), r.Failure.Message)
+		lead := "expected failure"
+		if v.Flaky {
+			lead = "expected failure, listed as flaky"
+		}
+		reason(fmt.Sprintf("%s (%s): ", lead, v.Expected), r.Failure.Message)
 	case report.Error:
 		why := v.HarnessError
 		if why == "" {

@@ -20,11 +20,18 @@ import (
 //	  - "CM-RUN-01 while waiting exactly zero live VMs …"   # a spec's text as progress lines print it
 //	  - name: "…"                                            # (or its full text, as junit.xml names it)
 //	    reason: "…"
+//	  - name: "…"                                            # a spec whose outcome is known to vary
+//	    flaky: true
+//	    reason: "…"                                          # required with flaky: why it varies
 //
 // A spec listed by name, or any spec of a listed requirement, that fails is
 // an xfail; a spec listed by name that passes, or a listed requirement none
 // of whose specs failed, is an xpass (the entry is stale). Errors stay
-// errors: a crash is never expected.
+// errors: a crash is never expected. A spec entry with flaky: true accepts
+// both outcomes: a failure is an xfail, a pass stays a pass (not an xpass);
+// either way the verdict carries the flag and the reason, and the report
+// lists every flaky entry with this run's outcome (Evaluation.Flaky), so a
+// varying outcome is recorded, never silently absorbed.
 type Baseline struct {
 	Requirements []ExpectedRequirement `yaml:"requirements"`
 	Specs        []ExpectedSpec        `yaml:"specs"`
@@ -36,10 +43,13 @@ type ExpectedRequirement struct {
 	Reason string `yaml:"reason,omitempty"`
 }
 
-// ExpectedSpec is one specs: entry: a spec name, or {name, reason}.
+// ExpectedSpec is one specs: entry: a spec name, or {name, reason, flaky}.
 type ExpectedSpec struct {
 	Name   string `yaml:"name"`
 	Reason string `yaml:"reason,omitempty"`
+	// Flaky marks a spec whose outcome is known to vary from run to run:
+	// a pass is accepted (reported as a flaky pass) as well as a failure.
+	Flaky bool `yaml:"flaky,omitempty"`
 }
 
 // UnmarshalYAML accepts a bare ID or a mapping.
@@ -96,6 +106,9 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 		}
 		if id := specID(s.Name); id == "" {
 			return nil, fmt.Errorf("specs[%d]: spec name %q does not contain a known requirement ID (spec names start with one, e.g. \"CM-EXEC-08 …\")", i, s.Name)
+		}
+		if s.Flaky && strings.TrimSpace(s.Reason) == "" {
+			return nil, fmt.Errorf("specs[%d]: %q is flaky: true without a reason (say why its outcome varies)", i, s.Name)
 		}
 	}
 	return &b, nil

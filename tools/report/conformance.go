@@ -18,25 +18,29 @@ type SpecVerdict struct {
 	// Expected is the baseline entry's reason when the spec or its
 	// requirement is listed ("listed" without a reason), empty otherwise.
 	Expected string
+	// Flaky is true when the spec's own entry says its outcome varies
+	// (flaky: true): then a pass stays a pass instead of an xpass.
+	Flaky bool
 }
 
 // Verdict is a spec's verdict with the baseline b applied (b may be nil): a
 // failing spec listed by name or through its requirement is an xfail; a
-// passing spec listed by name is an xpass. Skips and errors are unchanged.
+// passing spec listed by name is an xpass, unless its entry is flaky: true
+// (then it stays a pass, marked Flaky). Skips and errors are unchanged.
 func (b *Baseline) Verdict(s SpecResult) SpecVerdict {
 	out := SpecVerdict{SpecResult: s, Verdict: s.Outcome()}
 	es, bySpec := b.spec(s)
 	er, byReq := b.requirement(s.Requirement)
 	switch {
 	case bySpec:
-		out.Expected = orListed(es.Reason)
+		out.Expected, out.Flaky = orListed(es.Reason), es.Flaky
 	case byReq:
 		out.Expected = orListed(er.Reason)
 	}
 	switch {
 	case out.Verdict == Fail && (bySpec || byReq):
 		out.Verdict = XFail
-	case out.Verdict == Pass && bySpec:
+	case out.Verdict == Pass && bySpec && !es.Flaky:
 		out.Verdict = XPass
 	}
 	return out
@@ -56,6 +60,16 @@ type Evaluation struct {
 	// Unused lists the baseline entries that matched no spec of the run:
 	// stale, or not selected by the run's filters.
 	Unused []string
+	// Flaky lists each spec of the run listed flaky: true, with the
+	// verdict it got this time (pass, xfail, or skip/error).
+	Flaky []FlakyOutcome
+}
+
+// FlakyOutcome is one flaky baseline entry's outcome in a run.
+type FlakyOutcome struct {
+	Name    string  `yaml:"name"`
+	Verdict Verdict `yaml:"verdict"`
+	Reason  string  `yaml:"reason"`
 }
 
 // Evaluate applies baseline b (nil: none) to the specs of a run. A
@@ -73,6 +87,9 @@ func Evaluate(specs []SpecResult, b *Baseline) Evaluation {
 		}
 		sv := b.Verdict(s)
 		ev.Specs = append(ev.Specs, sv)
+		if sv.Flaky {
+			ev.Flaky = append(ev.Flaky, FlakyOutcome{Name: s.Text, Verdict: sv.Verdict, Reason: sv.Expected})
+		}
 		if rank(sv.Verdict) > rank(ev.Requirements[s.Requirement]) {
 			ev.Requirements[s.Requirement] = sv.Verdict
 		}
@@ -248,7 +265,7 @@ func Count(v map[string]Verdict) Totals {
 //	  requirements: {catalogue, withSpecs, selected, ran}
 //	  specs: {inBuild, selected, ran}
 //	  notRun: {noSpec, excluded, filteredOut, notReached}
-//	expectedFailures: {file, unused}    # with --expected-failures; unused: entries that matched no spec
+//	expectedFailures: {file, unused, flaky}    # with --expected-failures; unused: entries that matched no spec; flaky: [{name, verdict, reason}] of the flaky: true entries
 //	overall: success | partial | failure   # judges the selected specs only (see Judge)
 //	reasons: […]                        # why not success
 //	totals: {pass, fail, skip, xfail, xpass, error, notDrivable}   # requirements per verdict; notDrivable ⊂ skip
@@ -365,6 +382,8 @@ type Features struct {
 type ExpectedFailures struct {
 	File   string   `yaml:"file"`
 	Unused []string `yaml:"unused,omitempty"`
+	// Flaky: each spec listed flaky: true and its verdict in this run.
+	Flaky []FlakyOutcome `yaml:"flaky,omitempty"`
 }
 
 // RequirementLine is one requirement's verdict and its specs.
@@ -390,6 +409,9 @@ type SpecLine struct {
 	// SelfReported is what a passing spec trusted the target to report
 	// about itself.
 	SelfReported string `yaml:"selfReported,omitempty"`
+	// Flaky is the baseline's reason when the spec is listed flaky: true
+	// (its outcome varies; a pass or a failure is accepted).
+	Flaky string `yaml:"flaky,omitempty"`
 }
 
 // NewConformance fills the verdict part of a report (requirements, totals,
@@ -407,7 +429,7 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 		}
 	}
 	if b != nil {
-		c.ExpectedFailures = &ExpectedFailures{Unused: ev.Unused}
+		c.ExpectedFailures = &ExpectedFailures{Unused: ev.Unused, Flaky: ev.Flaky}
 	}
 	byReq := map[string][]SpecLine{}
 	for _, s := range ev.Specs {
@@ -416,6 +438,9 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 			msg = s.HarnessError + " — " + msg
 		}
 		line := SpecLine{Name: s.Text, Verdict: s.Verdict}
+		if s.Flaky {
+			line.Flaky = s.Expected
+		}
 		if s.Verdict == Pass || s.Verdict == XPass {
 			msg = ""
 			line.SelfReported = s.SelfReported
@@ -486,4 +511,18 @@ func Line(msg string, max int) string {
 		msg = string(r[:max]) + "…"
 	}
 	return msg
+}
+
+// FlakyLine says, for summary.md and the console, how each spec listed
+// flaky: true in the baseline came out in this run ("" when none ran), so
+// that a varying outcome is always on record.
+func (c Conformance) FlakyLine() string {
+	if c.ExpectedFailures == nil || len(c.ExpectedFailures.Flaky) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(c.ExpectedFailures.Flaky))
+	for _, f := range c.ExpectedFailures.Flaky {
+		parts = append(parts, fmt.Sprintf("%s: %s", f.Name, f.Verdict))
+	}
+	return "flaky expected failures (outcome known to vary; pass and fail both accepted), this run: " + strings.Join(parts, "; ")
 }

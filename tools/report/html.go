@@ -78,7 +78,7 @@ func RenderHTML(w io.Writer, r types.Report, ev Evaluation, c Conformance) error
 		p.Duration = r.RunTime.Round(time.Millisecond).String()
 	}
 	if c.ExpectedFailures != nil {
-		p.Baseline, p.Unused = c.ExpectedFailures.File, c.ExpectedFailures.Unused
+		p.Baseline, p.Unused, p.Flaky = c.ExpectedFailures.File, c.ExpectedFailures.Unused, c.FlakyLine()
 		if p.Baseline == "" {
 			p.Baseline = "(given)"
 		}
@@ -148,6 +148,7 @@ type htmlPage struct {
 	Specs                                                             map[Verdict]int
 	Baseline                                                          string
 	Unused                                                            []string
+	Flaky                                                             string
 	SuiteErrors                                                       []htmlSuiteError
 	Failing, XFail                                                    []htmlSpec
 	Others                                                            []htmlRow
@@ -395,7 +396,7 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 <tr><th>run</th><td>{{.Started}}, {{.Duration}}</td></tr>
 {{- end}}
 {{- if .Baseline}}
-<tr><th>expected failures</th><td><code>{{.Baseline}}</code>{{if .Unused}}; entries that matched no spec of this run: {{range $i, $u := .Unused}}{{if $i}}; {{end}}{{$u}}{{end}}{{end}}</td></tr>
+<tr><th>expected failures</th><td><code>{{.Baseline}}</code>{{if .Unused}}; entries that matched no spec of this run: {{range $i, $u := .Unused}}{{if $i}}; {{end}}{{$u}}{{end}}{{end}}{{if .Flaky}}; {{.Flaky}}{{end}}</td></tr>
 {{- end}}
 <tr><th>overall</th><td><span class="v v-{{.Overall}}">{{.Overall}}</span>
 {{- if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}</td></tr>

@@ -123,6 +123,32 @@ var _ = Describe("Evaluate", func() {
 		}
 	})
 
+	It("accepts both outcomes of a flaky spec entry, records each with its verdict and never hides it", func() {
+		b := baseline(`specs: [{name: "CM-LIM-01 a", flaky: true, reason: "deadline or heap first"}, "CM-LIM-01 b"]`)
+		passed := report.Evaluate([]report.SpecResult{spec("CM-LIM-01", "a", "passed"), spec("CM-LIM-01", "b", "failed")}, b)
+		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-01 a": report.Pass, "CM-LIM-01 b": report.XFail}, specVerdicts(passed))).To(BeEmpty(),
+			"a flaky spec that passes stays a pass, not an xpass")
+		Expect(passed.Requirements).To(HaveKeyWithValue("CM-LIM-01", report.XFail), "the requirement still takes its worst spec")
+		Expect(passed.Specs[0].Flaky).To(BeTrue(), "the verdict carries the flaky flag")
+		Expect(passed.Specs[0].Expected).To(Equal("deadline or heap first"), "the verdict carries the entry's reason")
+		Expect(cmp.Diff([]report.FlakyOutcome{{Name: "CM-LIM-01 a", Verdict: report.Pass, Reason: "deadline or heap first"}}, passed.Flaky)).To(BeEmpty(),
+			"the evaluation lists the flaky entry with this run's outcome")
+		c := report.NewConformance(passed, nil, b)
+		Expect(c.FlakyLine()).To(ContainSubstring("CM-LIM-01 a: pass"), "summary and console say how the flaky spec came out")
+		Expect(c.Requirements[0].Specs[0].Flaky).To(Equal("deadline or heap first"), "conformance-report.yaml marks the spec line")
+
+		failed := report.Evaluate([]report.SpecResult{spec("CM-LIM-01", "a", "failed")}, b)
+		Expect(failed.Specs[0].Verdict).To(Equal(report.XFail), "a flaky spec that fails is an xfail")
+		Expect(failed.Flaky[0].Verdict).To(Equal(report.XFail), "and is listed as such")
+		errored := report.Evaluate([]report.SpecResult{crashed(spec("CM-LIM-01", "a", "failed"))}, b)
+		Expect(errored.Specs[0].Verdict).To(Equal(report.Error), "errors are never expected, flaky or not")
+
+		// The deliberately broken reading: without flaky the same pass is a stale entry.
+		stale := report.Evaluate([]report.SpecResult{spec("CM-LIM-01", "a", "passed")}, baseline(`specs: [{name: "CM-LIM-01 a", reason: "x"}]`))
+		Expect(stale.Specs[0].Verdict).To(Equal(report.XPass), "without flaky: true a listed spec that passes is an xpass")
+		Expect(stale.Flaky).To(BeEmpty(), "and it is not listed as flaky")
+	})
+
 	It("records the baseline reason, or listed", func() {
 		ev := report.Evaluate([]report.SpecResult{spec("CM-LIM-03", "a", "failed"), spec("CM-LIM-01", "a", "failed")},
 			baseline("requirements: [{id: CM-LIM-03, reason: not yet}, CM-LIM-01]"))
@@ -246,6 +272,8 @@ var _ = Describe("ParseBaseline", func() {
 		Entry("not a list", "requirements: CM-LIM-03", "not a valid file"),
 		Entry("broken YAML", "requirements: [CM-LIM-03", "not a valid file"),
 		Entry("empty entry", "requirements: [{reason: x}]", "requirements[0]: empty requirement ID"),
+		Entry("flaky without a reason", "specs: [{name: CM-LIM-01 a, flaky: true}]", `specs[0]: "CM-LIM-01 a" is flaky: true without a reason`),
+		Entry("flaky on a requirement entry (only specs can be flaky)", "requirements: [{id: CM-LIM-01, flaky: true, reason: x}]", "not a valid file"),
 	)
 })
 

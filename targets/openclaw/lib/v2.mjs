@@ -7,9 +7,13 @@ import { SANDBOX_NOT_DRIVABLE } from "./nestedcalls.mjs";
 // .mjs chunks. createAgentHarnessToolSurfaceRuntimeCore is OpenClaw's run
 // setup for the tool surface; generation 2 no longer exports
 // createCodeModeTools, applyCodeModeCatalog or resolveCodeModeConfig.
+// createToolSearchTools and addClientToolsToToolSearchCatalog build the
+// surface of a run without code mode, which is Tool Search by default.
 export const V2_REQUIRED = [
   "createAgentHarnessToolSurfaceRuntimeCore",
   "addClientToolsToCodeModeCatalog",
+  "createToolSearchTools",
+  "addClientToolsToToolSearchCatalog",
   "setPluginToolMeta",
   "getPluginToolMeta",
   "toToolDefinitions",

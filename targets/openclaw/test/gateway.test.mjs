@@ -140,11 +140,13 @@ test("sqliteSessionEntries reads the active branch of a generation-2 session in 
 // adapter to prepare a run, so that agent.turn's own checks can be seen.
 function gen2OffDist() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-v2-gw-"));
-  const names = ["createAgentHarnessToolSurfaceRuntimeCore", "addClientToolsToCodeModeCatalog", "setPluginToolMeta", "getPluginToolMeta", "toToolDefinitions", "pickSandboxToolPolicy", "buildDefaultToolPolicyPipelineSteps", "applyToolPolicyPipeline"];
-  const body = `function createAgentHarnessToolSurfaceRuntimeCore() { return { codeModeControlsEnabled: false }; }
+  const names = ["createAgentHarnessToolSurfaceRuntimeCore", "addClientToolsToToolSearchCatalog", "addClientToolsToCodeModeCatalog", "createToolSearchTools", "setPluginToolMeta", "getPluginToolMeta", "toToolDefinitions", "pickSandboxToolPolicy", "buildDefaultToolPolicyPipelineSteps", "applyToolPolicyPipeline"];
+  // A plan with code mode and Tool Search off: the surface leaves the tools direct.
+  const body = `function createAgentHarnessToolSurfaceRuntimeCore() { return { codeModeControlsEnabled: false, toolSearchControlsEnabled: false, plan: {}, compactTools: (tools) => ({ tools }), cleanup() {} }; }
+function addClientToolsToToolSearchCatalog(p) { return { tools: p.tools }; }
 function setPluginToolMeta() {}
 function getPluginToolMeta() {}
-${names.slice(1).filter((n) => !n.includes("PluginToolMeta")).map((n) => `function ${n}() { throw new Error("${n} is not part of this fixture"); }`).join("\n")}
+${names.slice(2).filter((n) => !n.includes("PluginToolMeta")).map((n) => `function ${n}() { throw new Error("${n} is not part of this fixture"); }`).join("\n")}
 export { ${names.map((n, i) => `${n} as ${String.fromCharCode(97 + i)}`).join(", ")} };\n`;
   fs.writeFileSync(path.join(dir, "tool-surface-bridge-Gfake01.mjs"), body);
   return dir;

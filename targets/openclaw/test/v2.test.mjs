@@ -79,3 +79,63 @@ test("adapter-v2 answers run.update's bad params and unknown runs per protocol.m
   const answers = Object.fromEntries(r.stdout.trim().split("\n").map((l) => JSON.parse(l)).map((m) => [m.id, m.error?.code ?? "ok"]));
   assert.deepEqual(answers, { 1: "ok", 2: -32602, 3: -32602, 4: -32001, 5: -32602 }, r.stdout + r.stderr);
 });
+
+// surfaceDist is a generation-2 dist whose tool-surface functions behave as
+// 2026.9.6's do for a run without code mode, reduced to what the adapter
+// must pass on: the plan says whether Tool Search is on, createToolSearchTools
+// makes the controls, compactTools keeps the controls and hides the rest,
+// addClientToolsToToolSearchCatalog catalogues client tools when Tool Search
+// is on. Each call is written to calls.log.
+function surfaceDist(toolSearch) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-v2-surface-"));
+  const log = path.join(dir, "calls.log");
+  const note = (what) => `fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify(${what}) + "\\n");`;
+  const impl = {
+    createAgentHarnessToolSurfaceRuntimeCore: `(p) => { const on = ${toolSearch} && p.config.tools.codeMode !== true; return {
+      codeModeControlsEnabled: p.config.tools.codeMode === true, toolSearchControlsEnabled: on,
+      plan: { toolSearchRuntimeConfig: { tools: { ...p.config.tools, marker: "runtime" } } },
+      toolSearchCatalogRef: on ? {} : undefined, toolSearchCatalogExecutor: on ? p.executeTool : undefined,
+      compactTools: (tools) => { ${note('["compactTools", tools.map((t) => t.name)]')} return { tools: on ? tools.filter((t) => t.name.startsWith("tool_")) : tools }; },
+      cleanup: () => {} }; }`,
+    createToolSearchTools: `(ctx) => { ${note('["createToolSearchTools", ctx.config.tools.marker, typeof ctx.executeTool, ctx.catalogRef !== undefined]')} return ["tool_search", "tool_describe", "tool_call"].map((name) => ({ name, description: name, parameters: { type: "object", properties: {} } })); }`,
+    addClientToolsToToolSearchCatalog: `(p) => { ${note('["addClientToolsToToolSearchCatalog", p.config.tools.marker, p.tools.map((t) => t.name)]')} return { tools: p.catalogRef ? [] : p.tools }; }`,
+  };
+  const body = V2_REQUIRED.map((n) => `const ${n} = ${impl[n] ?? "() => {}"};`).join("\n");
+  const clause = V2_REQUIRED.map((n, i) => `${n} as ${String.fromCharCode(97 + i)}`).join(", ");
+  fs.writeFileSync(path.join(dir, "tool-surface-bridge-Xfake01.mjs"), `import fs from "node:fs";\n${body}\nexport { ${clause} };\n`);
+  return { dir, log };
+}
+
+function prepareOff(toolSearch) {
+  const { dir, log } = surfaceDist(toolSearch);
+  const tools = [
+    { name: "echo", description: "Echo", source: "openclaw", owner: "core" },
+    { name: "select_file", description: "Pick", source: "client", owner: "app" },
+  ];
+  const lines = [
+    { id: 1, method: "initialize", params: { protocolVersion: "1", harness: { name: "t", version: "0" } } },
+    { id: 2, method: "run.prepare", params: { run: "r", agentId: "main", sessionId: "s", sessionKey: "agent:main:s", senderId: "u", channel: "c", codeMode: false, tools } },
+  ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m })).join("\n") + "\n";
+  const r = spawnSync(process.execPath, [path.join(here, "..", "adapter-v2.mjs"), "--dist", dir], { encoding: "utf8", input: lines });
+  const answer = r.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((m) => m.id === 2);
+  const calls = fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l)) : [];
+  return { answer, calls, out: r.stdout + r.stderr };
+}
+
+test("with code mode off, run.prepare reports OpenClaw's Tool Search surface when its plan turns Tool Search on", () => {
+  const { answer, calls, out } = prepareOff(true);
+  assert.equal(answer.result?.codeModeActive, false, out);
+  assert.deepEqual(answer.result.tools.map((t) => t.name), ["tool_search", "tool_describe", "tool_call"], "the surface compactTools returns, not the run's direct tools");
+  assert.deepEqual(calls, [
+    ["createToolSearchTools", "runtime", "function", true],
+    ["compactTools", ["tool_search", "tool_describe", "tool_call", "echo"]],
+    ["addClientToolsToToolSearchCatalog", "runtime", ["select_file"]],
+  ], "the controls are built from the plan's toolSearchRuntimeConfig and compacted with the run's tools, as the agent harness does");
+});
+
+test("with code mode and Tool Search off, run.prepare reports the tools OpenClaw's surface leaves direct", () => {
+  const { answer, calls, out } = prepareOff(false);
+  assert.equal(answer.result?.codeModeActive, false, out);
+  assert.deepEqual(answer.result.tools.map((t) => t.name), ["echo", "select_file"]);
+  assert.deepEqual(calls.map((c) => c[0]), ["compactTools", "addClientToolsToToolSearchCatalog"], "no Tool Search controls are made");
+});
