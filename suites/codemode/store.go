@@ -21,7 +21,7 @@ var storeSeq atomic.Int64
 // no bound session).
 func sessionRun(ctx SpecContext, sid string, session *protocol.Session, codeMode any) *Run {
 	return NewRun(ctx, RunOptions{CodeMode: codeMode, Tools: tools.Standard(), Session: session,
-		Context: protocol.RunContext{SessionID: sid, SessionKey: "agent:store:" + sid}})
+		Context: protocol.RunContext{AgentID: "store", SessionID: sid, SessionKey: "agent:store:" + sid}})
 }
 
 // freshSession returns a session id no other spec uses.

@@ -61,7 +61,7 @@ var _ = Describe("codemode", "session store transcript", func() {
 		RequireFeature("fault-injection", "CM-STO-06 needs run.prepare faults to make the transcript append fail")
 		sid, branch := freshSession(), &protocol.Session{Branch: "main"}
 		faulty := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Session: branch, Faults: &protocol.Faults{StoreAppendFails: true},
-			Context: protocol.RunContext{SessionID: sid, SessionKey: "agent:store:" + sid}})
+			Context: protocol.RunContext{AgentID: "store", SessionID: sid, SessionKey: "agent:store:" + sid}})
 		res := faulty.Exec(ctx, `await store("k", 1); return "done";`)
 		Expect(res).To(CompleteWith("done"), "a failed append must leave the cell completed")
 		var warned bool

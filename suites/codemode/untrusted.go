@@ -118,7 +118,7 @@ var _ = Describe("codemode", "untrusted content", func() {
 		sid, branch := freshSession(), &protocol.Session{Branch: "main"}
 		open := func() *Run {
 			return NewRun(ctx, RunOptions{CodeMode: true, Tools: append(tools.Standard(), tools.Fetch()), Session: branch,
-				Context: protocol.RunContext{SessionID: sid, SessionKey: "agent:store:" + sid}})
+				Context: protocol.RunContext{AgentID: "store", SessionID: sid, SessionKey: "agent:store:" + sid}})
 		}
 		first := open()
 		stored, _ := first.RunToCompletion(ctx, Guest(fetchCall+` await store("page", page); await store("note", "mine"); return "stored";`))
@@ -145,7 +145,7 @@ var _ = Describe("codemode", "untrusted content", func() {
 		r.End(ctx)
 		RestartTarget()
 		replayed := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Session: &protocol.Session{Branch: "main", Transcript: rawEntries(tr.Entries)},
-			Context: protocol.RunContext{SessionID: sid, SessionKey: "agent:store:" + sid}}).Exec(ctx, loadOf("page"))
+			Context: protocol.RunContext{AgentID: "store", SessionID: sid, SessionKey: "agent:store:" + sid}}).Exec(ctx, loadOf("page"))
 		Expect(replayed).To(CompleteWith(page), "after a restart the page must come back from the transcript")
 		expectMarked(replayed, "a cell that loaded, after a restart, a value whose transcript entry records network provenance")
 	})

@@ -24,7 +24,7 @@ var _ = Describe("e2e", "end-to-end plan: the session store and the provider", f
 		sid := fmt.Sprintf("sto09-%d-%d", time.Now().UnixNano()%1e9, storeSeq.Add(1))
 		runOf := func(s *protocol.Session) *Run {
 			return NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(), Session: s,
-				Context: protocol.RunContext{SessionID: sid, SessionKey: "agent:store:" + sid}})
+				Context: protocol.RunContext{AgentID: "store", SessionID: sid, SessionKey: "agent:store:" + sid}})
 		}
 		// The stored value is built at run time, so that it appears in no exec
 		// input: if it reaches the provider, an entry (or a load) carried it.
