@@ -57,7 +57,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 }
 
 func init() {
-	targets.Register("builtin", "the reference runtime, in process (default); serves the profile the run judges (run --profile; v1 without it and under case)", Serve)
+	targets.Register("builtin", "the reference runtime, in process (default); serves the profile the run judges (run or case --profile; v1 without it)", Serve)
 	for _, v := range broken.Variants {
 		targets.Register("fake:"+v.Name, v.Defect, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 			e, err := SharedEngine()

@@ -21,7 +21,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var cells, out string
 	var rounds, warmup int
 	var memLimit int64
-	fs.Func("target", "target to compare (repeatable, at least one; ratios are to the first): builtin, exec:<command line>, tcp:<host:port>, openclaw:<version> or a registered name",
+	fs.Func("target", "target to compare (repeatable, at least one; ratios are to the first): builtin, exec:<command line>, tcp:<host:port>, container:<image>, openclaw:<version>, fake:<variant> or a registered name, as for run",
 		func(v string) error { targets = append(targets, v); return nil })
 	fs.IntVar(&rounds, "rounds", 3, "timed rounds, interleaved across targets")
 	fs.IntVar(&warmup, "warmup", 1, "untimed (but checked) executions of each cell per target before the rounds (not for the cells timed once per round)")

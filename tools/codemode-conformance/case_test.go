@@ -21,8 +21,8 @@ var _ = Describe("the case command", func() {
 			Expect(o.Code).To(Equal(0), "%v: %s", args, o.Stderr)
 			Expect(o.Stdout).To(HavePrefix("usage: codemode-conformance case FILE"), "%v prints the case usage", args)
 			Expect(o.Stdout).To(ContainSubstring("-target"), "%v lists the flags", args)
-			Expect(o.Stdout).NotTo(MatchRegexp(`(?m)^\s+-profile`), "%v: case has no --profile flag", args)
-			Expect(o.Stdout).To(ContainSubstring("v1 without it and under case"), "%v: the help says which profile builtin serves under case", args)
+			Expect(o.Stdout).To(MatchRegexp(`(?m)^\s+-profile`), "%v: case has a --profile flag", args)
+			Expect(o.Stdout).To(ContainSubstring("(run or case --profile; v1 without it)"), "%v: the help says which profile builtin serves", args)
 			Expect(strings.Count(o.Stdout, "default")).To(Equal(2), "%v: the help names the default target once in Targets and once in the flag's (default …), never twice for -target:\n%s", args, o.Stdout)
 		}
 	})
@@ -50,6 +50,22 @@ var _ = Describe("the case command", func() {
 		Expect(o.Stdout).To(ContainSubstring("-want +got"), "the value mismatch comes as a go-cmp diff")
 	})
 
+	It("judges a case under --profile: builtin serves v2's catalog global only under --profile v2", func() {
+		f := file("catalog.js", "/*---\ndescription: the generation-2 catalog global exists\nrequirements: [CM-TS-06]\nclass: engine\nexpect:\n  value: '\"object\"'\n---*/\nreturn typeof catalog;\n")
+		v2 := invoke(os.Environ(), "case", f, "--target", "builtin", "--profile", "v2")
+		Expect(v2.Code).To(Equal(0), "builtin under --profile v2 has the catalog global:\n%s\n%s", v2.Stdout, v2.Stderr)
+		Expect(lastLine(v2.Stdout)).To(HavePrefix("PASS case catalog.js"))
+		v1 := invoke(os.Environ(), "case", f, "--target", "builtin")
+		Expect(v1.Code).To(Equal(1), "builtin without --profile serves v1, which has no catalog global:\n%s", v1.Stdout)
+		Expect(v1.Stdout).To(ContainSubstring(`"undefined"`), "the v1 cell sees no catalog")
+	})
+
+	It("reports a target declaring another profile than --profile as a target error, exit 1", func() {
+		o := invoke(os.Environ(), "case", corpusCase("dos-sync-loop.js"), "--target", "fake:queue-skips-policy", "--profile", "v1")
+		Expect(o.Code).To(Equal(1), "a profile mismatch is a target error:\n%s\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stdout).To(ContainSubstring(`target error: the target implements profile "v2", the case judges profile "v1"`))
+	})
+
 	It("catches a deliberately broken target: fake:deny-ignored lets a guessed id reach a denied tool", func() {
 		o := invoke(os.Environ(), "case", corpusCase("bridge-denied-id-guesses.js"), "--target", "fake:deny-ignored")
 		Expect(o.Code).To(Equal(1), "the broken variant must fail the case:\n%s", o.Stdout)
@@ -74,6 +90,7 @@ var _ = Describe("the case command", func() {
 		Entry("an unknown flag", "-nope", "-nope", corpusCase("dos-sync-loop.js")),
 		Entry("an unknown target", "nope", corpusCase("dos-sync-loop.js"), "--target", "nope:x"),
 		Entry("an unknown fake", `there is no fake variant named "nope"`, corpusCase("dos-sync-loop.js"), "--target", "fake:nope"),
+		Entry("an unknown profile", `--profile: unknown profile "v3"`, corpusCase("dos-sync-loop.js"), "--profile", "v3"),
 		Entry("an OpenClaw version that is not pinned", `no pinned OpenClaw version "1.0"`, corpusCase("dos-sync-loop.js"), "--target", "openclaw:1.0"),
 	)
 

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/suites/security/corpus"
 	"github.com/codemode-conformance/codemode/targets"
@@ -17,7 +18,7 @@ import (
 
 // caseUsage is the help of the case command.
 func caseUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, `usage: codemode-conformance case FILE [--target T]
+	fmt.Fprintf(w, `usage: codemode-conformance case FILE [--target T] [--profile P]
 
 Runs one hostile-case corpus file (suites/security/cases/*.js: a guest cell
 after a /*--- … ---*/ front-matter block naming its requirements, fault
@@ -25,15 +26,17 @@ class, fixture tools, limits and expected outcome) against a target, as the
 security suite does: the cell runs in a fresh run (waiting results are
 followed with wait), then a trivial cell runs in another fresh run, and
 runtime.stats' live VMs, stored snapshots and suspended runs must return to
-their level before the case.
+their level before the case. --profile judges the target under that profile
+as run --profile does: builtin serves it, and a target declaring another
+profile, or features outside it, is a target error.
 
 Prints every exec/wait result of the cell as raw JSON, one per line (the
 last is the final result), then the verdict: "PASS case FILE" or
 "FAIL case FILE: why" (expected vs actual).
 
-Exit status: 0 PASS, 1 FAIL or a target that did not answer, 2 usage error
-(bad flags, no or several files, an unreadable file, a case whose front
-matter does not load, an unknown target).
+Exit status: 0 PASS, 1 FAIL, a target that did not answer or a target error,
+2 usage error (bad flags, no or several files, an unreadable file, a case
+whose front matter does not load, an unknown target or profile).
 
 Targets:
 %s
@@ -54,6 +57,7 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		def = "builtin"
 	}
 	tgt := fs.String("target", def, "the target (see Targets; also $"+framework.TargetEnv+")")
+	prof := fs.String("profile", "", "contract profile to judge the target against: "+strings.Join(spec.ProfileNames(), " or ")+" (without it: the one the target declares, else "+spec.DefaultProfile+"; builtin serves it)")
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -88,12 +92,24 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	if *prof != "" {
+		if _, err := spec.LookupProfile(*prof); err != nil {
+			fmt.Fprintln(stderr, "--profile: "+err.Error())
+			return 2
+		}
+	}
+	// builtin serves the configured profile (framework.RequestedProfile).
+	framework.Configure(framework.Config{Target: *tgt, Profile: *prof})
 	t, err := framework.Connect(ctx, *tgt)
 	if err != nil {
 		fmt.Fprintf(stderr, "connecting to %s: %v\n", *tgt, err)
 		return 1
 	}
 	defer t.Close()
+	if why := caseProfile(t.Init.Profile, t.Init.Features, *prof); why != "" {
+		fmt.Fprintf(stdout, "FAIL case %s: %s\n", c.File, why)
+		return 1
+	}
 	rep, err := corpus.Drive(ctx, t, c)
 	for _, raw := range rep.Steps {
 		fmt.Fprintln(stdout, string(raw))
@@ -112,4 +128,25 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	fmt.Fprintf(stdout, "PASS case %s: %s (requirements %v, expected %s)\n", c.File, c.Description, c.Requirements, c.Expect)
 	return 0
+}
+
+// caseProfile is run's profile check for one case (framework.checkProfile,
+// protocol.md §9): the profile judged is requested, else declared, else
+// spec.DefaultProfile; a target declaring another one, or features outside
+// it or excluding each other, is a target error, returned as the reason.
+func caseProfile(declared string, features []string, requested string) string {
+	p := requested
+	if p == "" {
+		p = declared
+	}
+	if p == "" {
+		p = spec.DefaultProfile
+	}
+	if declared != "" && declared != p {
+		return fmt.Sprintf("target error: the target implements profile %q, the case judges profile %q", declared, p)
+	}
+	if err := spec.CheckFeatureSet(p, features); err != nil {
+		return fmt.Sprintf("target error: features %v under profile %s: %v", features, p, err)
+	}
+	return ""
 }

@@ -79,9 +79,31 @@ var _ = Describe("the command line", func() {
 		Entry("unknown flag", "flag provided but not defined: -bogus", "run", "--bogus"),
 		Entry("unknown fake", `unknown target "fake:target": there is no fake variant named "target" (`, "run", "--target", "fake:target"),
 		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: 2026.7.35`, "run", "--target", "openclaw:1.0"),
-		Entry("list without what to list", "list takes one argument, fakes", "list"),
+		Entry("list without what to list", "usage: codemode-conformance list fakes", "list"),
 		Entry("list of something else", "list takes one argument, fakes", "list", "targets"),
 	)
+
+	DescribeTable("prints list's usage on stdout and exits 0 when its help is asked for",
+		func(args ...string) {
+			o := invoke(os.Environ(), args...)
+			Expect(o.Code).To(Equal(0), "%v: %s", args, o.Stderr)
+			Expect(o.Stdout).To(HavePrefix("usage: codemode-conformance list fakes"), "%v prints list's usage", args)
+			Expect(o.Stdout).To(MatchRegexp(`(?m)^\s+fakes\s`), "%v names the subcommands", args)
+		},
+		Entry("list --help", "list", "--help"), Entry("list -h", "list", "-h"), Entry("list fakes -h", "list", "fakes", "-h"), Entry("help list", "help", "list"),
+	)
+
+	It("wraps the run help's exit status paragraph without ragged lines", func() {
+		o := invoke(os.Environ(), "run", "--help")
+		Expect(o.Code).To(Equal(0), "%s", o.Stderr)
+		_, after, ok := strings.Cut(o.Stdout, "Exit status:")
+		Expect(ok).To(BeTrue(), "the help has an Exit status paragraph:\n%s", o.Stdout)
+		para, _, _ := strings.Cut(after, "\n\n")
+		lines := strings.Split(para, "\n")
+		for _, l := range lines[:len(lines)-1] {
+			Expect(len(l)).To(BeNumerically(">", 55), "every line but the last of the paragraph is filled:\n%s", para)
+		}
+	})
 
 	It("lists every fake:<variant> with list fakes, and its help names them in short", func() {
 		o := invoke(os.Environ(), "list", "fakes")

@@ -24,9 +24,9 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 func usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
        codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
-       codemode-conformance case FILE [--target T]   (one hostile-case corpus file; case -h)
+       codemode-conformance case FILE [--target T] [--profile P]   (one hostile-case corpus file; case -h)
        codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
-       codemode-conformance list fakes   (every fake:<variant> target, the requirement it breaks and how)
+       codemode-conformance list fakes   (every fake:<variant> target, the requirement it breaks and how; list -h)
        codemode-conformance help
 
 Runs the code mode conformance suites (abuse, codemode, e2e, limits, mcp, namespaces, security) against a target,
@@ -39,10 +39,8 @@ Targets:
 Exit status: 0 overall success or partial, 1 failure (a fail, error or xpass,
 or nothing tested: no spec ran or every selected spec was skipped), 2 usage
 error (including an unknown name in --features, --exempt-features or
---profile) or
-malformed --expected-failures file. The
-overall verdict judges the selected specs only (see selection: in
-conformance-report.yaml).
+--profile) or a malformed --expected-failures file. The overall verdict
+judges the selected specs only (see selection: in conformance-report.yaml).
 
 Flags:
 `, targets.Usage())

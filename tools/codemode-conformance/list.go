@@ -9,13 +9,37 @@ import (
 	"github.com/codemode-conformance/codemode/fakes/broken"
 )
 
+// listUsage is the help of the list command.
+func listUsage(w io.Writer) {
+	fmt.Fprint(w, `usage: codemode-conformance list fakes
+
+Subcommands:
+  fakes   every deliberately broken fake:<variant> target: the requirement it
+          breaks, the profile it is judged under and its defect
+
+Exit status: 0 listed (or -h), 2 usage error (no or an unknown subcommand).
+`)
+}
+
 // listCommand runs `codemode-conformance list fakes`: one line per
 // deliberately broken variant (--target fake:<variant>) with the
 // requirement it breaks, the profile it is judged under and its defect.
-// It returns the exit status: 2 for anything but "fakes".
+// -h, -help or --help anywhere prints the usage on stdout and returns 0;
+// anything but "fakes" is a usage error (2).
 func listCommand(args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			listUsage(stdout)
+			return 0
+		}
+	}
 	if len(args) != 1 || args[0] != "fakes" {
-		fmt.Fprintf(stderr, "list takes one argument, fakes, got %d: %q\nusage: codemode-conformance list fakes\n", len(args), args)
+		if len(args) == 0 {
+			fmt.Fprint(stderr, "list needs a subcommand\n\n")
+		} else {
+			fmt.Fprintf(stderr, "list takes one argument, fakes, got %d: %q\n\n", len(args), args)
+		}
+		listUsage(stderr)
 		return 2
 	}
 	vs := append([]broken.Variant{}, broken.Variants...)

@@ -78,6 +78,9 @@ func cli(args []string) int {
 		if len(args) > 1 && args[1] == "case" {
 			return caseCommand(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
 		}
+		if len(args) > 1 && args[1] == "list" {
+			return listCommand([]string{"-h"}, os.Stdout, os.Stderr)
+		}
 		usage(os.Stdout)
 		return 0
 	case "run":
