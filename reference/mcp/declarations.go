@@ -141,13 +141,7 @@ func writeTool(b *strings.Builder, t Tool) {
 	for _, p := range props {
 		doc = append(doc, paramDoc(p))
 	}
-	if len(doc) > 0 {
-		b.WriteString("  /**\n")
-		for _, l := range doc {
-			b.WriteString("   * " + l + "\n")
-		}
-		b.WriteString("   */\n")
-	}
+	writeDoc(b, "  ", doc)
 	opt := "?"
 	if len(required) > 0 {
 		opt = ""
@@ -464,4 +458,17 @@ func paramDoc(p prop) string {
 		line += " " + d
 	}
 	return jsdocText(line)
+}
+
+// writeDoc writes doc (lines made safe by docLines, jsdocText or paramDoc) as
+// a JSDoc block, each line prefixed by indent; nothing when doc is empty.
+func writeDoc(b *strings.Builder, indent string, doc []string) {
+	if len(doc) == 0 {
+		return
+	}
+	b.WriteString(indent + "/**\n")
+	for _, l := range doc {
+		b.WriteString(indent + " * " + l + "\n")
+	}
+	b.WriteString(indent + " */\n")
 }

@@ -57,13 +57,7 @@ func ToolDeclaration(callable, toolName, catalogID, description string, input, o
 	for _, p := range props {
 		doc = append(doc, paramDoc(p))
 	}
-	if len(doc) > 0 {
-		b.WriteString("/**\n")
-		for _, l := range doc {
-			b.WriteString(" * " + l + "\n")
-		}
-		b.WriteString(" */\n")
-	}
+	writeDoc(&b, "", doc) // declarations.go
 	opt := "?"
 	if len(required) > 0 {
 		opt = ""

@@ -23,11 +23,7 @@ import (
 // replaceTools): a new catalog and, per CM-RES-03, a new results store.
 func (r *Run) ReplaceTools(ctx context.Context, ts ...tools.Tool) {
 	ginkgo.GinkgoHelper()
-	specs := make([]protocol.ToolSpec, 0, len(ts))
-	for _, t := range ts {
-		r.Tools.Add(t)
-		specs = append(specs, t.Spec)
-	}
+	specs := r.addTools(ts)
 	r.update(ctx, protocol.UpdateParams{Run: r.ID, ReplaceTools: specs}, func(p *protocol.PrepareParams) []protocol.ToolSpec {
 		old := p.Tools
 		p.Tools = slices.Clone(specs)
@@ -51,11 +47,7 @@ func (r *Run) RestrictTo(ctx context.Context, names ...string) {
 // catalog (run.update attachClientTools); the results store stays.
 func (r *Run) AttachClientTools(ctx context.Context, ts ...tools.Tool) {
 	ginkgo.GinkgoHelper()
-	specs := make([]protocol.ToolSpec, 0, len(ts))
-	for _, t := range ts {
-		r.Tools.Add(t)
-		specs = append(specs, t.Spec)
-	}
+	specs := r.addTools(ts)
 	r.update(ctx, protocol.UpdateParams{Run: r.ID, AttachClientTools: specs}, func(p *protocol.PrepareParams) []protocol.ToolSpec {
 		old := p.Tools
 		p.Tools = append(slices.Clone(p.Tools), specs...)
@@ -109,4 +101,15 @@ func (r *router) retool(run, op string, change func(*protocol.PrepareParams) (ol
 			rr.removed[t.Source+":"+t.Owner+":"+t.Name] = op
 		}
 	}
+}
+
+// addTools adds ts to the run's harness tools and returns their specs, for a
+// run.update that declares them.
+func (r *Run) addTools(ts []tools.Tool) []protocol.ToolSpec {
+	specs := make([]protocol.ToolSpec, 0, len(ts))
+	for _, t := range ts {
+		r.Tools.Add(t)
+		specs = append(specs, t.Spec)
+	}
+	return specs
 }
