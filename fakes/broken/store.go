@@ -42,6 +42,17 @@ func servingStore(s codemode.SessionStore) func(ctx context.Context, eng *engine
 	}
 }
 
+// servingResults serves the reference under profile v2 with each run's
+// results store wrapped by wrap (a defective store around a real one).
+func servingResults(wrap func(*store.Results) codemode.ResultsStore) func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
+		return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2",
+			Results: func(_ protocol.PrepareParams, maxBytes int64) codemode.ResultsStore {
+				return wrap(store.NewResults(maxBytes))
+			}}})
+	}
+}
+
 // commitAlways commits on Discard too.
 type commitAlways struct{ store.Sessions }
 

@@ -19,12 +19,7 @@ func init() {
 	Variants = append(Variants,
 		Variant{Name: "auto-retain-loses-large", Breaks: "CM-RES-04", Profile: "v2",
 			Defect: "the results store hands out a reference for a value over 2 KiB but keeps only its first 2 KiB, so an auto-retained result cannot be loaded whole",
-			Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-				return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2",
-					Results: func(_ protocol.PrepareParams, maxBytes int64) codemode.ResultsStore {
-						return lossyResults{store.NewResults(maxBytes)}
-					}}})
-			}},
+			Serve:  servingResults(func(r *store.Results) codemode.ResultsStore { return lossyResults{r} })},
 		Variant{Name: "store-no-transcript-entry", Breaks: "CM-STO-05", Profile: "v2",
 			Defect: "the session store commits a cell's writes to its own table and never appends the openclaw.code-mode-store transcript entry",
 			Serve:  servingFresh(func() codemode.SessionStore { return &noEntry{} })},
@@ -39,12 +34,7 @@ func init() {
 			Serve:  servingFresh(func() codemode.SessionStore { return &hydrationWindow{} })},
 		Variant{Name: "results-evict-when-full", Breaks: "CM-RES-05", Profile: "v2",
 			Defect: "a full results store evicts its oldest entries to make room instead of refusing, so auto-retain never reports notRetained and explicit references silently vanish",
-			Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-				return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2",
-					Results: func(_ protocol.PrepareParams, maxBytes int64) codemode.ResultsStore {
-						return &evictingResults{Results: store.NewResults(maxBytes)}
-					}}})
-			}},
+			Serve:  servingResults(func(r *store.Results) codemode.ResultsStore { return &evictingResults{Results: r} })},
 		Variant{Name: "headless-auto-retains", Breaks: "CM-RES-06", Profile: "v2",
 			Defect: "session.headless is ignored, so headless and restart-safe cells allocate automatic references",
 			Serve: rewritingPrepareV2(func(p map[string]any) {

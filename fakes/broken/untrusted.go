@@ -1,13 +1,9 @@
 package broken
 
 import (
-	"context"
 	"encoding/json"
-	"io"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
-	"github.com/codemode-conformance/codemode/reference/engine"
-	"github.com/codemode-conformance/codemode/reference/server"
 	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -24,12 +20,7 @@ func init() {
 			})},
 		Variant{Name: "results-drop-provenance", Breaks: "CM-RES-08", Profile: "v2",
 			Defect: "results.save keeps the value but not its network provenance, so a cell that loads a fetched page is not marked untrusted",
-			Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-				return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2",
-					Results: func(_ protocol.PrepareParams, maxBytes int64) codemode.ResultsStore {
-						return trustingResults{store.NewResults(maxBytes)}
-					}}})
-			}},
+			Serve:  servingResults(func(r *store.Results) codemode.ResultsStore { return trustingResults{r} })},
 		Variant{Name: "store-drops-provenance", Breaks: "CM-STO-11", Profile: "v2",
 			Defect: "the session store commits values without their networkContent provenance, so a later turn that loads a stored page is not marked untrusted",
 			Serve:  servingFresh(func() codemode.SessionStore { return &trustingStore{} })},
