@@ -108,11 +108,20 @@ func Profile() string {
 func RequestedProfile() string { return current.Profile }
 
 // checkProfile returns the profile the run judges and why the target's
-// declaration is a target error (""): the profile it declares must be known
-// and, when the run asks for one, the same; the effective features must be
-// features of that profile that do not exclude each other (protocol.md §9).
+// declaration is a target error (""): ProfileVerdict for the run's
+// requested profile.
 func checkProfile(declared string, list []string, source string) (string, string) {
-	p := current.Profile
+	return ProfileVerdict(current.Profile, declared, list, source, "run")
+}
+
+// ProfileVerdict returns the profile a target is judged against (requested,
+// else the one it declares, else spec.DefaultProfile) and why its
+// declaration is a target error there (""): the profile it declares must be
+// known and, when one is requested, the same; its features (from source,
+// e.g. "declared") must be features of that profile that do not exclude each
+// other (protocol.md §9). judge names what judges it ("run", "case").
+func ProfileVerdict(requested, declared string, features []string, source, judge string) (string, string) {
+	p := requested
 	if p == "" {
 		p = declared
 	}
@@ -120,10 +129,10 @@ func checkProfile(declared string, list []string, source string) (string, string
 		p = spec.DefaultProfile
 	}
 	if declared != "" && declared != p {
-		return p, fmt.Sprintf("target error: the target implements profile %q, the run judges profile %q", declared, p)
+		return p, fmt.Sprintf("target error: the target implements profile %q, the %s judges profile %q", declared, judge, p)
 	}
-	if err := spec.CheckFeatureSet(p, list); err != nil {
-		return p, fmt.Sprintf("target error: features %v (%s) under profile %s: %v", list, source, p, err)
+	if err := spec.CheckFeatureSet(p, features); err != nil {
+		return p, fmt.Sprintf("target error: features %v (%s) under profile %s: %v", features, source, p, err)
 	}
 	return p, ""
 }

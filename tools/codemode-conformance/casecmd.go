@@ -106,7 +106,7 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	defer t.Close()
-	if why := caseProfile(t.Init.Profile, t.Init.Features, *prof); why != "" {
+	if _, why := framework.ProfileVerdict(*prof, t.Init.Profile, t.Init.Features, "declared", "case"); why != "" {
 		fmt.Fprintf(stdout, "FAIL case %s: %s\n", c.File, why)
 		return 1
 	}
@@ -128,25 +128,4 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	fmt.Fprintf(stdout, "PASS case %s: %s (requirements %v, expected %s)\n", c.File, c.Description, c.Requirements, c.Expect)
 	return 0
-}
-
-// caseProfile is run's profile check for one case (framework.checkProfile,
-// protocol.md §9): the profile judged is requested, else declared, else
-// spec.DefaultProfile; a target declaring another one, or features outside
-// it or excluding each other, is a target error, returned as the reason.
-func caseProfile(declared string, features []string, requested string) string {
-	p := requested
-	if p == "" {
-		p = declared
-	}
-	if p == "" {
-		p = spec.DefaultProfile
-	}
-	if declared != "" && declared != p {
-		return fmt.Sprintf("target error: the target implements profile %q, the case judges profile %q", declared, p)
-	}
-	if err := spec.CheckFeatureSet(p, features); err != nil {
-		return fmt.Sprintf("target error: features %v under profile %s: %v", features, p, err)
-	}
-	return ""
 }
