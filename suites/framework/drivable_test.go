@@ -7,14 +7,10 @@ import (
 )
 
 func TestNotDrivableMatchesSurfaceOrRequirement(t *testing.T) {
-	tgtMu.Lock()
-	old := lastInit
-	lastInit = protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{
+	withInit(t, protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{
 		{Surface: protocol.SurfaceStats, Reason: "no counters"},
 		{Requirement: "CM-RUN-05", Reason: "no cap"},
-	}}
-	tgtMu.Unlock()
-	defer func() { tgtMu.Lock(); lastInit = old; tgtMu.Unlock() }()
+	}})
 	for _, c := range []struct{ surface, id, want string }{
 		{protocol.SurfaceStats, "", "runtime.stats: no counters"},
 		{"", "CM-RUN-05", "CM-RUN-05: no cap"},
@@ -27,14 +23,10 @@ func TestNotDrivableMatchesSurfaceOrRequirement(t *testing.T) {
 }
 
 func TestNotDrivableFeatureMatchesOnlyFeatureEntries(t *testing.T) {
-	tgtMu.Lock()
-	old := lastInit
-	lastInit = protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{
+	withInit(t, protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{
 		{Surface: protocol.SurfaceHooks, Reason: "no wiring"},
 		{Feature: "mcp", Reason: "no MCP client"},
-	}}
-	tgtMu.Unlock()
-	defer func() { tgtMu.Lock(); lastInit = old; tgtMu.Unlock() }()
+	}})
 	for _, c := range []struct{ feature, want string }{
 		{"mcp", "feature mcp: no MCP client"},
 		{"hooks", ""}, // a surface entry is not a feature entry
@@ -47,4 +39,14 @@ func TestNotDrivableFeatureMatchesOnlyFeatureEntries(t *testing.T) {
 	if got := notDrivable("", ""); got != "" {
 		t.Errorf("notDrivable(\"\", \"\") = %q: a feature entry must not match an empty surface or requirement", got)
 	}
+}
+
+// withInit makes init the target's last initialize result for the rest of
+// test t.
+func withInit(t *testing.T, init protocol.InitializeResult) {
+	tgtMu.Lock()
+	old := lastInit
+	lastInit = init
+	tgtMu.Unlock()
+	t.Cleanup(func() { tgtMu.Lock(); lastInit = old; tgtMu.Unlock() })
 }
