@@ -43,7 +43,7 @@ var _ = Describe("prelude.js", func() {
 		var p prelude.Poll
 		Expect(json.Unmarshal([]byte(raw), &p)).To(Succeed())
 		Expect(p.Output).To(HaveLen(3))
-		Expect(p.Output[0]).To(MatchJSON(`{"type":"json","value":{"f":"[Function: f]","s":"Symbol(q)","b":"10","cyc":{"a":1,"self":"[Circular]"},"d":"1970-01-01T00:00:00.000Z","bin":"[Binary data is not supported]","bad":"[Unserializable: nope]"}}`))
+		Expect(p.Output[0]).To(MatchJSON(`{"type":"json","value":{"f":"[Function: f]","s":"Symbol(q)","b":"10","cyc":{"a":1,"self":"[Circular]"},"d":"1970-01-01T00:00:00.000Z","bin":{"0":0,"1":0},"bad":"[Unserializable: nope]"}}`))
 		Expect(p.Output[1]).To(MatchJSON(`{"type":"text","text":"42"}`))
 		Expect(p.Requests).To(BeEmpty(), "no host request for an unknown tool")
 	})
