@@ -12,7 +12,7 @@ func init() {
 	Variants = append(Variants,
 		Variant{Name: "bigint-top-level-int64", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
 			Defect: "a BigInt cell value is written through a signed 64-bit integer: 12345678901234567890n becomes \"-6101065172474983726\" (nested BigInts are right)",
-			Serve: changingValues(`(v, where) => where === "value" && typeof v === "bigint" ? String(BigInt.asIntN(64, v)) : v`)},
+			Serve:  changingValues(`(v, where) => where === "value" && typeof v === "bigint" ? String(BigInt.asIntN(64, v)) : v`)},
 		Variant{Name: "bigint-nested-object-string", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
 			Defect: "a cell value holding a BigInt beyond 64 bits falls back to String(value), so {n: 2n ** 64n} becomes \"[object Object]\" (smaller BigInts are right)",
 			Serve: changingValues(`(v, where) => {
