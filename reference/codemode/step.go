@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/codemode-conformance/codemode/reference/engine"
@@ -24,6 +25,8 @@ type step struct {
 	outBytes int64
 	limitErr []result.ErrorCode
 	slot     bool // holds a live-VM slot of the process (admission.go)
+	sunkMu   sync.Mutex
+	sunk     []json.RawMessage // output items from the VM's sink, not yet taken (sink.go)
 }
 
 // drive runs the VM until the cell completes, fails or suspends.
@@ -117,6 +120,9 @@ func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end 
 	if err != nil {
 		return p, s.fail(s.trapResult(err)), true
 	}
+	if r, bad := s.takeSunk(); bad {
+		return p, s.fail(r), true
+	}
 	if s.vm.OutOfMemory() {
 		// The engine saw an allocation failure: the VM is terminated even
 		// if the guest caught the error (CM-LIM-02).
@@ -201,6 +207,7 @@ func (s *step) sealIfSettled(ctx context.Context) error {
 }
 
 func (s *step) closeVM() {
+	s.detachSink()
 	if s.vm != nil {
 		s.vm.Close(context.Background())
 		s.vm = nil

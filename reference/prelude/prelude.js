@@ -62,6 +62,10 @@
   // namespaces.js, evaluated just before this file, left its builder here.
   const buildNamespaces = global.__codemodeNamespaceKit;
   delete global.__codemodeNamespaceKit;
+  // The host's sink (engine.DefineSink): each output item goes to the host
+  // as it is written, so a cell a limit ends keeps it (CM-EXEC-14).
+  const sink = global.__codemodeSink;
+  delete global.__codemodeSink;
 
   // Bridge containers have no prototype: a guest that installs
   // Array.prototype.toJSON or Object.prototype getters cannot change what
@@ -406,7 +410,10 @@
   function pushOutput(item) {
     const s = stringify(item);
     outChars += lowerBound(s) + 1;
-    if (!cfg || outChars <= cfg.maxOutputBytes) output[output.length] = item;
+    if (!cfg || outChars <= cfg.maxOutputBytes) {
+      if (typeof sink === "function") apply(sink, undefined, [s]);
+      else output[output.length] = item;
+    }
     if (cfg && outChars > cfg.maxOutputBytes) {
       setFatal("output_limit_exceeded", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)");
       throw plainError("RangeError", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)", "output_limit_exceeded");
