@@ -40,4 +40,3 @@ var _ = Describe("codemode", "output kept on limit failures", func() {
 		Expect(r.Exec(ctx, `return 1 + 1;`)).To(CompleteWith(2), "the run must keep working after limit failures")
 	})
 })
-
