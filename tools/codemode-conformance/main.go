@@ -185,6 +185,7 @@ func run() int {
 	rc.SilenceSkips = true
 	rc.Verbose = verbose
 	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
+	con.color = !rc.NoColor
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
 	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
@@ -193,7 +194,7 @@ func run() int {
 	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
 		code = 0
 	}
-	con.Print(closingLine(out, code))
+	con.Verdict(closingLine(out, code), out.overall)
 	return code
 }
 
