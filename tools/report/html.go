@@ -387,7 +387,7 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 <body>
 <h1>Conformance report</h1>
 {{- if .Required}}
-<ul class="required">{{range .Required}}<li><strong>{{.}}</strong></li>{{end}}</ul>
+<ul class="required">{{range .Required}}<li>{{.}}</li>{{end}}</ul>
 {{- end}}
 <table>
 <tr><th>target</th><td><code>{{.Target}}</code></td></tr>
