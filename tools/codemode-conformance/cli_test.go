@@ -224,13 +224,15 @@ done
 		Expect(o.Code).To(Equal(1), "CM-LIM-03 fails against fake:no-output-limit; stdout:\n%s", o.Stdout)
 		before, _, found := strings.Cut(o.Stdout, "\n# Conformance summary\n")
 		Expect(found).To(BeTrue(), "stdout has the summary table:\n%s", o.Stdout)
-		var progress, reasons []string
+		var progress, reasons, banner []string
 		for _, line := range strings.Split(strings.TrimSpace(before), "\n")[1:] { // [0] is Ginkgo's header
 			switch {
 			case regexp.MustCompile(`^\[\s*\d+\] (PASS|FAIL|ERROR|SKIP|XFAIL|XPASS) +CM-`).MatchString(line):
 				progress = append(progress, line)
 			case strings.HasPrefix(line, "        ") && strings.HasSuffix(line, " (see report.html)"):
 				reasons = append(reasons, line)
+			case strings.HasPrefix(line, "!! required features exempted by the user"): // before the first spec (required.go)
+				banner = append(banner, line)
 			default:
 				Fail(fmt.Sprintf("stdout has a line that is neither a progress line nor a reason: %q\nstdout:\n%s", line, o.Stdout))
 			}
@@ -240,7 +242,8 @@ done
 		Expect(reasons).To(HaveEach(WithTransform(utf8.RuneCountInString, BeNumerically("<=", 8+201+len(" (see report.html)")))), "reasons are cut to about 200 characters")
 		Expect(before).To(MatchRegexp(`FAIL  CM-LIM-03 [^\n]*\n        5000 bytes of text must exceed maxOutputBytes 2048: expected status "failed" with code "output_limit_exceeded"`),
 			"the fail's reason is the assertion's description, then the start of the matcher's message")
-		Expect(before).To(MatchRegexp(`SKIP  CM-TS-01 [^\n]*\n        skipped: feature "typescript" is not declared`), "the skip's reason")
+		Expect(before).To(MatchRegexp(`SKIP  CM-TS-01 [^\n]*\n        skipped: required feature "typescript" exempted by the user`), "the skip's reason")
+		Expect(banner).To(HaveLen(1), "v1 requires typescript: one line before the first spec says the user exempted it:\n%s", before)
 		Expect(o.Stdout).NotTo(ContainSubstring("run.prepare"), "no transcript on stdout")
 		Expect(o.Stdout).NotTo(ContainSubstring("Summarizing"), "Ginkgo's list of failures repeats the progress lines")
 		Expect(o.Stdout).NotTo(MatchRegexp(`(?m)^Ran \d+ of \d+ Specs`), "Ginkgo's closing counts are dropped: the summary counts by verdict")

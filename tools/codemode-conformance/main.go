@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/conformance"
@@ -162,7 +163,13 @@ func run() int {
 	formatter.ColorableStdOut = con
 
 	var n atomic.Int64
-	ginkgo.ReportBeforeEach(func(types.SpecReport) { con.SpecStarts() })
+	var banner sync.Once // the required features the target lacks, before the first spec's line
+	ginkgo.ReportBeforeEach(func(r types.SpecReport) {
+		if report.Selected(r) {
+			banner.Do(func() { con.Print(requiredBanner()) })
+		}
+		con.SpecStarts()
+	})
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
 		line := ""
 		if report.Selected(r) {
