@@ -47,40 +47,43 @@ func (vm *VM) SetSink(f func(string)) {
 	vm.sink.Store(&f)
 }
 
-// hostCall is host_call: a call of the sink with its first argument.
-func hostCall(ctx context.Context, m api.Module, name, nameLen, argc, argv uint32) {
+// hostCall is host_call: a call of the sink with its first argument. It
+// reports whether a sink took the string (the prelude keeps the item for
+// the poll otherwise).
+func hostCall(ctx context.Context, m api.Module, name, nameLen, argc, argv uint32) bool {
 	vm := vmOf(ctx)
 	if vm == nil || argc < 1 {
-		return
+		return false
 	}
 	f := vm.sink.Load()
 	if f == nil {
-		return
+		return false
 	}
 	if n, ok := m.Memory().Read(name, nameLen); !ok || string(n) != SinkName {
-		return
+		return false
 	}
 	h, ok := m.Memory().ReadUint32Le(argv)
 	if !ok {
-		return
+		return false
 	}
 	val, ok := m.Memory().ReadUint64Le(h)
 	if !ok {
-		return
+		return false
 	}
 	// JS_ToCStringLen2(ctx, &len, value, 0): the trampoline owns the value.
 	r, err := vm.fn.toCString.Call(ctx, uint64(vm.jsctx), uint64(vm.scratch), val, 0)
 	if err != nil || uint32(r[0]) == 0 {
-		return
+		return false
 	}
 	defer vm.fn.freeCString.Call(ctx, uint64(vm.jsctx), r[0])
 	l, ok := m.Memory().ReadUint32Le(vm.scratch)
 	if !ok {
-		return
+		return false
 	}
 	b, ok := m.Memory().Read(uint32(r[0]), l)
 	if !ok {
-		return
+		return false
 	}
 	(*f)(string(b))
+	return true
 }

@@ -411,8 +411,8 @@
     const s = stringify(item);
     outChars += lowerBound(s) + 1;
     if (!cfg || outChars <= cfg.maxOutputBytes) {
-      if (typeof sink === "function") apply(sink, undefined, [s]);
-      else output[output.length] = item;
+      // Without a host sink (true: taken) the item waits for the poll.
+      if (typeof sink !== "function" || apply(sink, undefined, [s]) !== true) output[output.length] = item;
     }
     if (cfg && outChars > cfg.maxOutputBytes) {
       setFatal("output_limit_exceeded", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)");
