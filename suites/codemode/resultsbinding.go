@@ -52,7 +52,7 @@ func (m *mailbox) post(v string) { m.ch <- v }
 const parkedProbe = `const probe = async (f) => { try { return {ok: await f()}; } catch (e) { return {refused: true}; } };
 const mine = await results.save({from: "parked"});
 const before = await probe(() => results.load(mine));
-const other = JSON.parse(callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value);
+const other = JSON.parse((await call("mailbox", {})).value);
 return {before, mine: await probe(() => results.load(mine)), other: await probe(() => results.load(other)), save: await probe(() => results.save({from: "parked, after"}))};`
 
 // loadProbe is guest code returning {ok: value} or {refused: true} for
@@ -64,7 +64,7 @@ func loadProbe(ref string) string {
 // hasTool is guest code returning whether ALL_TOOLS lists name: the control
 // that a run.update took effect for cells started after it.
 func hasTool(name string) string {
-	return fmt.Sprintf(`return ALL_TOOLS.some((t) => t.name === %q);`, name)
+	return Guest(fmt.Sprintf(`return listTools().some((t) => t.name === %q);`, name))
 }
 
 // parkOn starts parkedProbe on r and expects it waiting on the mailbox.
@@ -144,7 +144,7 @@ const sum = callValue(addId, await tools.call(addId, {a: 2, b: 3}));
 const ref = await results.save(sum);
 const probe = async (f) => { try { return {ok: await f()}; } catch (e) { return {refused: true}; } };
 const before = await probe(() => results.load(ref));
-const other = JSON.parse(callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value);
+const other = JSON.parse((await call("mailbox", {})).value);
 return {before, mine: await probe(() => results.load(ref)), other: await probe(() => results.load(other)),
   callAdd: await probe(() => tools.call(addId, {a: 1, b: 1})), callRef: await probe(() => tools.call(ref, {a: 1, b: 1}))};`)
 		w := r.Exec(ctx, code)

@@ -94,7 +94,7 @@ var _ = Describe("codemode", "session store", func() {
 	It("CM-STO-01", "store and load work across a suspension within a cell", func(ctx SpecContext) {
 		r := sessionRun(ctx, freshSession(), &protocol.Session{Branch: "main"}, suspendable(nil))
 		code := Guest(`await store("k", {a: 1}); const before = await load("k");
-const s = await tools.call(id("slow"), {ms: 1500, tag: "late"}); return {before, after: await load("k")};`)
+const s = await call("slow", {ms: 1500, tag: "late"}); return {before, after: await load("k")};`)
 		w := r.Exec(ctx, code)
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		final, _ := r.Follow(ctx, w)

@@ -22,13 +22,14 @@
 // - describe(name): the handle's describe(), plus name (its toolName):
 //   description, parameters (the input schema) and outputSchema if declared.
 // - listTools(): every handle of catalog.all() as a plain entry, as search.
-// - id(name) and callValue(catalogId, x) are generation 1's (v1.js): only
-//   cells still written in 000's tools.* API use them.
+// - id(name) and callValue(catalogId, x) are generation 1's (v1.js), for
+//   cells still written in 000's tools.* API; without ALL_TOOLS, id(name)
+//   is name, so callValue(id(name), x) is x (no v2 surface has envelopes).
 const __dialectMissing = (what) => { throw new Error("codemode-dialect: blocked by CM-TS-06: " + what + " (page 001 [TypeScript]: catalog handles; spec/protocol.md §12.13)"); };
 const __dialectHandles = () => { if (typeof catalog === "undefined" || catalog === null || typeof catalog.all !== "function") __dialectMissing("the cell has no catalog global with catalog.all()"); const a = catalog.all(); if (!Array.isArray(a)) __dialectMissing("catalog.all() did not return an array of handles"); return a; };
 const __dialectHandle = (n) => { const h = __dialectHandles().find((h) => typeof h === "function" && h.toolName === n); if (!h) throw new Error("no tool named " + n); return h; };
 const __dialectEntry = (h) => { const e = {name: h.toolName}; if (h.label !== undefined) e.label = h.label; e.description = h.description; e.source = h.source; if (h.sourceName !== undefined) e.sourceName = h.sourceName; e.callableName = h.callableName; return e; };
-const id = (n) => { const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error("no tool named " + n); return t.id; };
+const id = (n) => { if (typeof ALL_TOOLS === "undefined") return n; const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error("no tool named " + n); return t.id; };
 const callValue = (catalogId, x) => { if (x === null || typeof x !== "object" || Array.isArray(x)) return x; const k = Object.keys(x).sort(); if (k.length !== 2 || k[0] !== "result" || k[1] !== "tool") return x; const t = x.tool, r = x.result; if (t === null || typeof t !== "object" || t.id !== catalogId || r === null || typeof r !== "object" || !Object.prototype.hasOwnProperty.call(r, "details")) return x; return r.details; };
 const dispatch = (n, ...input) => __dialectHandle(n)(...input);
 const call = async (n, ...input) => await dispatch(n, ...input);
