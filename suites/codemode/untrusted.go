@@ -105,10 +105,8 @@ var _ = Describe("codemode", "untrusted content", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(tools.Standard(), tools.Fetch())})
 		saved, _ := r.RunToCompletion(ctx, Guest(fetchCall+` return await results.save({page});`))
 		Expect(saved).To(BeCompleted(), "results.save of a fetched page must succeed")
-		ref, ok := saved.ValueAny().(string)
-		Expect(ok).To(BeTrue(), "results.save must resolve to a reference string: %s", saved)
-
-		loaded := r.Exec(ctx, fmt.Sprintf(`const v = await results.load(%q); return v.page;`, ref))
+		ref := savedReference(saved)
+		loaded := r.Exec(ctx, Guest(fmt.Sprintf(`const v = await results.load(refKey(%s)); return v.page;`, ref)))
 		Expect(loaded).To(CompleteWith(tools.FetchedPage(fetchURL)), "a later cell must load the saved page unchanged, its wrapper included")
 		expectMarked(loaded, "a cell that called no network tool but loaded a value saved from network content (its provenance travels with the saved value)")
 	})

@@ -22,6 +22,11 @@
 // - describe(name): the handle's describe(), plus name (its toolName):
 //   description, parameters (the input schema) and outputSchema if declared.
 // - listTools(): every handle of catalog.all() as a plain entry, as search.
+// - refKey(ref): what load and delete take for a reference results.save
+//   resolved to. 001 [运行和快照生命周期] says only "results.save(value) 引用"
+//   (a reference) and gives it no shape: a descriptor object with a string
+//   id (OpenClaw 2026.9.6: {id, bytes, count, shape, preview, ...}, loaded
+//   by its id) gives that id, anything else (the reference's string) itself.
 // - id(name) and callValue(catalogId, x) are generation 1's (v1.js), for
 //   cells still written in 000's tools.* API; without ALL_TOOLS, id(name)
 //   is name, so callValue(id(name), x) is x (no v2 surface has envelopes).
@@ -36,3 +41,4 @@ const call = async (n, ...input) => await dispatch(n, ...input);
 const search = async (q, ...options) => { __dialectHandles(); return (await catalog.search(q, ...options)).map(__dialectEntry); };
 const describe = async (n) => { const d = await __dialectHandle(n).describe(); return Object.assign({name: d.toolName}, d); };
 const listTools = () => __dialectHandles().map(__dialectEntry);
+const refKey = (ref) => (ref !== null && typeof ref === "object" && !Array.isArray(ref) && typeof ref.id === "string") ? ref.id : ref;
