@@ -74,7 +74,7 @@ function main() {
   // It claims snapshot-executor and isolation, as a generation-1 runtime
   // would: its node:vm escape and its made-up snapshots are what the specs of
   // those features must catch.
-  const FEATURES = ["core", "yield", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "pending-call-limit"];
+  const FEATURES = ["core", "yield", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "pending-call-limit", "tools-api"];
   const MAX_SUSPENDED = 64;
   // Fault 3: there is no snapshot, so its size is a guess.
   const ESTIMATED_SNAPSHOT_BYTES = 256 * 1024;
