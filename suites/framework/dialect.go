@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/codemode-conformance/codemode/suites/framework/dialect"
 )
@@ -18,11 +19,15 @@ const dialectToken = "/*codemode-dialect*/"
 // place of Guest's placeholder (code without one is returned unchanged).
 // modelCall renders every exec input; a spec that hands a cell to someone
 // else (a fake model provider's script) renders it itself.
+//
+// Before the run's profile is known (Profile is "") code is returned
+// unchanged.
 func Rendered(code string) string {
-	if !strings.Contains(code, dialectToken) {
+	p := Profile()
+	if p == "" || !strings.Contains(code, dialectToken) {
 		return code
 	}
-	return strings.ReplaceAll(code, dialectToken, dialect.Prelude(Profile()))
+	return strings.ReplaceAll(code, dialectToken, dialect.Prelude(p))
 }
 
 // renderedInput is a model input (JSON) with every dialect placeholder of
@@ -31,7 +36,11 @@ func renderedInput(in json.RawMessage) json.RawMessage {
 	if !strings.Contains(string(in), dialectToken) {
 		return in
 	}
-	pre, _ := json.Marshal(dialect.Prelude(Profile()))
+	p := Profile()
+	if p == "" {
+		p = spec.DefaultProfile
+	}
+	pre, _ := json.Marshal(dialect.Prelude(p))
 	return json.RawMessage(strings.ReplaceAll(string(in), dialectToken, string(pre[1:len(pre)-1])))
 }
 

@@ -419,11 +419,11 @@ func Stats(ctx context.Context) protocol.Stats {
 //     envelope fails CM-GUEST-05 once instead of every requirement whose cell
 //     reads a tool's result. Messages of those specs carry [EnvelopeNote].
 //
-// The dialect itself is a placeholder comment (dialectToken) until the cell
-// is sent, so Guest can run at package initialisation, before the profile
-// is known.
+// Once the run's profile is known (in a spec) the dialect is rendered at
+// once; before (at package initialisation) Guest leaves a placeholder
+// comment (dialectToken) that exec inputs render when sent (Rendered).
 func Guest(body string) string {
-	return dialectToken + "\n" + body
+	return Rendered(dialectToken + "\n" + body)
 }
 
 // EnvelopeNote ends the failure messages of specs whose cells read tool
