@@ -59,5 +59,6 @@ func checkDialect(res Result) {
 	blockDialect(req, "the guest dialect of profile %s needs what the target lacks: %s (%s)", Profile(), what, res.Error)
 }
 
-// blockDialect stops the spec as blocked by req (framework.Blocked).
-var blockDialect = func(req, format string, args ...any) {}
+// blockDialect stops the spec as blocked by req (a variable so a test can
+// watch it).
+var blockDialect = Blocked
