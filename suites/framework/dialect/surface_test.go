@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
-	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/spec/result"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	_ "github.com/codemode-conformance/codemode/targets/builtin" // the reference, in process
 	"github.com/onsi/ginkgo/v2"
