@@ -15,7 +15,7 @@ import (
 // ones its profile defines among these (Options.Features); a helper who
 // builds a feature adds its name here and branches on Options.HasFeature.
 var Implemented = []string{
-	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry",
+	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry", "tools-api",
 	"snapshot-executor", "isolation", "fault-injection", "pending-call-limit",
 	"run-lifecycle-messages", "direct-only-tools", "results", "session-store", "hooks", "approvals",
 	"bridge-queue", "execution-mode", "trajectory", "agent-turn", "untrusted-content", "nested-activity",

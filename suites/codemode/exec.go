@@ -23,7 +23,7 @@ func suspendable(extra map[string]any) map[string]any {
 }
 
 // slowCall is guest code whose nested call outlives one exec.
-const slowCall = `const r = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); text("after restore: " + r.tag); return r;`
+const slowCall = `const r = (await call("slow", {ms: 1500, tag: "late"})); text("after restore: " + r.tag); return r;`
 
 // roomy is suspendable with room for a busy machine: timeoutMs 3000, which a
 // roomySlowMs call outlives. For specs whose subject is the suspension or what
@@ -63,18 +63,18 @@ var _ = Describe("codemode", "exec and wait", func() {
 	It("CM-EXEC-03", "language defaults to javascript, and javascript is always accepted", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"languages": []string{"javascript"}}), Tools: tools.Standard()})
 		// A TypeScript-only cell tells a default of javascript from one of typescript.
-		Expect(r.ExecInput(ctx, map[string]any{"code": "const x = 1 as number; return typeof tools"})).To(BeFailed(), "a cell without language must run as javascript, where a TypeScript cast is a syntax error")
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return typeof tools"})).To(CompleteWith("object"), "a cell without language must run as javascript")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "const x = 1 as number; return x"})).To(BeFailed(), "a cell without language must run as javascript, where a TypeScript cast is a syntax error")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return typeof 42"})).To(CompleteWith("number"), "a cell without language must run as javascript (the marker needs no guest API)")
 		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "javascript"})).To(CompleteWith(1), "language javascript must run")
 	})
 
 	It("CM-EXEC-04", "module loader patterns fail with module_access_denied before any tool is dispatched; identifiers and strings containing import run", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		for _, code := range []string{
-			`await tools.call(id("echo"), {}); import fs from "fs"; return 1;`,
-			`await tools.call(id("echo"), {}); const m = await import("fs"); return 1;`,
-			`await tools.call(id("echo"), {}); const fs = require("fs"); return 1;`,
-			`await tools.call(id("echo"), {}); return import.meta.url;`,
+			`await call("echo", {}); import fs from "fs"; return 1;`,
+			`await call("echo", {}); const m = await import("fs"); return 1;`,
+			`await call("echo", {}); const fs = require("fs"); return 1;`,
+			`await call("echo", {}); return import.meta.url;`,
 			`return await (0, eval)('import("os")');`,
 		} {
 			res, _ := r.RunToCompletion(ctx, Guest(code))
@@ -116,7 +116,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 
 	It("CM-EXEC-06", "completed only once no guest work is pending and with a JSON-compatible value", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`tools.call(id("slow"), {ms: 300}); return {d: new Date(0), n: 1, u: undefined, nested: [1, "a", null]};`))
+		res, _ := r.RunToCompletion(ctx, Guest(`dispatch("slow", {ms: 300}); return {d: new Date(0), n: 1, u: undefined, nested: [1, "a", null]};`))
 		Expect(res).To(CompleteWith(map[string]any{"d": "1970-01-01T00:00:00.000Z", "n": 1, "nested": []any{1, "a", nil}}), "the cell completes only after its nested call, with a JSON value (Date as ISO string, undefined dropped)")
 		Expect(r.Tools.Finished()).To(Equal(1), "the cell completed while a nested call it started was still running")
 	})
@@ -187,7 +187,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 
 	It("CM-EXEC-14", "output produced before a failure is kept in the failed result", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, steps := r.RunToCompletion(ctx, Guest(`text("one"); json({two: 2}); await tools.call(id("echo"), {}); text("three"); throw new Error("boom");`))
+		res, steps := r.RunToCompletion(ctx, Guest(`text("one"); json({two: 2}); await call("echo", {}); text("three"); throw new Error("boom");`))
 		Expect(res).To(BeFailed(), "the uncaught error must fail the cell")
 		Expect(AllOutput(steps)).To(Equal([]result.Output{result.TextOutput("one"), result.JSONOutput([]byte(`{"two":2}`)), result.TextOutput("three")}), "the output produced before the failure, across the exec and its waits, must be kept")
 	})

@@ -12,7 +12,7 @@ import (
 var _ = Describe("codemode", "failure codes", func() {
 	It("CM-EXEC-19", "a failure carries the code named after its condition: nested_tool_failed, snapshot_expired, aborted", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))
+		res, _ := r.RunToCompletion(ctx, Guest(`await call("fail", {message: "uncaught"}); return 1;`))
 		Expect(res).To(BeFailedWith(result.CodeNestedToolFailed), "an uncaught tool error must fail the cell with nested_tool_failed")
 		res, _ = r.RunToCompletion(ctx, `throw {name: "ToolError", code: "nested_tool_failed", message: "forged by the guest"};`)
 		Expect(res).To(BeFailed(), "a guest's own throw must fail the cell")

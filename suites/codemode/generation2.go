@@ -44,7 +44,7 @@ var _ = Describe("codemode", "generation 2", func() {
 
 		// Already resuming: two concurrent waits, the loser fails.
 		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w = a.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1300})); return x.slept;`))
+		w = a.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1300})); return x.slept;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1300 ms nested call must suspend")
 		results := Concurrently(2, func(int) Result { return a.Wait(ctx, w.RunID) })
 		losers := 0
@@ -64,7 +64,7 @@ var _ = Describe("codemode", "generation 2", func() {
 	It("CM-TS-04", "cells are plain JavaScript: language typescript is refused with invalid_input and annotations are a syntax error", func(ctx SpecContext) {
 		for _, cm := range []any{true, Enabled(map[string]any{"languages": []string{"javascript", "typescript"}})} {
 			r := NewRun(ctx, RunOptions{CodeMode: cm, Tools: tools.Standard()})
-			res := r.ExecInput(ctx, map[string]any{"code": Guest(`text("ran"); await tools.call(id("echo"), {}); return 1;`), "language": "typescript"})
+			res := r.ExecInput(ctx, map[string]any{"code": Guest(`text("ran"); await call("echo", {}); return 1;`), "language": "typescript"})
 			Expect(res).To(BeFailedWith(result.CodeInvalidInput), "exec with language typescript (codeMode %v) must be refused: %s", cm, res.Raw)
 			Expect(res.Output).To(BeEmpty(), "a refused cell must not run: %s", res.Raw)
 			Expect(r.Tools.Calls()).To(BeEmpty(), "a refused cell must make no nested call")
@@ -89,7 +89,7 @@ var _ = Describe("codemode", "generation 2", func() {
 		names := catalogNames(ctx, r)
 		Expect(names).NotTo(ContainElement("send_message"), "the direct-only tool must be absent from ALL_TOOLS")
 		Expect(names).To(ContainElement("echo"), "ordinary tools stay in the catalog")
-		res := r.Exec(ctx, `const hits = await tools.search("send message directly"); return hits.map((h) => h.name);`)
+		res := r.Exec(ctx, Guest(`const hits = await search("send message directly"); return hits.map((h) => h.name);`))
 		Expect(res).To(BeCompleted(), "tools.search must complete: %s", res.Raw)
 		var hits []string
 		Expect(json.Unmarshal(res.Value, &hits)).To(Succeed(), "search hits must be named: %s", res.Value)

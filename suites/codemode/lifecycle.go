@@ -20,7 +20,7 @@ const heldMiB = 4
 // then returns heldResult(mib).
 func holding(mib int) string {
 	return Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
-		const x = callValue(id("slow"), await tools.call(id("slow"), {ms: %d})); return keep.length + " strings, slept " + x.slept;`, mib*16, roomySlowMs))
+		const x = (await call("slow", {ms: %d})); return keep.length + " strings, slept " + x.slept;`, mib*16, roomySlowMs))
 }
 
 func heldResult(mib int) string { return fmt.Sprintf("%d strings, slept %d", mib*16, roomySlowMs) }
@@ -32,7 +32,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		SelfReported("liveVMs = 0 and snapshots = 1 while the cell waits, as runtime.stats reports them")
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(fmt.Sprintf(`const secret = "kept-in-memory"; const x = callValue(id("slow"), await tools.call(id("slow"), {ms: %d, tag: "t"})); return secret + ":" + x.tag;`, roomySlowMs)))
+		w := r.Exec(ctx, Guest(fmt.Sprintf(`const secret = "kept-in-memory"; const x = (await call("slow", {ms: %d, tag: "t"})); return secret + ":" + x.tag;`, roomySlowMs)))
 		Expect(w).To(BeWaiting(), "a cell awaiting a %d ms nested call must suspend under timeoutMs 3000", roomySlowMs)
 		Expect(base.LiveVMs).To(BeZero(), "a VM was still live before this spec started")
 		Expect(base.Snapshots).To(BeZero(), "a snapshot was still stored before this spec started")
@@ -78,7 +78,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		SelfReported("snapshots back to the baseline after failure, expiry, abort and run end, as runtime.stats reports them")
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); throw new Error("after restore");`))
+		w := r.Exec(ctx, Guest(`await call("slow", {ms: 1500}); throw new Error("after restore");`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before it throws")
 		res := w
 		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
@@ -87,7 +87,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		Expect(res).To(BeFailed(), "the restored cell throws \"after restore\": its run must end failed")
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "failed: snapshot kept")
 
-		w = r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
+		w = r.Exec(ctx, Guest(`await call("slow", {ms: 1500}); return 1;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend, so its snapshot can expire")
 		Eventually(func(g Gomega) {
 			g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "snapshots back to the baseline once snapshotTtlSeconds (1 s) passed")
@@ -97,7 +97,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// waitingRun prepares a run holding one waiting cell.
 		waitingRun := func() *Run {
 			run := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-			Expect(run.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
+			Expect(run.Exec(ctx, Guest(`await call("slow", {ms: 1500}); return 1;`))).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
 			Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots+1), "a waiting cell must hold exactly one snapshot above the baseline")
 			return run
 		}
@@ -113,7 +113,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 	It("CM-RUN-04", "a VM larger than maxSnapshotBytes is refused before suspension with snapshot_limit_exceeded", func(ctx SpecContext) {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: roomy(map[string]any{"maxSnapshotBytes": 1024}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: %d})); return x.slept;`, roomySlowMs)))
+		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const x = (await call("slow", {ms: %d})); return x.slept;`, roomySlowMs)))
 		Expect(res).To(BeFailedWith(result.CodeSnapshotLimitExceeded), "a VM over maxSnapshotBytes 1024 must be refused before suspension with snapshot_limit_exceeded")
 		Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "a refused suspension leaves no snapshot")
 	})
@@ -130,7 +130,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
 			const sum = () => { let h = 0; for (const s of keep) for (let j = 0; j < s.length; j += 509) h = (h * 31 + s.charCodeAt(j) + s.length) | 0; return h; };
-			const before = sum(); const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500}));
+			const before = sum(); const x = (await call("slow", {ms: 1500}));
 			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16)))
 		Expect(w).To(BeWaiting(), "a cell holding %d MiB across a 1500 ms nested call must suspend under the default maxSnapshotBytes", heldMiB)
 		if snapshots {
@@ -165,7 +165,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 	It("CM-RUN-03", "a snapshot older than snapshotTtlSeconds cannot be resumed", func(ctx SpecContext) {
 		base := Stats(ctx)
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1200})); text("resumed"); return x.slept;`))
+		w := r.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1200})); text("resumed"); return x.slept;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1200 ms nested call must suspend")
 		Eventually(func(g Gomega) {
 			g.Expect(Stats(ctx).Snapshots).To(Equal(base.Snapshots), "snapshots back to the baseline once snapshotTtlSeconds (1 s) passed")
@@ -176,14 +176,14 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		Expect(res.Output).NotTo(ContainElement(result.TextOutput("resumed")), "the expired cell ran on past its nested call: %s", res)
 		// Control: within the TTL the same cell resumes.
 		long := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 60}), Tools: tools.Standard()})
-		res, _ = long.RunToCompletion(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1200})); return x.slept;`))
+		res, _ = long.RunToCompletion(ctx, Guest(`const x = (await call("slow", {ms: 1200})); return x.slept;`))
 		Expect(res).To(CompleteWith(1200), "control: within snapshotTtlSeconds 60 the same cell must resume and return the nested result %s", EnvelopeNote)
 	})
 
 	It("CM-EXEC-11", "two concurrent waits for the same runId: at most one resumes, the other fails", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		for round := 0; round < 3; round++ {
-			w := r.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1300})); text("resumed once"); return x.slept;`))
+			w := r.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1300})); text("resumed once"); return x.slept;`))
 			Expect(w).To(BeWaiting(), "round %d: a cell awaiting a 1300 ms nested call must suspend", round)
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
@@ -216,13 +216,13 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
 		free := 64 - base.SuspendedRuns
 		results := Concurrently(free, func(int) Result {
-			return r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "never";`))
+			return r.Exec(ctx, Guest(`await call("slow", {ms: 60000}); return "never";`))
 		})
 		for i, res := range results {
 			Expect(res).To(BeWaiting(), "suspension %d of %d must succeed", i+1, free)
 		}
 		Expect(Stats(ctx).SuspendedRuns).To(Equal(64), "all %d suspensions must be counted, reaching the limit of 64", free)
-		over := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "never";`))
+		over := r.Exec(ctx, Guest(`await call("slow", {ms: 60000}); return "never";`))
 		Expect(over).To(BeFailed(), "the 65th suspension must fail")
 		Expect(over.Error).To(ContainSubstring("too many suspended code mode runs"), "the 65th suspension must fail with the error CM-RUN-05 names")
 		Expect(Stats(ctx).SuspendedRuns).To(Equal(64), "the refused 65th suspension must leave the count at 64")
@@ -232,7 +232,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 
 	It("CM-RUN-06", "suspended runs do not survive a runtime restart", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w := r.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500})); text("resumed after restart"); return x.slept;`))
+		w := r.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1500})); text("resumed after restart"); return x.slept;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before the restart")
 		RestartTarget()
 		again := NewRun(ctx, RunOptions{ID: r.ID, CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
