@@ -143,7 +143,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 	})
 
 	It("CM-EXEC-09", "wait fails for an unknown runId, another session, another run of the same session, an aborted run and an expired snapshot", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
 		Expect(r.Wait(ctx, "no-such-run-id")).To(BeFailed(), "wait for an unknown runId must fail")
 		Expect(r.WaitInput(ctx, map[string]any{})).To(BeFailed(), "wait without runId must fail")
 
@@ -154,7 +154,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 		sibling := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
 		Expect(sibling.Wait(ctx, w.RunID)).To(BeFailed(), "another run of the same session (agent %q, session %q) resumed this run's snapshot", r.Params.AgentID, r.Params.SessionID)
 
-		time.Sleep(2500 * time.Millisecond) // the TTL is the subject under test
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs: protocol.md §10) is the subject under test
 		Expect(r.Wait(ctx, w.RunID)).To(BeFailed(), "an expired snapshot was resumed")
 
 		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})

@@ -65,7 +65,7 @@ func ServeContinuation(ctx context.Context, r io.Reader, w io.WriteCloser) error
 	if err != nil {
 		return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err, Profile: framework.RequestedProfile()}})
 	}
-	return server.Serve(ctx, r, w, server.Options{Engine: e, Runtime: codemode.Options{Profile: framework.RequestedProfile(), Suspender: codemode.ContinuationSuspender{}}})
+	return server.Serve(ctx, r, w, server.Options{Engine: e, Runtime: codemode.Options{Profile: framework.RequestedProfile(), Suspender: codemode.ContinuationSuspender{}, DrainFraction: 1}})
 }
 
 func init() {
