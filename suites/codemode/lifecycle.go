@@ -278,7 +278,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// Behaviour: the places are free again, a new cell suspends.
 		again := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
 		Eventually(func() Result {
-			return again.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return "again";`))
+			return again.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 60000}); return "again";`))
 		}).
 			WithTimeout(20*time.Second).WithPolling(500*time.Millisecond).Should(BeWaiting(), "after run.abort freed the 64 suspended cells a new cell must suspend")
 		if stats {
