@@ -18,7 +18,8 @@ import (
 // waiting cell; telemetry.snapshotEvents carry kind "continuation" and no
 // bytes; maxSnapshotBytes does not apply (there is no snapshot to measure).
 // Targets of the harness: builtin:continuation and
-// `codemode-reference serve --continuations`.
+// `codemode-reference serve --continuations`, which also set DrainFraction 1
+// (wait the whole timeoutMs before suspending, which §10 allows).
 type ContinuationSuspender struct{}
 
 type parkedContinuation struct{ vm *engine.VM }
