@@ -105,7 +105,8 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// suspends before the nested call's deadline (§4).
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); throw new Error("after restore");`))
-		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before it throws")
+		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
+		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before it throws")
 		held("waiting before it fails")
 		res := w
 		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
@@ -115,7 +116,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		gone(Default, "failed")
 
 		w = r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
-		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend, so it can expire")
+		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend, so it can expire")
 		held("waiting before it expires")
 		Eventually(func(g Gomega) { gone(g, "expired") }).
 			WithTimeout(10*time.Second).WithPolling(200*time.Millisecond).Should(Succeed(), "expired: the cell is still counted past snapshotTtlSeconds (2 s)")
@@ -123,7 +124,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// waitingRun prepares a run holding one waiting cell.
 		waitingRun := func(when string) *Run {
 			run := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-			Expect(run.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
+			Precondition("CM-EXEC-17").Expect(run.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
 			held(when)
 			return run
 		}
@@ -159,7 +160,8 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 			const sum = () => { let h = 0; for (const s of keep) for (let j = 0; j < s.length; j += 509) h = (h * 31 + s.charCodeAt(j) + s.length) | 0; return h; };
 			const before = sum(); const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500}));
 			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16)))
-		Expect(w).To(BeWaiting(), "a cell holding %d MiB across a 1500 ms nested call must suspend under the default maxSnapshotBytes", heldMiB)
+		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
+		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell holding %d MiB across a 1500 ms nested call must suspend under the default maxSnapshotBytes", heldMiB)
 		if snapshots {
 			size := Stats(ctx).SnapshotBytes - base.SnapshotBytes
 			Expect(size).To(BeNumerically(">=", int64(heldMiB)<<20),
@@ -198,7 +200,8 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500})); text("resumed"); return x.slept;`))
 		suspended := time.Now()
-		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
+		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
+		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend")
 		// The TTL is the subject under test: a wait before it passed would
 		// resume the cell. It counts from the suspension, which came before
 		// the waiting result.

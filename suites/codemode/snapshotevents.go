@@ -52,7 +52,8 @@ var _ = Describe("codemode", "snapshot telemetry", func() {
 		// Only the run e lets its cell expire: a busy machine must not expire the others.
 		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(roomySlowCall))
-		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
+		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
+		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		Expect(snapshotEvents(w)).To(ContainElement(result.SnapshotCreated+" "+w.RunID), "the waiting result must report the snapshot (or continuation) it created: %s", w)
 		expectEventKinds(w, snapshots)
 		res := r.Wait(ctx, w.RunID)
@@ -69,7 +70,7 @@ var _ = Describe("codemode", "snapshot telemetry", func() {
 		e := NewRun(ctx, RunOptions{CodeMode: roomy(map[string]any{"snapshotTtlSeconds": 4}), Tools: tools.Standard()})
 		w = e.Exec(ctx, Guest(roomySlowCall))
 		suspended := time.Now()
-		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
+		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		time.Sleep(time.Until(suspended.Add(ttl + 1500*time.Millisecond))) // the TTL is the subject under test; a wait before it passes would resume the cell
 		res = e.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailed(), "an expired cell was resumed")
@@ -77,7 +78,7 @@ var _ = Describe("codemode", "snapshot telemetry", func() {
 		expectEventKinds(res, snapshots)
 
 		w = r.Exec(ctx, Guest(roomySlowCall))
-		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
+		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		r.Abort(ctx)
 		res = r.Exec(ctx, `return 1;`)
 		Expect(res).To(BeFailed(), "an exec on an aborted run must fail")
