@@ -127,7 +127,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang")
 	})
 
-	It("CM-EXEC-08", "wait resumes a suspended run and the restored VM receives the nested tool result", func(ctx SpecContext) {
+	It("CM-EXEC-08", "wait resumes a suspended cell and the resumed cell receives the nested tool result", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		first := r.Exec(ctx, Guest(`text("before"); `+slowCall))
 		Expect(first).To(BeWaiting(), "the slow nested call must suspend the cell")
@@ -138,12 +138,12 @@ var _ = Describe("codemode", "exec and wait", func() {
 			res = r.Wait(ctx, res.RunID)
 			outputs = append(outputs, res.Output...)
 		}
-		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the snapshot and deliver the nested call's result to the restored VM %s", EnvelopeNote)
-		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the restore must be returned %s", EnvelopeNote)
+		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the cell and deliver the nested call's result to it %s", EnvelopeNote)
+		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the cell resumed must be returned %s", EnvelopeNote)
 	})
 
 	It("CM-EXEC-09", "wait fails for an unknown runId, another session, another run of the same session, an aborted run and an expired snapshot", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
 		Expect(r.Wait(ctx, "no-such-run-id")).To(BeFailed(), "wait for an unknown runId must fail")
 		Expect(r.WaitInput(ctx, map[string]any{})).To(BeFailed(), "wait without runId must fail")
 
@@ -154,7 +154,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 		sibling := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
 		Expect(sibling.Wait(ctx, w.RunID)).To(BeFailed(), "another run of the same session (agent %q, session %q) resumed this run's snapshot", r.Params.AgentID, r.Params.SessionID)
 
-		time.Sleep(2500 * time.Millisecond) // the TTL is the subject under test
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs: protocol.md §10) is the subject under test
 		Expect(r.Wait(ctx, w.RunID)).To(BeFailed(), "an expired snapshot was resumed")
 
 		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})

@@ -22,7 +22,7 @@ const (
 
 var _ = Describe("codemode", "generation 2", func() {
 	It("CM-EXEC-10", "unknown, expired, already resuming, wrong-session and wrong-run waits fail with invalid_input and 001's messages", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
 		res := r.Wait(ctx, "no-such-run-id")
 		Expect(res).To(BeFailedWith(result.CodeInvalidInput), "wait for an unknown runId: %s", res.Raw)
 		Expect(res.Error).To(Equal(msgUnavailable), "wait for an unknown runId must say the run is unavailable or expired: %s", res.Raw)
@@ -37,7 +37,7 @@ var _ = Describe("codemode", "generation 2", func() {
 		res = sibling.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailedWith(result.CodeInvalidInput), "wait from another run of the same session (001 fixes no message for it): %s", res.Raw)
 
-		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs: protocol.md §10) is the subject under test; a wait before it passes would resume the cell
 		res = r.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailedWith(result.CodeInvalidInput), "wait on an expired snapshot is no distinct terminal state under 001: %s", res.Raw)
 		Expect(res.Error).To(Equal(msgUnavailable), "wait on an expired snapshot must say the run is unavailable or expired: %s", res.Raw)

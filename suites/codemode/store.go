@@ -118,10 +118,10 @@ const s = await call("slow", {ms: 1500, tag: "late"}); return {before, after: aw
 		Expect(r.Exec(ctx, `await store("failed", 1); throw new Error("boom");`)).To(BeFailed(), "a cell that throws must fail")
 		Expect(r.Exec(ctx, `await store("timedout", 1); while (true) {}`)).To(BeFailed(), "a cell that loops past timeoutMs must fail")
 
-		e := sessionRun(ctx, sid, branch, suspendable(map[string]any{"snapshotTtlSeconds": 1}))
+		e := sessionRun(ctx, sid, branch, suspendable(map[string]any{"snapshotTtlSeconds": 2}))
 		w := e.Exec(ctx, Guest(`await store("expired", 1); `+slowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
-		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs: protocol.md §10) is the subject under test; a wait before it passes would resume the cell
 		Expect(e.Wait(ctx, w.RunID)).To(BeFailed(), "an expired cell must not resume")
 
 		x := sessionRun(ctx, sid, branch, suspendable(nil))
