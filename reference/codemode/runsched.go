@@ -80,6 +80,10 @@ type Defects struct {
 	// NeverSettledTimeout lets a cell whose promise can never settle (no host
 	// work pending) run out its budget and fail with timeout (CM-EXEC-07).
 	NeverSettledTimeout bool
+	// StartBeforeBatchLimit starts the calls of a batch over
+	// maxPendingToolCalls one by one until the limit, then fails the cell,
+	// instead of failing it before any starts (CM-NEST-23).
+	StartBeforeBatchLimit bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.
