@@ -21,8 +21,12 @@ func SurfaceWithoutCodeMode(ctx context.Context, o RunOptions) []protocol.ModelT
 	ginkgo.GinkgoHelper()
 	o.CodeMode, o.AgentCodeMode, o.ID = nil, nil, ""
 	r := NewRun(ctx, o)
-	gomega.Expect(r.Prepared.Failure).To(gomega.BeNil(), "a run without tools.codeMode must not fail: %+v", r.Prepared.Failure)
-	gomega.Expect(r.Prepared.CodeModeActive).To(gomega.BeFalse(), "code mode must be off by default (a run without tools.codeMode is the surface without code mode)")
+	g := gomega.Default
+	if currentRequirement() != "CM-CFG-01" { // the default is CM-CFG-01's; other specs are blocked by it
+		g = Precondition("CM-CFG-01")
+	}
+	g.Expect(r.Prepared.Failure).To(gomega.BeNil(), "a run without tools.codeMode must not fail: %+v", r.Prepared.Failure)
+	g.Expect(r.Prepared.CodeModeActive).To(gomega.BeFalse(), "code mode must be off by default (a run without tools.codeMode is the surface without code mode)")
 	return r.Prepared.Tools
 }
 
