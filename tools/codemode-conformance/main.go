@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/conformance"
@@ -162,7 +163,13 @@ func run() int {
 	formatter.ColorableStdOut = con
 
 	var n atomic.Int64
-	ginkgo.ReportBeforeEach(func(types.SpecReport) { con.SpecStarts() })
+	var banner sync.Once // the required features the target lacks, before the first spec's line
+	ginkgo.ReportBeforeEach(func(r types.SpecReport) {
+		if report.Selected(r) {
+			banner.Do(func() { con.Print(requiredBanner()) })
+		}
+		con.SpecStarts()
+	})
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
 		line := ""
 		if report.Selected(r) {
@@ -185,6 +192,7 @@ func run() int {
 	rc.SilenceSkips = true
 	rc.Verbose = verbose
 	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
+	con.color = !rc.NoColor
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
 	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
@@ -193,7 +201,7 @@ func run() int {
 	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
 		code = 0
 	}
-	con.Print(closingLine(out, code))
+	con.Verdict(closingLine(out, code), out.overall)
 	return code
 }
 
