@@ -1,13 +1,6 @@
 package broken
 
-import (
-	"context"
-	"io"
-
-	"github.com/codemode-conformance/codemode/reference/codemode"
-	"github.com/codemode-conformance/codemode/reference/engine"
-	"github.com/codemode-conformance/codemode/reference/server"
-)
+import "github.com/codemode-conformance/codemode/reference/codemode"
 
 // The false passes of issue 23 item 4: each variant passed the spec of its
 // requirement before that spec was narrowed to its own property and made to
@@ -16,24 +9,17 @@ func init() {
 	Variants = append(Variants,
 		Variant{Name: "complete-undelivered", Breaks: "CM-EXEC-06", Spec: "completed only once no guest work is pending",
 			Defect: "a cell whose value is determined completes once the harness answered its nested calls, without delivering the answers: the guest's continuations of those calls never run",
-			Serve:  withDefectsV1(codemode.Defects{CompleteUndelivered: true})},
+			Serve:  withDefectsUnder("", codemode.Defects{CompleteUndelivered: true})},
 		Variant{Name: "never-settled-timeout", Breaks: "CM-EXEC-07",
 			Defect: "a cell whose promise can never settle (no host work pending) is not detected: it runs out timeoutMs and fails with timeout",
-			Serve:  withDefectsV1(codemode.Defects{NeverSettledTimeout: true})},
+			Serve:  withDefectsUnder("", codemode.Defects{NeverSettledTimeout: true})},
 		Variant{Name: "helpers-by-exact-name", Breaks: "CM-GUEST-06", Spec: "helpers exist only for unambiguous safe names",
 			Defect: "helpers are keyed by the exact tool name and only exact names count as a collision, so list-calendars next to list_calendars leaves a tools.list_calendars helper (OpenClaw 2026.7.35)",
 			Serve:  rewritingCode(func(code string) string { return exactNameHelpers + code })},
 		Variant{Name: "batch-partly-started", Breaks: "CM-NEST-23", Spec: "no nested call reaches the harness after the answer that ended its cell",
 			Defect: "a batch of calls over maxPendingToolCalls starts calls until the limit and only then fails the cell (OpenClaw 2026.7.35 starts them before it looks at the limit)",
-			Serve:  withDefectsV1(codemode.Defects{StartBeforeBatchLimit: true})},
+			Serve:  withDefectsUnder("", codemode.Defects{StartBeforeBatchLimit: true})},
 	)
-}
-
-// withDefectsV1 serves the reference under v1 with the defects d.
-func withDefectsV1(d codemode.Defects) serveFunc {
-	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-		return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Defects: d}})
-	}
 }
 
 // exactNameHelpers shadows the cell's tools with one that also answers a
