@@ -78,6 +78,7 @@ var _ = Describe("the command line", func() {
 		Entry("unknown command", `unknown command "frob"`, "frob"),
 		Entry("unknown flag", "flag provided but not defined: -bogus", "run", "--bogus"),
 		Entry("unknown fake", `unknown target "fake:target": there is no fake variant named "target" (`, "run", "--target", "fake:target"),
+		Entry("results dir that takes no file (checked before the run)", "--results-dir /proc/self is not writable", "run", "--target", "builtin", "--results-dir", "/proc/self"),
 		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: 2026.7.35`, "run", "--target", "openclaw:1.0"),
 		Entry("list without what to list", "usage: codemode-conformance list fakes", "list"),
 		Entry("list of something else", "list takes one argument, fakes", "list", "targets"),

@@ -148,6 +148,10 @@ func run() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	if err := probeWritable(resultsDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	// Prepare installs openclaw:<version> before the suites start, with
 	// progress, so a first install is not bounded by the initialize timeout.
 	run, err := conformance.Prepare(cfg)
@@ -208,3 +212,16 @@ func run() int {
 // closingLine is printed after Ginkgo's own closing banner, which counts
 // specs by Ginkgo state: it gives the harness's verdict and says where the
 // two disagree.
+
+// probeWritable checks that the results directory takes a file before the
+// run starts, so that a read-only one is a usage error (exit 2) at once, not
+// found after the whole run (issue 28 N10).
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".codemode-conformance-probe-*")
+	if err != nil {
+		return fmt.Errorf("--results-dir %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
