@@ -14,9 +14,9 @@ var limitEndings = []struct {
 	want       []string
 }{
 	{"a synchronous cell that times out", `text("before the loop"); while (true) {}`, []string{"before the loop"}},
-	{"a cell that times out after a nested call", `text("step 1"); await tools.call(id("echo"), {}); text("step 2"); while (true) {}`, []string{"step 1", "step 2"}},
+	{"a cell that times out after a nested call", `text("step 1"); await call("echo", {}); text("step 2"); while (true) {}`, []string{"step 1", "step 2"}},
 	{"a synchronous cell that runs out of memory", `text("before the allocation"); const a = []; while (true) a.push("x".repeat(1 << 16) + a.length);`, []string{"before the allocation"}},
-	{"a cell that runs out of memory after a nested call", `text("step 1"); await tools.call(id("echo"), {}); text("step 2"); const a = []; while (true) a.push("x".repeat(1 << 16) + a.length);`, []string{"step 1", "step 2"}},
+	{"a cell that runs out of memory after a nested call", `text("step 1"); await call("echo", {}); text("step 2"); const a = []; while (true) a.push("x".repeat(1 << 16) + a.length);`, []string{"step 1", "step 2"}},
 }
 
 var _ = Describe("codemode", "output kept on limit failures", func() {

@@ -89,7 +89,7 @@ const names = Object.keys(corpus).sort();
 text(JSON.stringify(names));
 for (const n of names) { text(JSON.stringify({[n]: corpus[n]})); json({[n]: corpus[n]}); }
 text(JSON.stringify(corpus));
-await tools.call(id("echo"), corpus);
+await call("echo", corpus);
 return corpus;`))
 		Expect(res).To(BeCompleted(), "a cell that serialises values JSON.stringify accepts must complete: %s", res.Raw)
 		var names []string
@@ -163,7 +163,7 @@ var exactCases = []struct {
 	{"top-level BigInt", `return 12345678901234567890n;`, []string{`^"[^0-9"]*(12345678901234567890[^0-9"]*)?"$`}},
 	{"nested BigInt", `return {ok: 1, n: 2n ** 64n};`, []string{`^\{"n":"[^0-9"]*(18446744073709551616[^0-9"]*)?","ok":1\}$`}},
 	{"BigInt in json()", `try { json({n: 12345678901234567890n}); } catch (e) { return "rejected"; } return "written";`, []string{`^"rejected"$`, `^"written"$`}},
-	{"BigInt in a tool input", Guest(`try { const r = callValue(id("echo"), await tools.call(id("echo"), {n: 12345678901234567890n})); return {n: r.n}; } catch (e) { return "rejected"; }`),
+	{"BigInt in a tool input", Guest(`try { const r = await call("echo", {n: 12345678901234567890n}); return {n: r.n}; } catch (e) { return "rejected"; }`),
 		[]string{`^"rejected"$`, `^\{"n":"[^0-9"]*(12345678901234567890[^0-9"]*)?"\}$`}},
 	{"typed arrays of every kind and sign", `return {i8: new Int8Array([-1, 127, -128]), u8: new Uint8Array([255]), c8: new Uint8ClampedArray([300, -5]),
 		i16: new Int16Array([-1, -32768]), u16: new Uint16Array([65535]), i32: new Int32Array([-1, -2147483648]),
@@ -173,7 +173,7 @@ var exactCases = []struct {
 	{"BigInt typed arrays", `return {i: new BigInt64Array([-1n]), u: new BigUint64Array([2n ** 64n - 1n])};`,
 		[]string{`^\{"i":\{"0":"[^0-9"]*-1[^0-9"]*"\},"u":\{"0":"[^0-9"]*18446744073709551615[^0-9"]*"\}\}$`, `^"[^0-9"]*"$`, `^\{"i":"[^0-9"]*","u":"[^0-9"]*"\}$`}},
 	{"cycle", `const a = {name: "a"}; a.self = a; return a;`, []string{`^\{"name":"a","self":"[^"]*"\}$`}},
-	{"cycle in a tool input", Guest(`const a = {name: "a"}; a.self = a; try { const r = callValue(id("echo"), await tools.call(id("echo"), a)); return {name: r.name, self: typeof r.self}; } catch (e) { return "rejected"; }`),
+	{"cycle in a tool input", Guest(`const a = {name: "a"}; a.self = a; try { const r = await call("echo", a); return {name: r.name, self: typeof r.self}; } catch (e) { return "rejected"; }`),
 		[]string{`^"rejected"$`, `^\{"name":"a","self":"string"\}$`}},
 }
 

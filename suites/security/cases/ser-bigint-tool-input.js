@@ -9,4 +9,4 @@ expect:
     - valueMatches: '^"[^0-9"]*(12345678901234567890[^0-9"]*)?"$'
     - status: failed
 ---*/
-try { const r = callValue(id("echo"), await tools.call(id("echo"), {n: 12345678901234567890n})); return typeof r.n === "string" ? r.n : {notAString: r.n}; } catch (e) { return "rejected"; }
+try { const r = (await call("echo", {n: 12345678901234567890n})); return typeof r.n === "string" ? r.n : {notAString: r.n}; } catch (e) { return "rejected"; }
