@@ -21,6 +21,7 @@ import { harnessTool } from "./lib/harnesstool.mjs";
 import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
 import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
+import { applyNamespaces } from "./lib/namespaces.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -65,7 +66,9 @@ try {
 // mcp, mcp-resources: run.prepare's mcpServers go through OpenClaw's
 // session MCP runtime (lib/mcp.mjs); the MCP global, API files, resources
 // and prompts are code mode's own projection of those tools.
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "mcp", "mcp-resources"];
+// namespaces: registrations go into OpenClaw's process-wide namespace
+// registry (lib/namespaces.mjs); visibility, scopes and calls are OpenClaw's.
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "mcp", "mcp-resources", "namespaces"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
@@ -82,7 +85,6 @@ const NOT_DRIVABLE = [
   // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
   { feature: "hooks", reason: "not wired yet, though drivable: 7.35 runs before_tool_call hooks from its global plugin hook runner (getGlobalHookRunner, filled by plugins' api.on); applyCodeModeCatalog wraps every catalog tool with wrapToolWithBeforeToolCallHook when given a toolHookContext, and the agent loop wraps exec (toolKind code_mode_exec). The adapter registers no hook there that asks the harness (hook.beforeToolCall) and passes no toolHookContext, so no hook runs" },
   { feature: "approvals", reason: "not wired yet: 7.35 asks for approval when a before_tool_call hook answers requireApproval, and decides it through its plugin approval broker (plugin.approval.requested/resolved); driving it needs the hooks wiring plus a broker client that answers through approval.request" },
-  { feature: "namespaces", reason: "not wired yet: 7.35's namespaces are plugin registrations (registerCodeModeNamespace, kept in the process-wide registry Symbol.for(\"openclaw.codeMode.namespaces\")) whose createScope returns catalog-tool markers; run.prepare's namespaces (§5.5) need a translation into such registrations, which the adapter does not have" },
   { feature: "trajectory", reason: "7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module; the module's executeTool sees no transcript" },
   { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
   SANDBOX_NOT_DRIVABLE,
@@ -143,6 +145,8 @@ async function prepare(p) {
   }
   const mcp = mcpServersConfig(p.mcpServers);
   if (mcp.error) throw new ProtocolError(-32602, `run.prepare: ${mcp.error}`);
+  const nsError = applyNamespaces(p.namespaces);
+  if (nsError) throw new ProtocolError(-32602, `run.prepare: namespaces: ${nsError}`);
   const config = codeModeConfig(p);
   const run = {
     id: p.run,
