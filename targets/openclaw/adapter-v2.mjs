@@ -14,7 +14,7 @@
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
-import { codeModeConfig, modelTools, agentTools } from "./lib/translate.mjs";
+import { codeModeConfig, modelTools, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
@@ -256,7 +256,7 @@ async function toolCall(which, p) {
   // OpenClaw passes this onUpdate on to the nested tools the cell calls
   // (feature streaming, lib/nestedcalls.mjs).
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
-  const details = out?.details ?? null;
+  const details = withCatalogSources(out?.details ?? null);
   // OpenClaw renders a result of a cell that saw network content as its
   // untrusted-content wrapper (renderToolSearchControlText) and keeps the
   // plain result in details: the wrapper in the model's text is what

@@ -15,7 +15,7 @@
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { discoverChunks, loadSurface, REQUIRED } from "./lib/chunks.mjs";
-import { codeModeConfig, modelTools, isCodeModeSurface, agentTools } from "./lib/translate.mjs";
+import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
@@ -228,7 +228,7 @@ async function toolCall(which, p) {
   // (feature streaming, lib/nestedcalls.mjs).
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
   // .details is the code-mode result the model receives (jsonResult).
-  return out?.details ?? null;
+  return withCatalogSources(out?.details ?? null);
 }
 
 peer.handle = async (method, params) => {

@@ -35,3 +35,15 @@ export function modelTools(visible) {
 export function isCodeModeSurface(visible, codeModeTools) {
   return visible.length === 2 && visible[0] === codeModeTools[0] && visible[1] === codeModeTools[1];
 }
+
+// withCatalogSources translates OpenClaw's telemetry.sources (its catalog
+// broken down by source, {openclaw, mcp, client, …: count}) into the
+// protocol's telemetry.catalogSources (§6), leaving out sources with no
+// entry; everything else in the result is passed through unchanged.
+export function withCatalogSources(result) {
+  const t = result?.telemetry;
+  if (!t || typeof t !== "object" || t.catalogSources !== undefined || !t.sources || typeof t.sources !== "object") return result;
+  const catalogSources = {};
+  for (const [source, n] of Object.entries(t.sources)) if (typeof n === "number" && n > 0) catalogSources[source] = n;
+  return { ...result, telemetry: { ...t, catalogSources } };
+}
