@@ -22,6 +22,7 @@ import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.
 import { GatewayPool } from "./lib/gateway.mjs";
 import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
 import { applyNamespaces } from "./lib/namespaces.mjs";
+import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -44,9 +45,10 @@ for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(.
 
 if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENCLAW_DIST");
 
-let surface;
+let surface, toolsSchema;
 try {
   surface = await loadSurface(discoverChunks(distDir, [...REQUIRED, ...MCP_REQUIRED]), (file) => import(pathToFileURL(path.join(distDir, file)).href));
+  toolsSchema = await loadToolsSchema(distDir);
 } catch (err) {
   fatal(err.message);
 }
@@ -148,6 +150,10 @@ async function prepare(p) {
   const nsError = applyNamespaces(p.namespaces);
   if (nsError) throw new ProtocolError(-32602, `run.prepare: namespaces: ${nsError}`);
   const config = codeModeConfig(p);
+  // OpenClaw validates tools.codeMode when it loads the config: a refused
+  // config starts no run (§5.1 invalid_config; the run is not registered).
+  const configError = codeModeConfigError(toolsSchema, config.tools);
+  if (configError) return { run: p.run, codeModeActive: false, tools: [], failure: { code: "invalid_config", error: `OpenClaw's config schema refuses the config: ${configError}` } };
   const run = {
     id: p.run,
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
