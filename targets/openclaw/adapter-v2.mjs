@@ -28,6 +28,9 @@ const arg = (name) => {
 };
 const distDir = arg("--dist") ?? process.env.OPENCLAW_DIST;
 const version = arg("--version") ?? "unknown";
+// --executor quickjs (target openclaw:2026.9.6+quickjs): every run's
+// tools.codeMode selects 9.6's bundled QuickJS executor (lib/translate.mjs).
+const executor = arg("--executor");
 
 function fatal(msg) {
   process.stderr.write(`openclaw adapter (generation 2): ${msg}\n`);
@@ -102,7 +105,7 @@ function prepare(p) {
     }
   }
   if (Array.isArray(p.mcpServers) && p.mcpServers.length > 0) throw new ProtocolError(-32602, "run.prepare: mcpServers are not driven by the generation-2 adapter (feature mcp not declared)");
-  const config = codeModeConfig(p);
+  const config = codeModeConfig(p, executor);
   const run = {
     id: p.run,
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
@@ -273,9 +276,11 @@ peer.handle = async (method, params) => {
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
       return {
         protocolVersion: "1",
-        implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter-v2.mjs)` },
+        implementation: { name: "openclaw", version: `${version}${executor ? `+${executor}` : ""} (code-mode module via targets/openclaw/adapter-v2.mjs${executor ? `; tools.codeMode.executor ${executor}` : ""})` },
         profile: "v2",
-        features: V2_FEATURES,
+        // QuickJS in WebAssembly is the executor whose isolation 001 claims;
+        // the Node executor's guards are no security boundary (001).
+        features: executor === "quickjs" ? [...V2_FEATURES, "isolation"] : V2_FEATURES,
         notDrivable: V2_NOT_DRIVABLE,
       };
     case "run.prepare":

@@ -4,10 +4,21 @@
 // codeModeConfig builds the OpenClaw config for a run.prepare: the raw
 // `codeMode` value goes to `tools.codeMode` unchanged; absent means the
 // setting is omitted.
-export function codeModeConfig(prepare) {
+// With executor (generation 2's tools.codeMode.executor, chosen by the
+// target spelling openclaw:<version>+<executor>), an enabling codeMode
+// (true, or an object without its own executor) gets that executor: the
+// operator's config choice, as an OpenClaw config would carry it.
+export function codeModeConfig(prepare, executor) {
   const tools = {};
-  if (Object.prototype.hasOwnProperty.call(prepare, "codeMode")) tools.codeMode = prepare.codeMode;
+  if (Object.prototype.hasOwnProperty.call(prepare, "codeMode")) tools.codeMode = withExecutor(prepare.codeMode, executor);
   return { tools };
+}
+
+function withExecutor(codeMode, executor) {
+  if (!executor) return codeMode;
+  if (codeMode === true || codeMode === "auto") return { enabled: codeMode, executor };
+  if (codeMode !== null && typeof codeMode === "object" && !Array.isArray(codeMode) && !Object.prototype.hasOwnProperty.call(codeMode, "executor")) return { ...codeMode, executor };
+  return codeMode;
 }
 
 // agentTools turns a run.prepare policy into the agent's tools config
