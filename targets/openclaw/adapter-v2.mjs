@@ -20,6 +20,8 @@ import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from ".
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
+import { MCP_V2_REQUIRED, mcpServersConfig, openMcpV2 } from "./lib/mcp.mjs";
+import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -44,9 +46,10 @@ for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(.
 
 if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENCLAW_DIST");
 
-let surface;
+let surface, toolsSchema;
 try {
-  surface = await loadSurface(discoverChunks(distDir, V2_REQUIRED, ".mjs"), (file) => import(pathToFileURL(path.join(distDir, file)).href));
+  surface = await loadSurface(discoverChunks(distDir, [...V2_REQUIRED, ...MCP_V2_REQUIRED], ".mjs"), (file) => import(pathToFileURL(path.join(distDir, file)).href));
+  toolsSchema = await loadToolsSchema(distDir, ".mjs");
 } catch (err) {
   fatal(err.message);
 }
@@ -80,7 +83,7 @@ function getRun(params) {
   return r;
 }
 
-function prepare(p) {
+async function prepare(p) {
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
   for (const k of ["agentId", "sessionId", "sessionKey", "senderId", "channel"]) {
@@ -104,8 +107,17 @@ function prepare(p) {
       throw new ProtocolError(-32602, `run.prepare: ${what} is not driven by the generation-2 adapter (feature not declared)`);
     }
   }
-  if (Array.isArray(p.mcpServers) && p.mcpServers.length > 0) throw new ProtocolError(-32602, "run.prepare: mcpServers are not driven by the generation-2 adapter (feature mcp not declared)");
+  const mcp = mcpServersConfig(p.mcpServers);
+  if (mcp.error) throw new ProtocolError(-32602, `run.prepare: ${mcp.error}`);
+  if (p.namespaces != null) {
+    const nd = V2_NOT_DRIVABLE.find((n) => n.feature === "namespaces");
+    throw new ProtocolError(-32602, `run.prepare: namespaces are not drivable: ${nd.reason}`);
+  }
   const config = codeModeConfig(p, executor);
+  // OpenClaw validates tools.codeMode when it loads the config (ToolsSchema,
+  // lib/configschema.mjs): a refused config starts no run (§5.1).
+  const configError = codeModeConfigError(toolsSchema, config.tools);
+  if (configError) return { run: p.run, codeModeActive: false, tools: [], failure: { code: "invalid_config", error: `OpenClaw's config schema refuses the config: ${configError}` } };
   const run = {
     id: p.run,
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
@@ -113,7 +125,19 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  const { own, client } = ownAndClient(run, p, p.tools);
+  // The run's MCP servers through OpenClaw's one-run MCP runtime
+  // (lib/mcp.mjs); their tools join the run's own before policy.
+  run.mcp = await openMcpV2(surface, { servers: mcp.servers, reservedToolNames: p.tools.map((t) => t.name), log: (m) => process.stderr.write(`openclaw: ${m}\n`) });
+  try {
+    return prepareSurface(p, run, config);
+  } catch (err) {
+    await run.mcp.close();
+    throw err;
+  }
+}
+
+function prepareSurface(p, run, config) {
+  const { own, client } = ownAndClient(run, p, p.tools, run.mcp.tools);
   let core;
   try {
     core = surface.createAgentHarnessToolSurfaceRuntimeCore({
@@ -171,9 +195,9 @@ function toolSearchSurface(run, own, client) {
 // ownAndClient turns ToolSpecs into OpenClaw tools: the run's own (after
 // the agent's tools.allow/deny, through OpenClaw's own policy pipeline,
 // before the tool surface, as in generation 1) and the client tools.
-function ownAndClient(run, p, specs) {
+function ownAndClient(run, p, specs, mcpTools = []) {
   const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, resultContentSource: true, updates });
-  let own = specs.filter((t) => t.source !== "client").map(make);
+  let own = [...specs.filter((t) => t.source !== "client").map(make), ...mcpTools];
   if (p.policy != null) {
     // The agent's tools.allow/deny through OpenClaw's own policy pipeline,
     // before the tool surface, as in generation 1.
@@ -303,15 +327,24 @@ peer.handle = async (method, params) => {
       run.controller.abort();
       run.cleanup?.();
       runs.delete(run.id);
+      await run.mcp?.close();
       return true;
     }
-    case "run.abort":
+    case "run.abort": {
+      // OpenClaw's own abort: the abortSignal the tool surface and every
+      // exec/wait got. What a later exec or wait does is OpenClaw's; the
+      // run stays prepared (cleanup is run.end's). Its MCP servers stop (§5.6).
+      const run = getRun(params);
+      run.controller.abort();
+      await run.mcp?.close();
+      return true;
+    }
     case "runtime.stats": {
-      if (method === "run.abort") getRun(params);
       const nd = V2_NOT_DRIVABLE.find((n) => n.surface === method);
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
     case "shutdown":
+      await Promise.allSettled([...runs.values()].map((r) => r.mcp?.close()));
       setImmediate(() => gateways.close().finally(() => process.exit(0)));
       return true;
     default:

@@ -65,3 +65,22 @@ export async function openMcp(surface, { run, sessionKey, servers, reservedToolN
       })()),
   };
 }
+
+// MCP_V2_REQUIRED: generation 2 keeps session MCP runtimes behind a
+// lease-counting manager (acquireSessionMcpRuntime) and exports
+// createBundleMcpToolRuntime, its own one-run MCP runtime (a fresh
+// createSessionMcpRuntime materialised by materializeBundleMcpToolsForRun,
+// disposed with it), which is what a run with its own servers needs.
+export const MCP_V2_REQUIRED = ["createBundleMcpToolRuntime"];
+
+// openMcpV2 is openMcp for generation 2.
+export async function openMcpV2(surface, { servers, reservedToolNames, log }) {
+  if (Object.keys(servers).length === 0) return { tools: [], close: async () => {} };
+  const materialized = await surface.createBundleMcpToolRuntime({ workspaceDir: process.cwd(), cfg: { mcp: { servers } }, reservedToolNames });
+  for (const d of materialized.diagnostics ?? []) log(`bundle-mcp: ${JSON.stringify(d)}`);
+  let closed;
+  return {
+    tools: materialized.tools,
+    close: () => (closed ??= materialized.dispose().catch((e) => log(`bundle-mcp dispose: ${e.message}`))),
+  };
+}
