@@ -13,7 +13,7 @@
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
+import { discoverChunks, loadSurface, pick, once } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
@@ -46,13 +46,18 @@ for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(.
 
 if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENCLAW_DIST");
 
-let surface, toolsSchema;
+let surface, found;
+const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  surface = await loadSurface(discoverChunks(distDir, [...V2_REQUIRED, ...MCP_V2_REQUIRED], ".mjs"), (file) => import(pathToFileURL(path.join(distDir, file)).href));
-  toolsSchema = await loadToolsSchema(distDir, ".mjs");
+  found = discoverChunks(distDir, [...V2_REQUIRED, ...MCP_V2_REQUIRED, "ToolsSchema"], ".mjs");
+  surface = await loadSurface(pick(found, V2_REQUIRED), importer);
 } catch (err) {
   fatal(err.message);
 }
+
+// Loaded on first use (lib/chunks.mjs once), as in adapter.mjs.
+const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_V2_REQUIRED), importer)) }));
+const toolsSchema = once(() => loadToolsSchema(distDir, found.ToolsSchema));
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
@@ -116,7 +121,7 @@ async function prepare(p) {
   const config = codeModeConfig(p, executor);
   // OpenClaw validates tools.codeMode when it loads the config (ToolsSchema,
   // lib/configschema.mjs): a refused config starts no run (§5.1).
-  const configError = codeModeConfigError(toolsSchema, config.tools);
+  const configError = codeModeConfigError(await toolsSchema(), config.tools);
   if (configError) return { run: p.run, codeModeActive: false, tools: [], failure: { code: "invalid_config", error: `OpenClaw's config schema refuses the config: ${configError}` } };
   const run = {
     id: p.run,
@@ -127,7 +132,7 @@ async function prepare(p) {
   };
   // The run's MCP servers through OpenClaw's one-run MCP runtime
   // (lib/mcp.mjs); their tools join the run's own before policy.
-  run.mcp = await openMcpV2(surface, { servers: mcp.servers, reservedToolNames: p.tools.map((t) => t.name), log: (m) => process.stderr.write(`openclaw: ${m}\n`) });
+  run.mcp = Object.keys(mcp.servers).length === 0 ? { tools: [], close: async () => {} } : await openMcpV2(await mcpSurface(), { servers: mcp.servers, reservedToolNames: p.tools.map((t) => t.name), log: (m) => process.stderr.write(`openclaw: ${m}\n`) });
   try {
     return prepareSurface(p, run, config);
   } catch (err) {
@@ -298,6 +303,7 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
+      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version}${executor ? `+${executor}` : ""} (code-mode module via targets/openclaw/adapter-v2.mjs${executor ? `; tools.codeMode.executor ${executor}` : ""})` },

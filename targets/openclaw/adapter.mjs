@@ -14,7 +14,7 @@
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface, REQUIRED } from "./lib/chunks.mjs";
+import { discoverChunks, loadSurface, REQUIRED, pick, once } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
@@ -45,10 +45,11 @@ for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(.
 
 if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENCLAW_DIST");
 
-let surface, toolsSchema;
+let surface, found;
+const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  surface = await loadSurface(discoverChunks(distDir, [...REQUIRED, ...MCP_REQUIRED]), (file) => import(pathToFileURL(path.join(distDir, file)).href));
-  toolsSchema = await loadToolsSchema(distDir);
+  found = discoverChunks(distDir, [...REQUIRED, ...MCP_REQUIRED, "ToolsSchema"]);
+  surface = await loadSurface(pick(found, REQUIRED), importer);
 } catch (err) {
   fatal(err.message);
 }
@@ -91,6 +92,11 @@ const NOT_DRIVABLE = [
   { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
   SANDBOX_NOT_DRIVABLE,
 ];
+
+// Loaded on first use (lib/chunks.mjs once): the MCP runtime for a run with
+// mcpServers, the config schema for the first run.prepare.
+const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_REQUIRED), importer)) }));
+const toolsSchema = once(() => loadToolsSchema(distDir, found.ToolsSchema));
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
@@ -152,7 +158,7 @@ async function prepare(p) {
   const config = codeModeConfig(p);
   // OpenClaw validates tools.codeMode when it loads the config: a refused
   // config starts no run (§5.1 invalid_config; the run is not registered).
-  const configError = codeModeConfigError(toolsSchema, config.tools);
+  const configError = codeModeConfigError(await toolsSchema(), config.tools);
   if (configError) return { run: p.run, codeModeActive: false, tools: [], failure: { code: "invalid_config", error: `OpenClaw's config schema refuses the config: ${configError}` } };
   const run = {
     id: p.run,
@@ -166,7 +172,7 @@ async function prepare(p) {
   // and makes their tools (lib/mcp.mjs); they join the run's own tools
   // before policy, as in OpenClaw's run setup. An unreachable server leaves
   // its tools out (OpenClaw's catalog diagnostics), it does not fail the run.
-  run.mcp = await openMcp(surface, { run: p.run, sessionKey: p.sessionKey, servers: mcp.servers, reservedToolNames: p.tools.map((t) => t.name), log: (m) => process.stderr.write(`openclaw: ${m}\n`) });
+  run.mcp = Object.keys(mcp.servers).length === 0 ? { tools: [], close: async () => {} } : await openMcp(await mcpSurface(), { run: p.run, sessionKey: p.sessionKey, servers: mcp.servers, reservedToolNames: p.tools.map((t) => t.name), log: (m) => process.stderr.write(`openclaw: ${m}\n`) });
   own = [...own, ...run.mcp.tools];
   try {
     return prepareTools(p, run, config, own);
@@ -241,6 +247,7 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
+      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs; agent turns via the openclaw gateway)` },

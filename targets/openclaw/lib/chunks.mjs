@@ -119,3 +119,17 @@ export async function loadSurface(found, importer) {
   }
   return out;
 }
+
+// pick is the part of discoverChunks' answer for names.
+export function pick(found, names) {
+  return Object.fromEntries(names.map((n) => [n, found[n]]));
+}
+
+// once returns a function that runs load the first time it is called and
+// hands every caller the same promise (chunks loaded on first use: the MCP
+// runtime and the config schema pull in modules a run may never need, and
+// the adapter must answer initialize quickly on a loaded machine).
+export function once(load) {
+  let p;
+  return () => (p ??= load());
+}

@@ -7,11 +7,10 @@
 
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { discoverChunks } from "./chunks.mjs";
 
-// loadToolsSchema returns the schema (an object with safeParse).
-export async function loadToolsSchema(distDir, ext = ".js") {
-  const { ToolsSchema: at } = discoverChunks(distDir, ["ToolsSchema"], ext);
+// loadToolsSchema returns the schema (an object with safeParse); at is
+// discoverChunks' entry for ToolsSchema.
+export async function loadToolsSchema(distDir, at) {
   const schema = (await import(pathToFileURL(path.join(distDir, at.file)).href))[at.exported];
   if (typeof schema?.safeParse !== "function") throw new Error(`OpenClaw chunk ${at.file}: export ${at.exported} (ToolsSchema) is not a zod schema`);
   return schema;
