@@ -13,7 +13,7 @@
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface, pick, once } from "./lib/chunks.mjs";
+import { discoverChunks, loadSurface, pick, once, has } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
@@ -49,7 +49,7 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  found = discoverChunks(distDir, [...V2_REQUIRED, ...MCP_V2_REQUIRED, "ToolsSchema"], ".mjs");
+  found = discoverChunks(distDir, V2_REQUIRED, ".mjs", [...MCP_V2_REQUIRED, "ToolsSchema"]);
   surface = await loadSurface(pick(found, V2_REQUIRED), importer);
 } catch (err) {
   fatal(err.message);
@@ -57,7 +57,14 @@ try {
 
 // Loaded on first use (lib/chunks.mjs once), as in adapter.mjs.
 const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_V2_REQUIRED), importer)) }));
-const toolsSchema = once(() => loadToolsSchema(distDir, found.ToolsSchema));
+// A build without them (the adapter's test fixtures) declares no mcp and
+// validates no config, and says so in its log.
+const hasMcp = has(found, MCP_V2_REQUIRED);
+const toolsSchema = once(async () => {
+  if (found.ToolsSchema) return loadToolsSchema(distDir, found.ToolsSchema);
+  process.stderr.write("openclaw adapter: this dist exports no ToolsSchema; tools.codeMode goes unvalidated to the resolver\n");
+  return null;
+});
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
@@ -114,6 +121,7 @@ async function prepare(p) {
   }
   const mcp = mcpServersConfig(p.mcpServers);
   if (mcp.error) throw new ProtocolError(-32602, `run.prepare: ${mcp.error}`);
+  if (!hasMcp && Object.keys(mcp.servers).length > 0) throw new ProtocolError(-32602, "run.prepare: this OpenClaw dist exports no session MCP runtime (feature mcp not declared)");
   if (p.namespaces != null) {
     const nd = V2_NOT_DRIVABLE.find((n) => n.feature === "namespaces");
     throw new ProtocolError(-32602, `run.prepare: namespaces are not drivable: ${nd.reason}`);
@@ -310,7 +318,7 @@ peer.handle = async (method, params) => {
         profile: "v2",
         // QuickJS in WebAssembly is the executor whose isolation 001 claims;
         // the Node executor's guards are no security boundary (001).
-        features: executor === "quickjs" ? [...V2_FEATURES, "isolation"] : V2_FEATURES,
+        features: [...(hasMcp ? V2_FEATURES : V2_FEATURES.filter((f) => f !== "mcp" && f !== "mcp-resources")), ...(executor === "quickjs" ? ["isolation"] : [])],
         notDrivable: V2_NOT_DRIVABLE,
       };
     case "run.prepare":

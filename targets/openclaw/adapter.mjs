@@ -14,14 +14,14 @@
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface, REQUIRED, pick, once } from "./lib/chunks.mjs";
+import { discoverChunks, loadSurface, REQUIRED, pick, once, has } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
 import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
-import { applyNamespaces } from "./lib/namespaces.mjs";
+import { applyNamespaces, registrations } from "./lib/namespaces.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
 
 const args = process.argv.slice(2);
@@ -48,7 +48,7 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  found = discoverChunks(distDir, [...REQUIRED, ...MCP_REQUIRED, "ToolsSchema"]);
+  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, "ToolsSchema"]);
   surface = await loadSurface(pick(found, REQUIRED), importer);
 } catch (err) {
   fatal(err.message);
@@ -96,7 +96,14 @@ const NOT_DRIVABLE = [
 // Loaded on first use (lib/chunks.mjs once): the MCP runtime for a run with
 // mcpServers, the config schema for the first run.prepare.
 const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_REQUIRED), importer)) }));
-const toolsSchema = once(() => loadToolsSchema(distDir, found.ToolsSchema));
+// A build without them (the adapter's test fixtures) declares no mcp and
+// validates no config, and says so in its log.
+const hasMcp = has(found, MCP_REQUIRED);
+const toolsSchema = once(async () => {
+  if (found.ToolsSchema) return loadToolsSchema(distDir, found.ToolsSchema);
+  process.stderr.write("openclaw adapter: this dist exports no ToolsSchema; tools.codeMode goes unvalidated to the resolver\n");
+  return null;
+});
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
@@ -153,6 +160,7 @@ async function prepare(p) {
   }
   const mcp = mcpServersConfig(p.mcpServers);
   if (mcp.error) throw new ProtocolError(-32602, `run.prepare: ${mcp.error}`);
+  if (!hasMcp && Object.keys(mcp.servers).length > 0) throw new ProtocolError(-32602, "run.prepare: this OpenClaw dist exports no session MCP runtime (feature mcp not declared)");
   const nsError = applyNamespaces(p.namespaces);
   if (nsError) throw new ProtocolError(-32602, `run.prepare: namespaces: ${nsError}`);
   const config = codeModeConfig(p);
@@ -251,7 +259,9 @@ peer.handle = async (method, params) => {
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs; agent turns via the openclaw gateway)` },
-        features: FEATURES,
+        // mcp and namespaces only where this dist has the session MCP runtime
+        // and the namespace registry (the test fixtures have neither).
+        features: FEATURES.filter((f) => (hasMcp || (f !== "mcp" && f !== "mcp-resources")) && (f !== "namespaces" || registrations() !== null)),
         notDrivable: NOT_DRIVABLE,
       };
     case "run.prepare":

@@ -19,6 +19,7 @@ export async function loadToolsSchema(distDir, at) {
 // codeModeConfigError validates config.tools ({codeMode} or {}) and returns
 // null or OpenClaw's error text, "tools.codeMode…: <message>" per issue.
 export function codeModeConfigError(schema, tools) {
+  if (schema === null) return null;
   const r = schema.safeParse(tools);
   if (r.success) return null;
   return r.error.issues.map((i) => `tools.${i.path.join(".")}: ${i.message}`).join("; ");
