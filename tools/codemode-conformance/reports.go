@@ -31,7 +31,7 @@ func closingLine(o outcome, code int) string {
 		if f := o.selection.Filters(); f != "" {
 			what = f
 		}
-		notes = append(notes, "no spec matched "+what+"; Ginkgo's SUCCESS above only means nothing failed")
+		notes = append(notes, "no spec matched "+what)
 		for _, id := range o.selection.Req {
 			if r, ok := spec.Lookup(id); ok && r.Excluded != "" {
 				notes = append(notes, id+" is excluded: "+r.Excluded)
@@ -42,7 +42,7 @@ func closingLine(o outcome, code int) string {
 	case ran == 0:
 		notes = append(notes, "no spec ran: the suite failed before the specs (see the suite error above)")
 	case o.specs[report.Skip] == ran:
-		notes = append(notes, fmt.Sprintf("nothing tested: all %d selected %s skipped; Ginkgo's SUCCESS above only means nothing failed", ran, plural(ran, "spec was", "specs were")))
+		notes = append(notes, fmt.Sprintf("nothing tested: all %d selected %s skipped", ran, plural(ran, "spec was", "specs were")))
 	default:
 		// A requirement whose specs were all skipped (a feature the target
 		// does not declare) got a verdict but was not tested.
@@ -51,10 +51,10 @@ func closingLine(o outcome, code int) string {
 			notes = append(notes, fmt.Sprintf("%d %s skipped", o.skipped, plural(o.skipped, "requirement was", "requirements were")))
 		}
 		if k := o.specs[report.XFail]; k > 0 {
-			notes = append(notes, fmt.Sprintf("Ginkgo's counts above treat the %d xfail %s as failed", k, plural(k, "spec", "specs")))
+			notes = append(notes, fmt.Sprintf("%d expected %s (xfail)", k, plural(k, "failure", "failures")))
 		}
 		if k := o.specs[report.XPass]; k > 0 {
-			notes = append(notes, fmt.Sprintf("Ginkgo's counts above treat the %d xpass %s as passed", k, plural(k, "spec (a stale expected failure)", "specs (stale expected failures)")))
+			notes = append(notes, fmt.Sprintf("%d stale expected %s (xpass)", k, plural(k, "failure", "failures")))
 		}
 	}
 	return fmt.Sprintf("codemode-conformance: overall %s (exit %d) — %s\n", o.overall, code, strings.Join(notes, "; "))
