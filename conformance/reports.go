@@ -76,6 +76,9 @@ func (o Outcome) Summary() (md, text string) {
 	if line := c.Selection.NotRunLine(); line != "" {
 		md += "\n" + line + "\n"
 	}
+	if line := c.SkipLine(); line != "" {
+		md += "\n" + line + "\n"
+	}
 	if b := c.Catalogue.BasisLine(); b != "" {
 		md += "\nRequirements judged, by basis: " + b + "\n"
 	}

@@ -71,7 +71,7 @@ try {
 // and prompts are code mode's own projection of those tools.
 // namespaces: registrations go into OpenClaw's process-wide namespace
 // registry (lib/namespaces.mjs); visibility, scopes and calls are OpenClaw's.
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "mcp", "mcp-resources", "namespaces"];
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api", "mcp", "mcp-resources", "namespaces"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the

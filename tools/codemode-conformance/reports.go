@@ -16,6 +16,7 @@ type outcome struct {
 	overall   report.Overall
 	specs     map[report.Verdict]int // spec verdicts
 	skipped   int                    // requirements whose every spec was skipped
+	skipWhy   string                 // their causes, counted (report.Conformance.SkipCounts)
 	selection report.Selection
 }
 
@@ -48,7 +49,11 @@ func closingLine(o outcome, code int) string {
 		// does not declare) got a verdict but was not tested.
 		notes = append(notes, fmt.Sprintf("%d of %d requirements with specs ran", o.selection.Requirements.Ran-o.skipped, o.selection.Requirements.WithSpecs))
 		if o.skipped > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s skipped", o.skipped, plural(o.skipped, "requirement was", "requirements were")))
+			why := ""
+			if o.skipWhy != "" {
+				why = " (" + o.skipWhy + ")"
+			}
+			notes = append(notes, fmt.Sprintf("%d %s skipped%s", o.skipped, plural(o.skipped, "requirement was", "requirements were"), why))
 		}
 		if k := o.specs[report.XFail]; k > 0 {
 			notes = append(notes, fmt.Sprintf("%d expected %s (xfail)", k, plural(k, "failure", "failures")))
@@ -70,7 +75,7 @@ func writeReports(r types.Report, run conformance.Run, con *console) outcome {
 	if err := o.Write(resultsDir, md); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
-	out := outcome{overall: o.Conformance.Overall, specs: map[report.Verdict]int{}, selection: o.Conformance.Selection}
+	out := outcome{overall: o.Conformance.Overall, specs: map[report.Verdict]int{}, selection: o.Conformance.Selection, skipWhy: o.Conformance.SkipCounts()}
 	for _, s := range o.Evaluation.Specs {
 		out.specs[s.Verdict]++
 	}

@@ -216,7 +216,7 @@ func runCell(ctx context.Context, t *framework.Target, c Case, code string) (res
 		steps = append(steps, raw)
 		return res, nil
 	}
-	res, err := call(1, protocol.MethodToolExec, "", map[string]string{"code": framework.Guest(code)})
+	res, err := call(1, protocol.MethodToolExec, "", map[string]string{"code": framework.Rendered(framework.Guest(code))})
 	for i := 0; err == nil && res.Status == result.StatusWaiting && i < maxWaits; i++ {
 		res, err = call(i+2, protocol.MethodToolWait, res.RunID, map[string]string{"runId": res.RunID})
 	}
