@@ -64,7 +64,11 @@ mcp-golden: engine
 
 ## openclaw-install: install Node 24 + the pinned OpenClaw into the target's cache (npm and the network, once)
 OPENCLAW_VERSION ?= 2026.7.35
-OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)
+# OPENCLAW_EXECUTOR: empty for OpenClaw's default executor; quickjs selects 2026.9.6's bundled QuickJS
+# executor (target openclaw:2026.9.6+quickjs, report reports/openclaw-2026.9.6-quickjs):
+# make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2 OPENCLAW_EXECUTOR=quickjs
+OPENCLAW_EXECUTOR ?=
+OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),-$(OPENCLAW_EXECUTOR))
 # OPENCLAW_PROFILE: the profile to judge (empty: the one the target declares);
 # generation 2: make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2
 OPENCLAW_PROFILE ?=
@@ -77,7 +81,7 @@ openclaw-install:
 ## $(OPENCLAW_REPORT)/ (full results in $(RESULTS)-openclaw; the committed junit.xml leaves out local paths, Ginkgo's
 ## per-spec logs and the transcripts, which report.html and report.json there keep). Fails on drift from the baseline.
 openclaw-conformance: build openclaw-install
-	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) --results-dir "$(OPENCLAW_RESULTS)" \
+	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),+$(OPENCLAW_EXECUTOR))" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) --results-dir "$(OPENCLAW_RESULTS)" \
 		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
 	cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
 	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \

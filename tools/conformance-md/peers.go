@@ -17,6 +17,7 @@ import (
 var DefaultPeers = []string{
 	"OpenClaw 2026.7.35=reports/openclaw-2026.7.35/conformance-report.yaml",
 	"OpenClaw 2026.9.6 (v2)=reports/openclaw-2026.9.6/conformance-report.yaml",
+	"OpenClaw 2026.9.6 (v2, QuickJS)=reports/openclaw-2026.9.6-quickjs/conformance-report.yaml",
 }
 
 // profileNote is ", profile <name>" for a peer report that names the
