@@ -139,3 +139,22 @@ test: engine vet
 
 clean:
 	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules
+
+## dist: release artefacts in dist/ (gitignored): static harness binaries (CGO_ENABLED=0, the engine embedded, so
+## builtin works) for DIST_PLATFORMS, each as codemode-conformance_<version>_<os>_<arch>.tar.gz, SHA256SUMS over the
+## tarballs, and a CycloneDX SBOM of the harness's modules (cyclonedx-gomod, pinned here, from the module proxy).
+## The version is `git describe`, stamped with -ldflags; `codemode-conformance version` prints it.
+DIST           ?= dist
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+DIST_VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
+CYCLONEDX_GOMOD = github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+.PHONY: dist dist-binaries
+dist: engine dist-binaries
+	cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS
+	$(GO) run $(CYCLONEDX_GOMOD) app -json -licenses=false -main tools/codemode-conformance -output $(DIST)/codemode-conformance.cdx.json .
+dist-binaries: engine
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	for p in $(DIST_PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; d=$(DIST)/codemode-conformance_$(DIST_VERSION)_$${os}_$${arch}; \
+		mkdir -p $$d && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
+			-ldflags "-s -w -X main.version=$(DIST_VERSION)" -o $$d/codemode-conformance ./tools/codemode-conformance && \
+		tar -C $(DIST) -czf $$d.tar.gz $$(basename $$d) && rm -rf $$d || exit 1; done

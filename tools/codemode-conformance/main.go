@@ -92,6 +92,10 @@ func cli(args []string) int {
 		return bench.LoadCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	case "list":
 		return listCommand(args[1:], os.Stdout, os.Stderr) // list.go
+	case "version", "--version":
+		return versionCommand(args[1:], os.Stdout, os.Stderr) // version.go
+	case "smoke":
+		return smokeCommand(args[1:], os.Stdout, os.Stderr) // smoke.go
 	default:
 		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, bench-load, case, list or help)\n\n", args[0])
 		usage(os.Stderr)
