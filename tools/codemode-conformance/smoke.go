@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -38,6 +37,7 @@ func smokeCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("smoke", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	tgt := fs.String("target", os.Getenv(framework.TargetEnv), "the target (exec:CMD, tcp:HOST:PORT, builtin, fake:<variant>)")
+	budget := fs.Duration("timeout", smokeBudget, "bound on the whole check, process start included")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance smoke --target T\n\nChecks in under 10 s that T speaks the driver protocol: initialize (features, profile), one trivial\ncell, one nested call, shutdown. Prints one line per step and, for a fault, a diagnosis: stdout\npollution, a missing newline, ids not echoed, an unknown feature, a crash with output on stderr only.\nExit status: 0 all steps pass, 1 a diagnosis, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
@@ -58,7 +58,7 @@ func smokeCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), smokeBudget)
+	ctx, cancel := context.WithTimeout(context.Background(), *budget)
 	defer cancel()
 	s, err := dialSmoke(ctx, *tgt)
 	if err != nil {
@@ -107,6 +107,8 @@ type smokeConn struct {
 	conn   net.Conn
 	nextID int
 	run    string
+	// partial holds the bytes read after the last newline (under mu).
+	partial []byte
 }
 
 func dialSmoke(ctx context.Context, spec string) (*smokeConn, error) {
@@ -161,18 +163,41 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func (s *smokeConn) read(r io.Reader) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	buf := make([]byte, 1<<16)
+	var pending []byte
 	for {
-		line, err := br.ReadBytes('\n')
+		n, err := r.Read(buf)
+		pending = append(pending, buf[:n]...)
+		for {
+			i := bytes.IndexByte(pending, '\n')
+			if i < 0 {
+				break
+			}
+			s.lines <- append([]byte(nil), pending[:i+1]...)
+			pending = pending[i+1:]
+		}
+		s.mu.Lock()
+		s.partial = append(s.partial[:0], pending...)
+		s.mu.Unlock()
 		if err != nil {
-			if len(bytes.TrimSpace(line)) > 0 {
-				s.tail <- line
+			if len(bytes.TrimSpace(pending)) > 0 {
+				s.tail <- pending
 			}
 			close(s.done)
 			return
 		}
-		s.lines <- line
 	}
+}
+
+// unterminated is what the target wrote after its last newline when that
+// is a whole JSON value: a message missing its newline.
+func (s *smokeConn) unterminated() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := bytes.TrimSpace(s.partial); len(t) > 0 && json.Valid(t) {
+		return append([]byte(nil), t...)
+	}
+	return nil
 }
 
 func (s *smokeConn) stderrTail() string {
@@ -197,9 +222,19 @@ func (s *smokeConn) call(ctx context.Context, method string, params any, out any
 	if _, err := s.w.Write(append(req, '\n')); err != nil {
 		return fmt.Errorf("%w: writing %s: %v; target stderr: %s", errCrashed, method, err, s.stderrTail())
 	}
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	seen := 0 // ticks during which a whole message sat without its newline
 	for {
 		var line []byte
 		select {
+		case <-tick.C:
+			if m := s.unterminated(); m == nil {
+				seen = 0
+			} else if seen++; seen >= 3 {
+				return fmt.Errorf("%w: %q", errMissingNewline, clip(m))
+			}
+			continue
 		case line = <-s.lines:
 		case <-s.done:
 			select {
@@ -314,9 +349,7 @@ var smokeTool = protocol.ToolSpec{Name: "echo", Description: "Returns its input.
 var smokeSteps = []smokeStep{
 	{"initialize", func(ctx context.Context, s *smokeConn) (string, error) {
 		var r protocol.InitializeResult
-		c, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		if err := s.call(c, protocol.MethodInitialize, protocol.InitializeParams{ProtocolVersion: protocol.Version,
+		if err := s.call(ctx, protocol.MethodInitialize, protocol.InitializeParams{ProtocolVersion: protocol.Version,
 			Harness: protocol.Peer{Name: framework.HarnessName, Version: harnessVersion()}}, &r, nil); err != nil {
 			return "", err
 		}
