@@ -96,8 +96,12 @@ func cli(args []string) int {
 		return versionCommand(args[1:], os.Stdout, os.Stderr) // version.go
 	case "smoke":
 		return smokeCommand(args[1:], os.Stdout, os.Stderr) // smoke.go
+	case "init":
+		return initCommand(args[1:], os.Stdout, os.Stderr) // initcmd.go
+	case "baseline":
+		return baselineCommand(args[1:], os.Stdout, os.Stderr) // baselinecmd.go
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, bench-load, case, list or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, list or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}
