@@ -158,3 +158,14 @@ dist-binaries: engine
 		mkdir -p $$d && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
 			-ldflags "-s -w -X main.version=$(DIST_VERSION)" -o $$d/codemode-conformance ./tools/codemode-conformance && \
 		tar -C $(DIST) -czf $$d.tar.gz $$(basename $$d) && rm -rf $$d || exit 1; done
+
+## image: the harness as a FROM scratch image, HARNESS_IMAGE (tools/codemode-conformance/image/Dockerfile: the static
+## CLI with the reference embedded, entrypoint the CLI, results in the mounted /results; built locally, needs Docker).
+## It judges builtin, a tcp: target on a user-defined network (e.g. the reference image of make container-image)
+## or an exec: target mounted into it.
+HARNESS_IMAGE ?= codemode-conformance:local
+.PHONY: image
+image: engine
+	rm -rf bin/image && mkdir -p bin/image/tmp
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(DIST_VERSION)" -o bin/image/codemode-conformance ./tools/codemode-conformance
+	docker build -q -f tools/codemode-conformance/image/Dockerfile -t "$(HARNESS_IMAGE)" bin/image
