@@ -321,7 +321,7 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	t.router.onRefuse = refusals.add
 	t.router.onFlood = t.flooded
 	a := &arrivals{see: t.router.arrive, malformed: t.router.malformed, onFlood: t.flooded, onOversize: t.oversized}
-	a.Channel = protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()
+	a.Channel = validating(spec, protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()) // validate.go
 	t.client = protocol.NewClient(a, t.router.invoke, t.router.cancel, t.stdout.clientLog, runGates{})
 	t.router.notify = t.client.Notify
 	return t, nil

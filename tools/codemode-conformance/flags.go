@@ -76,6 +76,7 @@ func runFlags() *flag.FlagSet {
 	fs.IntVar(&framework.MaxMessageBytes, "max-message-bytes", framework.MaxMessageBytes, "longest message the harness reads from the target, in `bytes` (without the newline); a longer one is a target fault: that spec is an error and the target is restarted (spec/protocol.md §1)")
 	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
+	fs.BoolVar(&framework.ValidateProtocol, "validate-protocol", false, "check every message the target sends against spec/schema; the first violation (message and schema path) fails the run (exit 1) and goes to protocol-violation.txt")
 	return fs
 }
 

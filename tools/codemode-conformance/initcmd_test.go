@@ -13,7 +13,7 @@ var _ = Describe("codemode-conformance init", Label("init"), func() {
 	// A focused run, not the whole suite (minutes per language on this
 	// machine): two core requirements the skeleton cannot meet, which must
 	// come out as clear fails, never errors (a crash) or skips.
-	focused := []string{"--req", "CM-ACT-03", "--req", "CM-CFG-06"}
+	focused := []string{"--req", "CM-ACT-03", "--req", "CM-CFG-06", "--validate-protocol"}
 
 	DescribeTable("writes an adapter that passes smoke and gets clear verdicts from a run",
 		func(lang string, target func(dir string) string) {
@@ -35,6 +35,7 @@ var _ = Describe("codemode-conformance init", Label("init"), func() {
 			Expect(run.Report.Totals.Error).To(Equal(0), "the skeleton never crashes: no error verdicts; stdout:\n%s", run.Stdout)
 			Expect(run.Verdicts()).To(HaveKeyWithValue("CM-ACT-03", report.Fail), "CM-ACT-03 is a clear fail")
 			Expect(run.Verdicts()).To(HaveKeyWithValue("CM-CFG-06", report.Fail), "CM-CFG-06 is a clear fail")
+			Expect(run.Stdout).To(ContainSubstring("every message the target sent matched spec/schema"), "the skeleton's messages match spec/schema")
 		},
 		Entry("node", "node", func(d string) string { return "node " + filepath.Join(d, "adapter.mjs") }),
 		Entry("python", "python", func(d string) string { return "python3 " + filepath.Join(d, "adapter.py") }),

@@ -201,6 +201,7 @@ func run() int {
 	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
 		code = 0
 	}
+	code = protocolVerdict(code, con) // validate.go
 	con.Print(closingLine(out, code))
 	return code
 }

@@ -17,7 +17,8 @@ def send(msg):
 
 def runtime_unavailable(_params):
     # spec/protocol.md §4: a failed result {status, error, code, telemetry}.
-    return {"status": "failed", "code": "runtime_unavailable", "error": "no runtime behind this adapter yet", "telemetry": {}}
+    return {"status": "failed", "code": "runtime_unavailable", "error": "no runtime behind this adapter yet",
+            "telemetry": {"catalogSize": 0, "execCount": 0, "waitCount": 0, "searchCount": 0, "describeCount": 0, "callCount": 0, "durationMs": 0}}
 
 
 def initialize(_params):
