@@ -35,7 +35,31 @@ const (
 	// target reports about itself (runtime.stats); its value (a string) says
 	// what was trusted. A pass stays a pass, shown as "pass (self-reported)".
 	SelfReportedEntry = "self-reported"
+	// BlockedEntry marks a spec stopped because a precondition owned by
+	// another requirement failed (framework.Blocked, framework.Precondition);
+	// its value is a [Blocked]. The spec itself is skipped (Ginkgo state
+	// skipped, message [Blocked.String]); reports read this entry, never
+	// the message, and show the verdict "blocked by <req>".
+	BlockedEntry = "blocked"
 )
+
+// BlockedPrefix starts the message of a blocked spec ("blocked by CM-X: …").
+const BlockedPrefix = "blocked by "
+
+// Blocked is why a spec was not judged: the requirement By, which owns a
+// precondition the spec relies on (the guest API, the result shape, a probe
+// cell completing), did not hold. One fault is charged to one requirement:
+// By's own specs judge it; this spec's requirement is neither passed nor
+// failed.
+type Blocked struct {
+	// By is the requirement ID that owns the failed precondition.
+	By string `json:"by"`
+	// Message is what failed (a Gomega failure message, or the spec's text).
+	Message string `json:"message"`
+}
+
+// String is the blocked spec's message: "blocked by CM-X: message".
+func (b Blocked) String() string { return BlockedPrefix + b.By + ": " + b.Message }
 
 // Label prefixes of a spec (framework.It derives them from
 // spec/requirements.yaml; Describe adds the suite).

@@ -63,12 +63,12 @@ func failureEvidence(msg string, list []renderedResult) (evidence.Failure, bool)
 }
 
 // attachFailure runs after every spec (the last of its cleanups): when the
-// spec failed and its message names a result, it attaches that result and
+// spec failed (or was blocked) and its message names a result, it attaches that result and
 // its guest code as the report entry evidence.FailureEntry.
 func attachFailure() {
 	list := rendered.take()
 	rep := ginkgo.CurrentSpecReport()
-	if !rep.Failed() {
+	if _, blocked := isBlocked(rep); !rep.Failed() && !blocked {
 		return
 	}
 	if f, ok := failureEvidence(rep.Failure.Message, list); ok {

@@ -24,6 +24,10 @@ const (
 	XFail      Verdict = "xfail" // failed as the baseline expects: does not fail the run
 	XPass      Verdict = "xpass" // listed in the baseline but passed: the entry is stale, fails the run
 	NotCovered Verdict = "not-covered"
+	// Blocked: a precondition owned by another requirement failed
+	// (framework.Blocked / framework.Precondition; evidence.BlockedEntry),
+	// so the spec's own requirement was not judged. See Evaluate and Judge.
+	Blocked Verdict = "blocked"
 )
 
 // HarnessErrorEntry is the report entry with which suites/framework marks a
@@ -53,6 +57,9 @@ type SpecResult struct {
 	// SelfReported says what the spec trusted the target to report about
 	// itself (SelfReportedEntry), empty when its evidence is all behaviour.
 	SelfReported string
+	// BlockedBy is the requirement whose precondition failed when the spec
+	// was stopped by framework.Blocked (evidence.BlockedEntry), else empty.
+	BlockedBy string
 }
 
 // RequirementOf returns the requirement ID of a spec from its req: label.
@@ -81,12 +88,30 @@ func Spec(s types.SpecReport) SpecResult {
 		State:       s.State.String(),
 		Message:     s.Failure.Message,
 	}
+	// Ginkgo keeps a skipped spec skipped when a cleanup fails after the
+	// skip (framework.Blocked, RequireDrivable mid-spec) and records the
+	// failure as an additional one: that failure (endSpec's crash or forged
+	// calls) is the verdict, never hidden by the skip.
+	if s.State == types.SpecStateSkipped {
+		for _, f := range s.AdditionalFailures {
+			if f.State.Is(types.SpecStateFailureStates) {
+				out.State, out.Message = f.State.String(), f.Failure.Message+"\n(after: "+s.Failure.Message+")"
+				break
+			}
+		}
+	}
 	for _, e := range s.ReportEntries {
 		if e.Name == HarnessErrorEntry && out.HarnessError == "" {
 			out.HarnessError = e.StringRepresentation()
 		}
 		if e.Name == SelfReportedEntry && out.SelfReported == "" {
 			out.SelfReported = e.StringRepresentation()
+		}
+		if e.Name == evidence.BlockedEntry && out.BlockedBy == "" {
+			var b evidence.Blocked
+			if evidence.Decode(e.Value, &b) == nil {
+				out.BlockedBy = b.By
+			}
 		}
 	}
 	return out
@@ -115,14 +140,17 @@ func SuiteErrors(r types.Report) []string {
 	return out
 }
 
-// Outcome is a spec's verdict without a baseline: pass, skip, error (a
-// panic, interrupt or timeout in the spec, or a spec marked as a harness
-// error) or fail.
+// Outcome is a spec's verdict without a baseline: pass, skip, blocked (a
+// skip by framework.Blocked: BlockedBy is set), error (a panic, interrupt
+// or timeout in the spec, or a spec marked as a harness error) or fail.
 func (s SpecResult) Outcome() Verdict {
 	switch s.State {
 	case "passed":
 		return Pass
 	case "skipped", "pending":
+		if s.BlockedBy != "" {
+			return Blocked
+		}
 		return Skip
 	case "panicked", "interrupted", "aborted", "timedout":
 		return Error
