@@ -134,7 +134,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	// The run lives on t: a target restarted since (RestartTarget, or lost)
 	// never knew it, and ending it must not reconnect.
 	ginkgo.DeferCleanup(func() {
-		if ginkgo.CurrentSpecReport().Failed() {
+		if wantsEvidence() {
 			ginkgo.AddReportEntry(evidence.TranscriptPrefix+id, r.Evidence(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		}
 		cctx, cancel := context.WithTimeout(context.Background(), Timeouts.Call)
