@@ -17,10 +17,11 @@ import (
 // baselineReasonTODO is the reason placeholder of a new entry.
 const baselineReasonTODO = "TODO: why this spec fails (cite the requirement's text and the seed section)"
 
-// baselineClasses are the values of an entry's class: a deviation from
-// the contract, a decision of the implementation, or something the
-// adapter cannot drive.
-var baselineClasses = []string{"deviation", "decision", "not-drivable"}
+// baselineClasses are the values of an entry's class (report.Class): a
+// deviation from the seed pages, or a project decision the target does not
+// follow. What a target cannot drive is declared notDrivable in initialize
+// and skipped, never an expected failure.
+var baselineClasses = []string{string(report.ClassDeviation), string(report.ClassDecision)}
 
 // baselineFile is an expected-failures file as baseline reads and writes
 // it: report.Baseline's entries plus class (read leniently, so that a file
@@ -34,12 +35,14 @@ type baselineReq struct {
 	ID     string `yaml:"id"`
 	Reason string `yaml:"reason,omitempty"`
 	Class  string `yaml:"class,omitempty"`
+	Note   string `yaml:"note,omitempty"`
 }
 
 type baselineSpec struct {
 	Name   string `yaml:"name"`
 	Reason string `yaml:"reason,omitempty"`
 	Class  string `yaml:"class,omitempty"`
+	Note   string `yaml:"note,omitempty"`
 	Flaky  bool   `yaml:"flaky,omitempty"`
 	req    string // the requirement, for the comment above the entry
 }
@@ -63,9 +66,9 @@ func (e *baselineSpec) UnmarshalYAML(unmarshal func(any) error) error {
 // baselineCommand writes an expected-failures file from a run's
 // conformance-report.yaml (RESULTS_DIR): one specs: entry per failing spec
 // (verdict fail or xfail), with its requirement as a comment, a reason
-// placeholder and class deviation. With --update FILE it rewrites FILE in
+// placeholder and class deviation (change it to decision where it applies). With --update FILE it rewrites FILE in
 // the manner of WPT's update-expectations: an entry whose spec (or
-// requirement) now passes is dropped, an entry still failing or not run
+// requirement) now passes, or is skipped or blocked, is dropped, an entry still failing or not run
 // keeps its reason and class, and new failures are added. Errors (a crash)
 // are never written: they are not expected failures. Output goes to --out
 // (default: the --update file, else stdout). Exit 0, 1 when a file cannot be
@@ -77,7 +80,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	update := fs.String("update", "", "an existing expected-failures file to update: drops entries that now pass, keeps reasons")
 	out := fs.String("out", "", "where to write (default: the --update file, else stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: codemode-conformance baseline --from RESULTS_DIR [--update expected-failures.yaml] [--out FILE]\n\nWrites an expected-failures file from a run: one entry per failing spec, with its requirement,\na reason to fill in and its class (deviation | decision | not-drivable). --update drops the\nentries that now pass and keeps the reasons of the others.\nExit status: 0 written, 1 a file cannot be read or written, 2 usage.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "usage: codemode-conformance baseline --from RESULTS_DIR [--update expected-failures.yaml] [--out FILE]\n\nWrites an expected-failures file from a run: one entry per failing spec, with its requirement,\na reason to fill in and its class (deviation | decision). --update drops the\nentries that now pass and keeps the reasons of the others.\nExit status: 0 written, 1 a file cannot be read or written, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -151,7 +154,7 @@ func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int
 	var next baselineFile
 	dropped := 0
 	for _, e := range old.Requirements {
-		if v, ran := reqVerdict[e.ID]; ran && (v == report.Pass || v == report.XPass) {
+		if v, ran := reqVerdict[e.ID]; ran && stale(v) {
 			dropped++
 			continue
 		}
@@ -160,7 +163,7 @@ func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int
 	listed := map[string]bool{}
 	for _, e := range old.Specs {
 		v, ran := specVerdict[e.Name]
-		if ran && !e.Flaky && (v == report.Pass || v == report.XPass) {
+		if ran && (stale(v) && !(e.Flaky && (v == report.Pass || v == report.XPass))) {
 			dropped++
 			continue
 		}
@@ -174,6 +177,14 @@ func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int
 		}
 	}
 	return next, dropped
+}
+
+// stale reports whether an entry whose spec or requirement got verdict v
+// no longer belongs in the baseline: it passed, or it was skipped or
+// blocked (a baseline error, see report.Baseline). A fail, an xfail and an
+// error (a crash says nothing about the entry) keep it.
+func stale(v report.Verdict) bool {
+	return v == report.Pass || v == report.XPass || v == report.Skip || v == report.Blocked
 }
 
 // renderBaseline writes f as YAML with a header and each spec's
@@ -190,7 +201,7 @@ func renderBaseline(f baselineFile, run report.Conformance, from string) []byte 
 	b.WriteString("\n")
 	for _, e := range f.Requirements {
 		fmt.Fprintf(&b, "  - id: %s\n", e.ID)
-		writeEntryFields(&b, e.Reason, e.Class, false)
+		writeEntryFields(&b, e.Reason, e.Class, e.Note, false)
 	}
 	b.WriteString("specs:")
 	if len(f.Specs) == 0 {
@@ -202,17 +213,20 @@ func renderBaseline(f baselineFile, run report.Conformance, from string) []byte 
 			fmt.Fprintf(&b, "  # %s\n", e.req)
 		}
 		fmt.Fprintf(&b, "  - name: %s\n", strconv.Quote(e.Name))
-		writeEntryFields(&b, e.Reason, e.Class, e.Flaky)
+		writeEntryFields(&b, e.Reason, e.Class, e.Note, e.Flaky)
 	}
 	return b.Bytes()
 }
 
-func writeEntryFields(b *bytes.Buffer, reason, class string, flaky bool) {
+func writeEntryFields(b *bytes.Buffer, reason, class, note string, flaky bool) {
 	if reason != "" {
 		fmt.Fprintf(b, "    reason: %s\n", strconv.Quote(reason))
 	}
 	if class != "" {
 		fmt.Fprintf(b, "    class: %s\n", class)
+	}
+	if note != "" {
+		fmt.Fprintf(b, "    note: %s\n", strconv.Quote(note))
 	}
 	if flaky {
 		b.WriteString("    flaky: true\n")

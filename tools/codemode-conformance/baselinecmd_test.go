@@ -43,6 +43,9 @@ var _ = Describe("codemode-conformance baseline", Label("baseline"), func() {
 		Expect(string(text)).To(ContainSubstring("# CM-LIM-03\n"), "each entry names its requirement")
 		Expect(string(text)).To(ContainSubstring("reason: \"TODO: "), "each entry has a reason placeholder")
 		Expect(string(text)).To(ContainSubstring("class: deviation"), "each entry has a class")
+		again := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--expected-failures", out)
+		Expect(again.Code).To(Equal(0), "the written baseline loads and makes the same run partial; stdout:\n%s\nstderr:\n%s", again.Stdout, again.Stderr)
+		Expect(again.Report.Overall).To(Equal(report.Partial), "the run with the written baseline is partial")
 	})
 
 	It("--update drops entries that now pass, keeps reasons and adds new failures", func() {
