@@ -27,6 +27,10 @@ func usage(w io.Writer) {
        codemode-conformance case FILE [--target T] [--profile P]   (one hostile-case corpus file; case -h)
        codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
        codemode-conformance list fakes   (every fake:<variant> target, the requirement it breaks and how; list -h)
+       codemode-conformance smoke --target T   (a protocol check in seconds; smoke -h)
+       codemode-conformance init --lang node|python|go DIR   (a skeleton adapter, baseline and CI workflow; init -h)
+       codemode-conformance baseline --from RESULTS_DIR [--update FILE]   (expected failures from a run; baseline -h)
+       codemode-conformance version
        codemode-conformance help
 
 Runs the code mode conformance suites (abuse, codemode, e2e, limits, mcp, namespaces, security) against a target,
