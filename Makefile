@@ -159,7 +159,11 @@ CYCLONEDX_GOMOD = github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10
 .PHONY: dist dist-binaries
 dist: engine dist-binaries
 	cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS
-	$(GO) run $(CYCLONEDX_GOMOD) app -json -licenses=false -main tools/codemode-conformance -output $(DIST)/codemode-conformance.cdx.json .
+	@# cyclonedx-gomod reads the main module's version with go-git, which cannot open a git worktree:
+	@# it runs in a plain clone of HEAD (uncommitted changes are not part of a release anyway).
+	tmp=$$(mktemp -d) && git clone -q . "$$tmp/src" && git -C "$$tmp/src" checkout -q "$$(git rev-parse HEAD)" && \
+		(cd "$$tmp/src" && $(GO) run $(CYCLONEDX_GOMOD) app -json -licenses=false -main tools/codemode-conformance \
+			-output "$(abspath $(DIST))/codemode-conformance.cdx.json" .); rc=$$?; rm -rf "$$tmp"; exit $$rc
 dist-binaries: engine
 	rm -rf $(DIST) && mkdir -p $(DIST)
 	for p in $(DIST_PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; d=$(DIST)/codemode-conformance_$(DIST_VERSION)_$${os}_$${arch}; \
