@@ -79,7 +79,7 @@ function main() {
   // requires isolation, snapshot-executor and pending-call-limit, so their
   // specs must fail as not implemented, never skip (protocol.md §9).
   const FEATURES = process.argv.includes("--core-only") ? ["core"]
-    : ["core", "yield", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "pending-call-limit"];
+    : ["core", "yield", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "pending-call-limit", "tools-api"];
   const MAX_SUSPENDED = 64;
   // Fault 3: there is no snapshot, so its size is a guess.
   const ESTIMATED_SNAPSHOT_BYTES = 256 * 1024;

@@ -23,23 +23,12 @@ func mixedSources() []tools.Tool {
 	}
 }
 
-// directSurface is what the model sees without code mode: every tool
-// unchanged, in declaration order (spec/protocol.md §5.2).
-func directSurface(ts []tools.Tool) []map[string]any {
-	out := []map[string]any{}
-	for _, t := range ts {
-		var schema any = map[string]any{"type": "object", "properties": map[string]any{}}
-		if len(t.Spec.Parameters) > 0 {
-			Expect(json.Unmarshal(t.Spec.Parameters, &schema)).To(Succeed(), "tool %s must declare its parameters as JSON", t.Spec.Name)
-		}
-		out = append(out, map[string]any{"name": t.Spec.Name, "description": t.Spec.Description, "inputSchema": schema})
-	}
-	return out
-}
-
 // surface decodes the model-visible tools of a prepared run.
-func surface(r *Run) []map[string]any {
-	b, err := json.Marshal(r.Prepared.Tools)
+func surface(r *Run) []map[string]any { return modelSurface(r.Prepared.Tools) }
+
+// modelSurface decodes model-visible tools into generic objects.
+func modelSurface(ts []protocol.ModelTool) []map[string]any {
+	b, err := json.Marshal(ts)
 	Expect(err).NotTo(HaveOccurred(), "the prepared model tools must encode as JSON")
 	out := []map[string]any{}
 	Expect(json.Unmarshal(b, &out)).To(Succeed(), "the prepared model tools must decode as objects: %s", b)
@@ -48,7 +37,7 @@ func surface(r *Run) []map[string]any {
 
 // catalogNames runs a cell that returns ALL_TOOLS names.
 func catalogNames(ctx SpecContext, r *Run) []string {
-	res := r.Exec(ctx, `return ALL_TOOLS.map((t) => t.name);`)
+	res := r.Exec(ctx, Guest(`return listTools().map((t) => t.name);`))
 	Expect(res).To(BeCompleted(), "a cell returning ALL_TOOLS names must complete")
 	var names []string
 	Expect(json.Unmarshal(res.Value, &names)).To(Succeed(), "ALL_TOOLS names must be strings: %s", res.Value)
@@ -114,7 +103,10 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 
 	It("CM-ACT-01", "disabled configuration leaves the model tool list exactly as without code mode", func(ctx SpecContext) {
 		ts := append(tools.Standard(), mixedSources()[1:]...)
-		want := directSurface(ts)
+		// "Without code mode" is the target's own surface for a run without
+		// tools.codeMode (the reference's is the tools unchanged, protocol.md
+		// §5.2; OpenClaw 2026.9.6 shows Tool Search), not the ToolSpecs.
+		want := modelSurface(SurfaceWithoutCodeMode(ctx, RunOptions{Tools: ts}))
 		for _, cm := range []any{nil, false, map[string]any{"enabled": false, "timeoutMs": 5000, "languages": []string{"javascript"}}} {
 			r := NewRun(ctx, RunOptions{CodeMode: cm, Tools: ts})
 			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode = %v must leave code mode inactive", cm)
@@ -167,7 +159,7 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 			"allow by name, by plugin id and by source:owner; deny wins over allow")
 		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`try { await tools.call(%q, {ms: 1}); return "called"; } catch (e) { return "refused"; }`, slowID))
 		Expect(res).To(CompleteWith("refused"), "a denied tool must not be reachable by the id it has in an unrestricted run")
-		res, _ = r.RunToCompletion(ctx, `return (await tools.search("slow wait milliseconds")).map((t) => t.name);`)
+		res, _ = r.RunToCompletion(ctx, Guest(`return (await search("slow wait milliseconds")).map((t) => t.name);`))
 		Expect(res).To(BeCompleted(), "searching in a run that denies slow must complete")
 		Expect(res.ValueAny()).NotTo(ContainElement("slow"), "a search must not return the denied slow tool")
 		Expect(r.Tools.CallsOf("slow")).To(BeEmpty(), "the denied tool was invoked")

@@ -1,16 +1,16 @@
 /*---
-description: a tool result nested 9000 deep reaches the guest or fails fast with an error that names the depth
+description: a tool result nested 9000 deep reaches the guest intact, or fails cleanly (the guest catches an error, or the cell fails)
 requirements: [CM-LIM-04, CM-LIM-07]
 class: dos
 tools: [deep]
 expect:
   anyOf:
     - value: '9000'
-    - valueMatches: '^"rejected: .*(?i:nest|depth|deep)'
-    - errorMatches: '(?i:nest|depth|deep)'
+    - valueMatches: '^"rejected: '
+    - status: failed
 ---*/
 let r;
-try { r = callValue(id("deep"), await tools.call(id("deep"), {depth: 9000})); }
+try { r = (await call("deep", {depth: 9000})); }
 catch (e) { return "rejected: " + String(e && e.message); }
 let d = 0;
 while (Array.isArray(r)) { d++; r = r[0]; }
