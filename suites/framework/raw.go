@@ -104,7 +104,7 @@ func OpenRaw(ctx context.Context) *RawConn {
 		ginkgo.Fail(fmt.Sprintf("harness could not open a raw connection to the target: %v", err))
 	}
 	ginkgo.DeferCleanup(func() {
-		if ginkgo.CurrentSpecReport().Failed() {
+		if wantsEvidence() {
 			ginkgo.AddReportEntry(evidence.TranscriptPrefix+"raw connection", c.Evidence(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		}
 		c.Close()

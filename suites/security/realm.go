@@ -70,9 +70,9 @@ func describeEscapes(rep realmReport) string {
 func probeRealm(ctx context.Context, r *Run, part string) (realmReport, Result) {
 	ginkgo.GinkgoHelper()
 	res, _ := r.RunToCompletion(ctx, fmt.Sprintf("%s\nreturn await realmReport(%q);", realmJS, part))
-	Expect(res).To(BeCompleted(), "the realm probe (%s) must run to completion", part)
+	probeCompleted(res, "the realm probe ("+part+")")
 	var rep realmReport
-	Expect(json.Unmarshal(res.Value, &rep)).To(Succeed(), "the realm probe returns its report as JSON: %s", res.Value)
+	Precondition("CM-EXEC-06").Expect(json.Unmarshal(res.Value, &rep)).To(Succeed(), "the realm probe returns its report as JSON: %s", res.Value)
 	ginkgo.AddReportEntry("realm probe "+part, string(res.Value), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 	Expect(rep.Unvisited).To(BeZero(), "the realm walk (%s) stopped at its cap of judged values with %d values never judged: "+
 		"an escape may hide among them, so the boundary cannot be declared sound", part, rep.Unvisited)
