@@ -137,5 +137,13 @@ vet: engine
 test: engine vet
 	$(GO) test -count=1 -timeout 20m ./...
 
+## flake-check: run every Go test changed since BASE (default main) FLAKE_N times (default 20), and each requirement
+## named on a changed suites/ line as often against builtin; fails when an outcome varies (tools/flake-check)
+BASE    ?= main
+FLAKE_N ?= 20
+.PHONY: flake-check
+flake-check: engine
+	$(GO) run ./tools/flake-check -base "$(BASE)" -n $(FLAKE_N)
+
 clean:
 	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules

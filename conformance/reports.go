@@ -48,6 +48,7 @@ func (run Run) Evaluate(r types.Report) Outcome {
 		Exempt:    c.ExemptFeatures,
 	}
 	conf.Profile = report.NewProfile(framework.Profile(), framework.DeclaredProfile(), c.Profile)
+	conf.ApplyRequired(RequiredFeatures())
 	conf.Selection = report.NewSelection(run.Built, ev, c.Requirements, c.LabelFilter)
 	if conf.ExpectedFailures != nil {
 		conf.ExpectedFailures.File = c.ExpectedFailures
@@ -65,11 +66,17 @@ func (o Outcome) Passed() bool {
 func (o Outcome) Summary() (md, text string) {
 	c := o.Conformance
 	md = report.Markdown(c.Target, c.ImplementationLine(), report.Summarize(o.Evaluation.Requirements))
+	if rm := c.RequiredMarkdown(); rm != "" { // at the top, under the title
+		md = strings.Replace(md, "\n\n", "\n\n"+rm+"\n", 1)
+	}
 	if line := c.Profile.Line(); line != "" {
 		md += "\nProfile: " + line + "\n"
 	}
 	md += "\n" + c.Selection.Describe() + "\n"
 	if line := c.Selection.NotRunLine(); line != "" {
+		md += "\n" + line + "\n"
+	}
+	if line := c.SkipLine(); line != "" {
 		md += "\n" + line + "\n"
 	}
 	if b := c.Catalogue.BasisLine(); b != "" {

@@ -30,6 +30,10 @@ var (
 	// ErrFeatureNotInProfile: a feature set declared for a profile holds a
 	// feature that the profile does not define.
 	ErrFeatureNotInProfile = errors.New("feature not in profile")
+	// ErrProfileFeatures: a profile's requires/allows lists disagree with
+	// the features' profiles lists (a feature named by neither, by both, or
+	// by a profile its profiles list does not name).
+	ErrProfileFeatures = errors.New("profile requires/allows do not match the features' profiles")
 )
 
 // Feature is one capability a target can declare in initialize
@@ -64,10 +68,31 @@ type Profile struct {
 	Meaning string
 	// Features are the features the profile defines, in features: order.
 	Features []string
+	// Required are the features a target of the profile must declare
+	// (requires:, in features: order; core is always one): a target that
+	// does not declare one fails that feature's requirements as not
+	// implemented. Allowed are the others of Features (allows:), whose
+	// requirements skip when the target does not declare them.
+	Required, Allowed []string
 }
 
 // Has reports whether the profile defines feature f.
 func (p Profile) Has(f string) bool { return slices.Contains(p.Features, f) }
+
+// Requires reports whether the profile requires feature f (core always).
+func (p Profile) Requires(f string) bool { return slices.Contains(p.Required, f) }
+
+// MissingRequired returns the required features of p that declared does not
+// hold, in features: order (core is never missing: it is always in force).
+func (p Profile) MissingRequired(declared []string) []string {
+	var out []string
+	for _, f := range p.Required {
+		if f != FeatureCore && !slices.Contains(declared, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 type rawFeature struct {
 	Name     string   `yaml:"name"`
@@ -78,11 +103,13 @@ type rawFeature struct {
 }
 
 type rawProfile struct {
-	Name       string `yaml:"name"`
-	Generation int    `yaml:"generation"`
-	Source     string `yaml:"source"`
-	OpenClaw   string `yaml:"openclaw"`
-	Meaning    string `yaml:"meaning"`
+	Name       string   `yaml:"name"`
+	Generation int      `yaml:"generation"`
+	Source     string   `yaml:"source"`
+	OpenClaw   string   `yaml:"openclaw"`
+	Meaning    string   `yaml:"meaning"`
+	Requires   []string `yaml:"requires"`
+	Allows     []string `yaml:"allows"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
@@ -92,7 +119,8 @@ var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
 // every profile a feature names exists, every profile has a positive
 // unique generation, a source and a release range, excludes name known
 // features other than itself and are symmetric, and no profile defines
-// both sides of an exclusion.
+// both sides of an exclusion; every profile's requires and allows split
+// exactly the features whose profiles name it (checkProfileSplit).
 func parseFeatures(rf []rawFeature, rp []rawProfile) ([]Feature, []Profile, error) {
 	if len(rp) == 0 {
 		return nil, nil, errors.New("spec: no profiles")
@@ -171,12 +199,60 @@ func parseFeatures(rf []rawFeature, rp []rawProfile) ([]Feature, []Profile, erro
 			}
 		}
 	}
-	for _, p := range profiles {
+	for i, p := range profiles {
 		if err := checkExclusive(features, featIdx, p.Features); err != nil {
 			return nil, nil, fmt.Errorf("spec: profile %s: %w", p.Name, err)
 		}
+		req, allow, err := checkProfileSplit(features, featIdx, p, rp[i])
+		if err != nil {
+			return nil, nil, fmt.Errorf("spec: profile %s: %w", p.Name, err)
+		}
+		profiles[i].Required, profiles[i].Allowed = req, allow
 	}
 	return features, profiles, nil
+}
+
+// checkProfileSplit checks a profile's requires and allows against the
+// features' profiles lists and returns them in features: order. Every name
+// must be a known feature, named once, in one list only; together they
+// must be exactly p.Features; core must be required and a test hook
+// (hook: true) never. The error wraps ErrProfileFeatures (or
+// ErrUnknownFeature) and names the offending feature.
+func checkProfileSplit(features []Feature, idx map[string]int, p Profile, rp rawProfile) (required, allowed []string, err error) {
+	seen := map[string]string{}
+	for _, l := range []struct {
+		key   string
+		names []string
+	}{{"requires", rp.Requires}, {"allows", rp.Allows}} {
+		for _, n := range l.names {
+			j, ok := idx[n]
+			switch {
+			case !ok:
+				return nil, nil, fmt.Errorf("%s: %w %q", l.key, ErrUnknownFeature, n)
+			case seen[n] != "":
+				return nil, nil, fmt.Errorf("%w: feature %s is in %s and in %s", ErrProfileFeatures, n, seen[n], l.key)
+			case !p.Has(n):
+				return nil, nil, fmt.Errorf("%w: %s names feature %s, whose profiles %v do not name %s", ErrProfileFeatures, l.key, n, features[j].Profiles, p.Name)
+			case l.key == "requires" && features[j].Hook:
+				return nil, nil, fmt.Errorf("%w: feature %s is a test hook and cannot be required", ErrProfileFeatures, n)
+			}
+			seen[n] = l.key
+		}
+	}
+	for _, f := range p.Features {
+		switch seen[f] {
+		case "":
+			return nil, nil, fmt.Errorf("%w: feature %s names profile %s in its profiles, but %s neither requires nor allows it", ErrProfileFeatures, f, p.Name, p.Name)
+		case "requires":
+			required = append(required, f)
+		default:
+			allowed = append(allowed, f)
+		}
+	}
+	if seen[FeatureCore] != "requires" {
+		return nil, nil, fmt.Errorf("%w: feature %s must be required", ErrProfileFeatures, FeatureCore)
+	}
+	return required, allowed, nil
 }
 
 // checkExclusive returns an ErrExclusiveFeatures error naming the first
@@ -254,6 +330,7 @@ func Profiles() []Profile {
 	out := make([]Profile, len(loadedProf))
 	for i, p := range loadedProf {
 		p.Features = slices.Clone(p.Features)
+		p.Required, p.Allowed = slices.Clone(p.Required), slices.Clone(p.Allowed)
 		out[i] = p
 	}
 	return out
@@ -315,16 +392,28 @@ func CheckFeatureSet(profile string, features []string) error {
 
 // FeatureTable is the feature table of protocol.md §9, generated from the
 // features section (spec/features_test.go keeps protocol.md equal to it):
-// one row per feature in file order with its profiles, exclusions and meaning.
+// one row per feature in file order with its profiles, the profiles that
+// require it (requires:; the others only allow it), exclusions and meaning.
 func FeatureTable() string {
 	var b strings.Builder
-	b.WriteString("| feature | profiles | excludes | declaring it means the target implements |\n|---|---|---|---|\n")
+	b.WriteString("| feature | profiles | required by | excludes | declaring it means the target implements |\n|---|---|---|---|---|\n")
+	profs := Profiles()
 	for _, f := range Features() {
 		ex := "—"
 		if len(f.Excludes) > 0 {
 			ex = "`" + strings.Join(f.Excludes, "`, `") + "`"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Name, strings.Join(f.Profiles, ", "), ex, strings.ReplaceAll(f.Meaning, "|", `\|`))
+		var req []string
+		for _, p := range profs {
+			if p.Requires(f.Name) {
+				req = append(req, p.Name)
+			}
+		}
+		rq := "—"
+		if len(req) > 0 {
+			rq = strings.Join(req, ", ")
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, strings.Join(f.Profiles, ", "), rq, ex, strings.ReplaceAll(f.Meaning, "|", `\|`))
 	}
 	return b.String()
 }

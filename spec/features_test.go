@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -114,7 +115,7 @@ func TestCheckFeatureSet(t *testing.T) {
 
 func TestParseFeaturesRejects(t *testing.T) {
 	const req = "requirements:\n  - {id: CM-CFG-01, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n"
-	const profs = "profiles:\n  - {name: v1, generation: 1, source: \"000\", openclaw: \"2026.5\", meaning: first}\n  - {name: v2, generation: 2, source: \"001\", openclaw: \"2026.8\", meaning: second}\n"
+	const profs = "profiles:\n  - {name: v1, generation: 1, source: \"000\", openclaw: \"2026.5\", meaning: first, requires: [core]}\n  - {name: v2, generation: 2, source: \"001\", openclaw: \"2026.8\", meaning: second, requires: [core]}\n"
 	const head = "version: 2\nareas:\n  CFG: Configuration\n"
 	for _, c := range []struct {
 		name, doc, wantErr string
@@ -147,5 +148,78 @@ func TestParseFeaturesRejects(t *testing.T) {
 				t.Errorf("error %q is not %v", err, c.is)
 			}
 		})
+	}
+}
+
+func TestProfileSplitRejects(t *testing.T) {
+	const head = "version: 2\nareas:\n  CFG: Configuration\n"
+	const req = "requirements:\n  - {id: CM-CFG-01, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok}\n"
+	const feats = "features:\n  - {name: core, profiles: [v1, v2], meaning: m}\n  - {name: a, profiles: [v1], meaning: m}\n  - {name: h, profiles: [v1, v2], hook: true, meaning: m}\n"
+	prof := func(v1, v2 string) string {
+		return "profiles:\n  - {name: v1, generation: 1, source: \"000\", openclaw: x, meaning: m, " + v1 + "}\n  - {name: v2, generation: 2, source: \"001\", openclaw: y, meaning: m, " + v2 + "}\n"
+	}
+	for _, c := range []struct {
+		name, v1, v2, want string
+		is                 error
+	}{
+		{"feature in neither list", "requires: [core], allows: [h]", "requires: [core], allows: [h]", "feature a names profile v1 in its profiles, but v1 neither requires nor allows it", ErrProfileFeatures},
+		{"feature in both lists", "requires: [core, a], allows: [a, h]", "requires: [core], allows: [h]", "feature a is in requires and in allows", ErrProfileFeatures},
+		{"feature its profiles do not name", "requires: [core, a], allows: [h]", "requires: [core, a], allows: [h]", "profile v2: profile requires/allows do not match the features' profiles: requires names feature a", ErrProfileFeatures},
+		{"test hook required", "requires: [core, a, h]", "requires: [core], allows: [h]", "feature h is a test hook", ErrProfileFeatures},
+		{"core only allowed", "requires: [a], allows: [core, h]", "requires: [core], allows: [h]", "feature core must be required", ErrProfileFeatures},
+		{"unknown name", "requires: [core, a, isolaton], allows: [h]", "requires: [core], allows: [h]", "isolaton", ErrUnknownFeature},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseCatalogue([]byte(head + feats + prof(c.v1, c.v2) + req))
+			if err == nil {
+				t.Fatal("ParseCatalogue accepted the document")
+			}
+			if !strings.Contains(err.Error(), c.want) || !errors.Is(err, c.is) {
+				t.Errorf("error %q: want it to contain %q and be %v", err, c.want, c.is)
+			}
+		})
+	}
+	if _, err := ParseCatalogue([]byte(head + feats + prof("requires: [core, a], allows: [h]", "requires: [core], allows: [h]") + req)); err != nil {
+		t.Errorf("a consistent split was rejected: %v", err)
+	}
+}
+
+// The profiles' required features as decided from the seeds (spec/CHANGES.md,
+// 2026-12-01 wave 4): the security boundary, the snapshot executor, TypeScript
+// and the pending-call limit are what page 000 describes, so v1 requires them;
+// page 001 makes node:vm (no security boundary, no snapshot) a valid executor,
+// so v2 only allows isolation and snapshot-executor.
+func TestProfileRequiredFeatures(t *testing.T) {
+	v1, err := LookupProfile("v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := LookupProfile("v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{FeatureCore, "isolation", "snapshot-executor", "typescript", "pending-call-limit"} {
+		if !v1.Requires(f) {
+			t.Errorf("v1 does not require %s (required: %v)", f, v1.Required)
+		}
+	}
+	for _, f := range []string{"isolation", "snapshot-executor", "node-executor", "executor-choice"} {
+		if v2.Requires(f) || !v2.Has(f) {
+			t.Errorf("v2 must allow, not require, %s (required: %v, allowed: %v)", f, v2.Required, v2.Allowed)
+		}
+	}
+	for _, f := range []string{"javascript-only", "bridge-queue", "run-lifecycle-messages"} {
+		if !v2.Requires(f) {
+			t.Errorf("v2 does not require %s (required: %v)", f, v2.Required)
+		}
+	}
+	for _, p := range []Profile{v1, v2} {
+		if len(p.Required)+len(p.Allowed) != len(p.Features) {
+			t.Errorf("%s: required %v and allowed %v do not split its features %v", p.Name, p.Required, p.Allowed, p.Features)
+		}
+	}
+	got := v1.MissingRequired([]string{"yield", "shell-exec"})
+	if !slices.Contains(got, "isolation") || slices.Contains(got, FeatureCore) || slices.Contains(got, "yield") {
+		t.Errorf("v1.MissingRequired([yield shell-exec]) = %v: want isolation in it, never core or a declared one", got)
 	}
 }

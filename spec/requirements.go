@@ -22,6 +22,9 @@
 //	    source: "000"           # the seed page it follows
 //	    openclaw: 2026.5 to 2026.7.35
 //	    meaning: ...
+//	    requires: [core, …]     # features a target of the profile must declare (core always)
+//	    allows: [streaming, …]  # the profile's other features (optional); requires+allows = the
+//	                            # features whose profiles name it, checked by the loader
 //	requirements:               # one entry per requirement
 //	  - id: CM-CFG-01           # CM-<AREA>-<two digits>
 //	    area: CFG               # the ID's middle part; must be a key of areas

@@ -276,8 +276,8 @@ const miniFeatures = `features:
   - {name: core, profiles: [v1, v2], meaning: always}
   - {name: namespaces, profiles: [v1], meaning: plugin namespaces}
 profiles:
-  - {name: v1, generation: 1, source: "000", openclaw: "2026.5", meaning: first}
-  - {name: v2, generation: 2, source: "001", openclaw: "2026.8", meaning: second}
+  - {name: v1, generation: 1, source: "000", openclaw: "2026.5", meaning: first, requires: [core], allows: [namespaces]}
+  - {name: v2, generation: 2, source: "001", openclaw: "2026.8", meaning: second, requires: [core]}
 `
 
 const validDoc = `

@@ -63,8 +63,14 @@ var runSeq atomic.Int64
 // and the run must not leave any behind.
 func conformance(args ...string) outcome {
 	GinkgoHelper()
+	return conformanceOf(nil, args...)
+}
+
+// conformanceOf is conformance with targetArgs for target.mjs (naive.CoreOnly).
+func conformanceOf(targetArgs []string, args ...string) outcome {
+	GinkgoHelper()
 	tag := fmt.Sprintf("--naive-run=%d-%d", os.Getpid(), runSeq.Add(1))
-	target, err := naive.Target(tag)
+	target, err := naive.Target(append([]string{tag}, targetArgs...)...)
 	Expect(err).NotTo(HaveOccurred(), "locating node and target.mjs")
 	dir := GinkgoT().TempDir()
 	cmd := exec.Command(cli, append([]string{"run", "--results-dir", dir, "--target", target}, args...)...)

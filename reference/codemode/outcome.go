@@ -126,7 +126,7 @@ func (s *step) suspend(reason result.Reason) result.Result {
 	s.c.state = "waiting"
 	s.c.expires = s.rt.opts.Now().Add(time.Duration(cfg.SnapshotTTLSeconds) * time.Second)
 	s.c.mu.Unlock()
-	s.c.run.noteSnapshot(result.SnapshotCreated, s.c.id, snap.Bytes())
+	s.c.run.noteSnapshot(result.SnapshotCreated, s.c.id, snap)
 	s.rt.armSweep() // sweep.go: the snapshot is deleted at expiry without a request
 	return s.finish(result.Result{Status: result.StatusWaiting, RunID: s.c.id, Reason: reason, PendingToolCalls: s.c.pendingCalls()})
 }

@@ -15,7 +15,7 @@ import (
 // ones its profile defines among these (Options.Features); a helper who
 // builds a feature adds its name here and branches on Options.HasFeature.
 var Implemented = []string{
-	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry",
+	spec.FeatureCore, "yield", "typescript", "javascript-only", "shell-exec", "telemetry", "tools-api",
 	"snapshot-executor", "isolation", "fault-injection", "pending-call-limit",
 	"run-lifecycle-messages", "direct-only-tools", "results", "session-store", "hooks", "approvals",
 	"bridge-queue", "execution-mode", "trajectory", "agent-turn", "untrusted-content", "nested-activity",
@@ -37,7 +37,7 @@ func (o Options) ProfileName() string {
 // selected profile: those of Implemented that the profile defines, in
 // Implemented order. An unknown profile declares nothing (the server refuses
 // it before a runtime exists: spec.LookupProfile).
-func (o Options) Features() []string { return slices.Clone(o.features()) }
+func (o Options) Features() []string { return o.withoutSnapshotExecutor(slices.Clone(o.features())) }
 
 // featureCache holds features per profile name: the catalogue and
 // Implemented are fixed while the process runs, and HasFeature is asked
@@ -68,7 +68,7 @@ func (o Options) features() []string {
 // two generations disagree (e.g. "javascript-only" refuses TypeScript,
 // "run-lifecycle-messages" gives CM-EXEC-10's wait failures).
 func (o Options) HasFeature(name string) bool {
-	return slices.Contains(o.features(), name)
+	return slices.Contains(o.features(), name) && (name != "snapshot-executor" || !o.Continuations())
 }
 
 // expiredCode is the code of a wait on an expired snapshot: snapshot_expired

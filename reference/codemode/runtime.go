@@ -356,9 +356,11 @@ func (rt *Runtime) localStats() protocol.Stats {
 	}
 	for _, c := range rt.cells {
 		if sn := c.parked(); sn != nil {
-			s.Snapshots++
-			s.SnapshotBytes += sn.Bytes()
 			s.SuspendedRuns++
+			if !isContinuation(sn) { // a continuation's VM counts in liveVMs (continuation.go)
+				s.Snapshots++
+				s.SnapshotBytes += sn.Bytes()
+			}
 		}
 	}
 	return s

@@ -12,12 +12,12 @@ const maxSnapshotEvents = 256
 // The zero value is ready to use; it is guarded by the run's mu.
 type snapshotEvents struct{ list []result.SnapshotEvent }
 
-// noteSnapshot records that the snapshot of cell runID (of bytes bytes) was
-// created, restored, expired or deleted.
-func (r *agentRun) noteSnapshot(event, runID string, bytes int64) {
+// noteSnapshot records that the snapshot (or continuation, continuation.go)
+// p of cell runID was created, restored, expired or deleted.
+func (r *agentRun) noteSnapshot(event, runID string, p Parked) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.snapEvents.list = append(r.snapEvents.list, result.SnapshotEvent{Event: event, RunID: runID, Bytes: bytes})
+	r.snapEvents.list = append(r.snapEvents.list, snapshotEvent(event, runID, p))
 	if n := len(r.snapEvents.list); n > maxSnapshotEvents {
 		r.snapEvents.list = append([]result.SnapshotEvent(nil), r.snapEvents.list[n-maxSnapshotEvents:]...)
 	}
@@ -44,5 +44,5 @@ func noteDropped(c *cell, expired bool) {
 	if expired {
 		ev = result.SnapshotExpired
 	}
-	c.run.noteSnapshot(ev, c.id, p.Bytes())
+	c.run.noteSnapshot(ev, c.id, p)
 }

@@ -81,7 +81,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 
 	s := &step{rt: rt, c: c, parent: toolCallID, start: start, deadline: start.Add(time.Duration(r.cfg.TimeoutMs) * time.Millisecond)}
 	if snap.Bytes() > r.cfg.MaxSnapshotBytes {
-		r.noteSnapshot(result.SnapshotDeleted, c.id, snap.Bytes())
+		r.noteSnapshot(result.SnapshotDeleted, c.id, snap)
 		snap.Release()
 		return s.fail(s.limit(result.CodeSnapshotLimitExceeded, "restoring the snapshot would exceed maxSnapshotBytes")), nil
 	}
@@ -91,13 +91,13 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	stop := context.AfterFunc(c.callCtx, cancel)
 	defer stop()
 	if err := s.admitVM(vctx); err != nil { // admission.go: the process's live-VM limit
-		r.noteSnapshot(result.SnapshotDeleted, c.id, snap.Bytes())
+		r.noteSnapshot(result.SnapshotDeleted, c.id, snap)
 		snap.Release()
 		return s.fail(s.startFailure(vctx, err, result.CodeSnapshotRestoreFailed, "restored")), nil
 	}
 	vm, err := rt.opts.Suspender.Resume(vctx, rt.eng, snap)
 	if err != nil {
-		r.noteSnapshot(result.SnapshotDeleted, c.id, snap.Bytes())
+		r.noteSnapshot(result.SnapshotDeleted, c.id, snap)
 		snap.Release()
 		if f := s.startFailure(vctx, err, result.CodeSnapshotRestoreFailed, "restored"); f.Code != result.CodeSnapshotRestoreFailed {
 			return s.fail(f), nil
@@ -105,7 +105,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 		return s.fail(result.Failed(result.CodeSnapshotRestoreFailed, "snapshot restore failed: "+err.Error())), nil
 	}
 	s.vm = vm
-	r.noteSnapshot(result.SnapshotRestored, c.id, snap.Bytes())
+	r.noteSnapshot(result.SnapshotRestored, c.id, snap)
 	var ds []prelude.Delivery
 	if yieldID != 0 {
 		ds = append(ds, prelude.Delivery{ID: yieldID, OK: true, Value: json.RawMessage("null")})

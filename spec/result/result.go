@@ -90,13 +90,20 @@ const (
 	SnapshotDeleted  = "deleted"  // it was deleted without a restore: abort, run end, a refused restore
 )
 
+// KindContinuation is the SnapshotEvent kind of a target that keeps a
+// waiting cell as a live continuation, not a snapshot (protocol.md §6, §8).
+const KindContinuation = "continuation"
+
 // SnapshotEvent is one snapshot lifecycle event: Event is one of the
 // Snapshot* constants, RunID the waiting cell's runId, Bytes the snapshot's
-// size (as counted against maxSnapshotBytes) when known.
+// size (as counted against maxSnapshotBytes; a snapshot executor reports
+// it), Kind "" for a snapshot or KindContinuation for a live continuation,
+// which has no Bytes.
 type SnapshotEvent struct {
 	Event string `json:"event"`
 	RunID string `json:"runId"`
 	Bytes int64  `json:"bytes,omitempty"`
+	Kind  string `json:"kind,omitempty"`
 }
 
 // Result is the union returned by exec and wait (CM-EXEC-05):

@@ -48,7 +48,7 @@ func surface(r *Run) []map[string]any {
 
 // catalogNames runs a cell that returns ALL_TOOLS names.
 func catalogNames(ctx SpecContext, r *Run) []string {
-	res := r.Exec(ctx, `return ALL_TOOLS.map((t) => t.name);`)
+	res := r.Exec(ctx, Guest(`return listTools().map((t) => t.name);`))
 	Expect(res).To(BeCompleted(), "a cell returning ALL_TOOLS names must complete")
 	var names []string
 	Expect(json.Unmarshal(res.Value, &names)).To(Succeed(), "ALL_TOOLS names must be strings: %s", res.Value)
@@ -167,7 +167,7 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 			"allow by name, by plugin id and by source:owner; deny wins over allow")
 		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`try { await tools.call(%q, {ms: 1}); return "called"; } catch (e) { return "refused"; }`, slowID))
 		Expect(res).To(CompleteWith("refused"), "a denied tool must not be reachable by the id it has in an unrestricted run")
-		res, _ = r.RunToCompletion(ctx, `return (await tools.search("slow wait milliseconds")).map((t) => t.name);`)
+		res, _ = r.RunToCompletion(ctx, Guest(`return (await search("slow wait milliseconds")).map((t) => t.name);`))
 		Expect(res).To(BeCompleted(), "searching in a run that denies slow must complete")
 		Expect(res.ValueAny()).NotTo(ContainElement("slow"), "a search must not return the denied slow tool")
 		Expect(r.Tools.CallsOf("slow")).To(BeEmpty(), "the denied tool was invoked")

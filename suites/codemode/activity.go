@@ -90,11 +90,11 @@ func rowIDs(calls []protocol.TrajectoryCall) []string {
 var _ = Describe("codemode", "nested activity", func() {
 	It("CM-NEST-17", "completed nested calls persist as display-only activity with their original parent and call ids across a reload; the replay view holds only the exec and wait calls", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
-		res, steps := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {m: "before"});
-await tools.call(id("slow"), {ms: 1800, tag: "suspends"});
+		res, steps := r.RunToCompletion(ctx, Guest(`await call("echo", {m: "before"});
+await call("slow", {ms: 1800, tag: "suspends"});
 let failed = "no";
-try { await tools.call(id("fail"), {message: "on purpose"}); } catch (e) { failed = "caught"; }
-await tools.call(id("add"), {a: 1, b: 2});
+try { await call("fail", {message: "on purpose"}); } catch (e) { failed = "caught"; }
+await call("add", {a: 1, b: 2});
 return failed;`))
 		Expect(res).To(CompleteWith("caught"), "the cell must complete, the fail tool's error caught")
 		Expect(len(steps)).To(BeNumerically(">=", 2), "the slow call must suspend the cell at least once, so that nested calls fall under exec and wait: %s", res)
@@ -119,7 +119,7 @@ return failed;`))
 
 	It("CM-NEST-17", "activity is bounded: a nested call's 32 KiB input is shown in at most 8 KiB, while the tool got all of it", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`const r = await tools.call(id("echo"), {pad: "x".repeat(32768)}); return callValue(id("echo"), r).pad.length;`))
+		res, _ := r.RunToCompletion(ctx, Guest(`const r = await call("echo", {pad: "x".repeat(32768)}); return callValue(id("echo"), r).pad.length;`))
 		Expect(res).To(CompleteWith(32768), "the echo tool must return the whole input %s", EnvelopeNote)
 		calls := r.Tools.Calls()
 		Expect(calls).To(HaveLen(1), "one nested call")
@@ -132,10 +132,10 @@ return failed;`))
 
 	It("CM-NEST-17", "the activity of an earlier run of the same session stays in the session's history under its own ids", func(ctx SpecContext) {
 		first := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: tools.Standard()})
-		res, _ := first.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {run: "first"}); return 1;`))
+		res, _ := first.RunToCompletion(ctx, Guest(`await call("echo", {run: "first"}); return 1;`))
 		Expect(res).To(CompleteWith(1), "the first run's cell must complete")
 		second := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: tools.Standard(), Context: first.Params.RunContext})
-		res, _ = second.RunToCompletion(ctx, Guest(`await tools.call(id("add"), {a: 1, b: 1}); return 2;`))
+		res, _ = second.RunToCompletion(ctx, Guest(`await call("add", {a: 1, b: 1}); return 2;`))
 		Expect(res).To(CompleteWith(2), "the second run's cell must complete")
 		want := []activityRow{invokedRow(first.Tools.Calls()[0]), invokedRow(second.Tools.Calls()[0])}
 		act := second.TrajectoryView(ctx, protocol.TrajectoryViewActivity, true)
@@ -145,7 +145,7 @@ return failed;`))
 
 	It("CM-NEST-18", "an exec call id reused in a later assistant response gets nested ids that collide with none of the earlier ones; a replay of the same call in the same run and response gets the same ids", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: tools.Standard()})
-		code := Guest(`await tools.call(id("echo"), {n: 1}); await tools.call(id("add"), {a: 1, b: 2}); return "ok";`)
+		code := Guest(`await call("echo", {n: 1}); await call("add", {a: 1, b: 2}); return "ok";`)
 		round := func(mc ModelCall) []protocol.InvokeParams {
 			before := len(r.Tools.Calls())
 			res, _ := r.FollowAs(ctx, r.ExecAs(ctx, code, mc), mc.AssistantResponseID)
@@ -180,8 +180,8 @@ return failed;`))
 			Expect(res).To(CompleteWith("ok"), "exec %+v must complete; guest code:\n%s", mc, code)
 			return r.Tools.Calls()[before:]
 		}
-		firstCode := Guest(`await tools.call(id("echo"), {transfer: "100 to alice"}); return "ok";`)
-		otherCode := Guest(`await tools.call(id("echo"), {transfer: "9999 to mallory"}); return "ok";`)
+		firstCode := Guest(`await call("echo", {transfer: "100 to alice"}); return "ok";`)
+		otherCode := Guest(`await call("echo", {transfer: "9999 to mallory"}); return "ok";`)
 		first, other := round(firstCode), round(otherCode)
 		Expect(first).To(HaveLen(1), "the first exec must make its nested call:\n%s", r.Transcript())
 		Expect(other).To(HaveLen(1), "the exec with other code must make its nested call:\n%s", r.Transcript())
@@ -197,7 +197,7 @@ return failed;`))
 	It("CM-NEST-18", "a replay of an exec call whose cell is still in flight never puts two in-flight nested calls under one id: the target refuses it (-32602) or gives it other nested ids", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: tools.Standard()})
 		mc := ModelCall{ToolCallID: "call_1", AssistantResponseID: "resp-1"}
-		code := Guest(`await tools.call(id("slow"), {ms: 3000, tag: "in flight"}); return "done";`)
+		code := Guest(`await call("slow", {ms: 3000, tag: "in flight"}); return "done";`)
 		first := r.ExecAs(ctx, code, mc)
 		Expect(first.Status).To(Equal(result.StatusWaiting), "the slow call must suspend the cell: %s", first)
 		second, err := r.ExecAsOrError(ctx, code, mc)
@@ -219,8 +219,8 @@ return failed;`))
 
 	It("CM-NEST-18", "start events are not persisted: a nested call still in flight has no activity row until it completes", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: tools.Standard()})
-		res := r.Exec(ctx, Guest(`await tools.call(id("echo"), {m: "done first"});
-await tools.call(id("slow"), {ms: 3000, tag: "in flight"});
+		res := r.Exec(ctx, Guest(`await call("echo", {m: "done first"});
+await call("slow", {ms: 3000, tag: "in flight"});
 return "done";`))
 		Expect(res.Status).To(Equal(result.StatusWaiting), "the slow call must suspend the cell: %s", res)
 		Expect(res.PendingToolCalls).NotTo(BeEmpty(), "the waiting result must list the call in flight: %s", res)
@@ -249,8 +249,8 @@ return "done";`))
 			return protocol.MessageWriteResult{Decision: protocol.MessageWrite}
 		}}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: tools.Standard(), Gates: g})
-		res, _ := r.RunToCompletion(ctx, Guest(`const s = callValue(id("add"), await tools.call(id("add"), {a: 2, b: 3})).sum;
-await tools.call(id("echo"), {m: "kept"});
+		res, _ := r.RunToCompletion(ctx, Guest(`const s = (await call("add", {a: 2, b: 3})).sum;
+await call("echo", {m: "kept"});
 return s;`))
 		Expect(res).To(CompleteWith(5), "the suppressed call's result must still reach the guest %s", EnvelopeNote)
 		add, echo := r.Tools.CallsOf("add"), r.Tools.CallsOf("echo")

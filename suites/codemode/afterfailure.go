@@ -12,10 +12,10 @@ import (
 var _ = Describe("codemode", "continuing after a failure", func() {
 	It("CM-GUEST-12", "the next exec after a failed cell does not re-run the nested calls that already completed", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 1}); await tools.call(id("add"), {a: 1, b: 2}); throw new Error("after two side effects");`))
+		res, _ := r.RunToCompletion(ctx, Guest(`await call("echo", {n: 1}); await call("add", {a: 1, b: 2}); throw new Error("after two side effects");`))
 		Expect(res).To(BeFailed(), "the cell throws after two nested calls: it must fail")
 		Expect(r.Exec(ctx, `return "next";`)).To(CompleteWith("next"), "the run must continue with the next exec")
-		res, _ = r.RunToCompletion(ctx, Guest(fmt.Sprintf(`await tools.call(id("echo"), {n: 2}); await tools.call(id("slow"), {ms: %d}); throw new Error("after a wait");`, roomySlowMs)))
+		res, _ = r.RunToCompletion(ctx, Guest(fmt.Sprintf(`await call("echo", {n: 2}); await call("slow", {ms: %d}); throw new Error("after a wait");`, roomySlowMs)))
 		Expect(res).To(BeFailed(), "the cell throws after its waits: it must fail")
 		Expect(r.Exec(ctx, `return "next again";`)).To(CompleteWith("next again"), "the run must continue after a cell that failed after a wait")
 		var echoed []string

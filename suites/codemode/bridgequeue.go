@@ -35,8 +35,8 @@ var _ = Describe("codemode", "the bridge queue", func() {
 		// a holds the one slot, b is queued behind it; a's continuation
 		// keeps the guest busy for continuationSpin before it yields.
 		res := r.Exec(ctx, Guest(fmt.Sprintf(`const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
-const a = tools.call(id("lookup"), {tag: "a", ms: 20}).then((x) => { spin(%d); return callValue(id("lookup"), x).tag; });
-const b = tools.call(id("lookup"), {tag: "b", ms: 1}).then((x) => callValue(id("lookup"), x).tag);
+const a = dispatch("lookup", {tag: "a", ms: 20}).then((x) => { spin(%d); return callValue(id("lookup"), x).tag; });
+const b = dispatch("lookup", {tag: "b", ms: 1}).then((x) => callValue(id("lookup"), x).tag);
 return await Promise.all([a, b]);`, continuationSpin.Milliseconds())))
 		Expect(res).To(CompleteWith([]string{"a", "b"}), "both calls must complete within the exec %s", EnvelopeNote)
 		s := rec.ByTag()
@@ -51,7 +51,7 @@ return await Promise.all([a, b]);`, continuationSpin.Milliseconds())))
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2, "timeoutMs": 20000}),
 			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
-		res := r.Exec(ctx, Guest(`const out = await Promise.all(Array.from({length: 30}, (_, i) => tools.call(id("lookup"), {tag: "q" + i, ms: 5})));
+		res := r.Exec(ctx, Guest(`const out = await Promise.all(Array.from({length: 30}, (_, i) => dispatch("lookup", {tag: "q" + i, ms: 5})));
 return out.length;`))
 		Expect(res).To(CompleteWith(30), "30 fast calls through 2 slots must drain inside the one exec: completed, not waiting for a wait round trip %s", EnvelopeNote)
 		Expect(rec.Spans()).To(HaveLen(30), "each call must reach the harness once:%s", spansText(rec.Spans()))
@@ -65,7 +65,7 @@ return out.length;`))
 		before := time.Now()
 		res := r.Exec(ctx, Guest(fmt.Sprintf(`let fired = false;
 setTimeout(() => { fired = true; }, %d);
-const after = callValue(id("lookup"), await tools.call(id("lookup"), {tag: "after", ms: 1})).tag;
+const after = (await call("lookup", {tag: "after", ms: 1})).tag;
 return [after, fired];`, timerDelay.Milliseconds())))
 		Expect(res).To(CompleteWith([]any{"after", true}), "the timer must fire before the call that waited for its slot returns %s", EnvelopeNote)
 		s := rec.ByTag()
@@ -79,8 +79,8 @@ return [after, fired];`, timerDelay.Milliseconds())))
 			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
 		// a holds the only slot for 400 ms; the timer queues behind it and
 		// its callback makes call t.
-		res := r.Exec(ctx, Guest(fmt.Sprintf(`const a = tools.call(id("lookup"), {tag: "a", ms: 400});
-const t = new Promise((resolve) => setTimeout(() => resolve(tools.call(id("lookup"), {tag: "t", ms: 1})), %d));
+		res := r.Exec(ctx, Guest(fmt.Sprintf(`const a = dispatch("lookup", {tag: "a", ms: 400});
+const t = new Promise((resolve) => setTimeout(() => resolve(dispatch("lookup", {tag: "t", ms: 1})), %d));
 await a; await t;
 return "done";`, timerDelay.Milliseconds())))
 		Expect(res).To(CompleteWith("done"), "the cell must complete %s", EnvelopeNote)
@@ -95,10 +95,10 @@ return "done";`, timerDelay.Milliseconds())))
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
 			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
 		res := r.Exec(ctx, Guest(`let fired = false;
-const a = tools.call(id("lookup"), {tag: "a", ms: 200});
+const a = dispatch("lookup", {tag: "a", ms: 200});
 const h = setTimeout(() => { fired = true; }, 5000);
 clearTimeout(h);
-const b = tools.call(id("lookup"), {tag: "b", ms: 1});
+const b = dispatch("lookup", {tag: "b", ms: 1});
 await a; await b;
 return fired;`))
 		Expect(res).To(CompleteWith(false), "a cleared timer's callback must never run, and the cell must not wait for it %s", EnvelopeNote)
@@ -112,7 +112,7 @@ return fired;`))
 		secret := tools.Named(protocol.SourceOpenClaw, "core", "secret", "A tool the run's policy denies.")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
 			Tools: []tools.Tool{rec.Recorded("lookup", ""), secret}, Policy: &protocol.Policy{Deny: []string{"secret"}}})
-		res := r.Exec(ctx, Guest(`const a = tools.call(id("lookup"), {tag: "a", ms: 200});
+		res := r.Exec(ctx, Guest(`const a = dispatch("lookup", {tag: "a", ms: 200});
 const denied = tools.call("openclaw:core:secret", {}).then(() => "called", () => "refused");
 return [await denied, callValue(id("lookup"), await a).tag];`))
 		Expect(res).To(CompleteWith([]string{"refused", "a"}), "a call to a denied tool made while the slot is taken must reject catchably, and the cell go on %s", EnvelopeNote)
@@ -127,8 +127,8 @@ return [await denied, callValue(id("lookup"), await a).tag];`))
 		wipe := tools.Named(protocol.SourceOpenClaw, "core", "wipe", "A tool the restriction removes.")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),
 			Tools: []tools.Tool{box.tool(), wipe, tools.Echo()}})
-		code := Guest(`const held = tools.call(id("mailbox"), {});
-const wipes = [0, 1, 2].map((n) => tools.call(id("wipe"), {n}).then(() => "called", () => "refused"));
+		code := Guest(`const held = dispatch("mailbox", {});
+const wipes = [0, 1, 2].map((n) => dispatch("wipe", {n}).then(() => "called", () => "refused"));
 await held;
 return await Promise.all(wipes);`)
 		w := r.Exec(ctx, code)
@@ -156,7 +156,7 @@ return await Promise.all(wipes);`)
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),
 			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
-		w := r.Exec(ctx, Guest(`const out = await Promise.all(["a", "b", "c"].map((tag, i) => tools.call(id("lookup"), {tag, ms: i === 0 ? 3000 : 1})));
+		w := r.Exec(ctx, Guest(`const out = await Promise.all(["a", "b", "c"].map((tag, i) => dispatch("lookup", {tag, ms: i === 0 ? 3000 : 1})));
 return out.length;`))
 		Expect(w).To(BeWaiting(), "a 3000 ms call under timeoutMs 1000 must suspend the cell while b and c are queued behind it")
 		r.Abort(ctx)
@@ -175,7 +175,7 @@ return out.length;`))
 			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
 		// Ten 500 ms calls through one slot need 5 s; each alone is well
 		// within the 2 s budget, so only the cell's own clock suspends it.
-		res := r.Exec(ctx, Guest(`const out = await Promise.all(Array.from({length: 10}, (_, i) => tools.call(id("lookup"), {tag: "t" + i, ms: 500})));
+		res := r.Exec(ctx, Guest(`const out = await Promise.all(Array.from({length: 10}, (_, i) => dispatch("lookup", {tag: "t" + i, ms: 500})));
 return out.length;`))
 		Expect(res).To(BeWaiting(), "ten 500 ms calls behind one slot outlast timeoutMs 2000: the queue must not extend the cell's time budget, so the exec returns waiting")
 		Expect(len(rec.Spans())).To(BeNumerically("<", 10), "when the exec returned, not every queued call may have been sent yet (5 s of calls, a 2 s budget):%s", spansText(rec.Spans()))
@@ -192,9 +192,9 @@ return out.length;`))
 		// per front.
 		cell := func(fronts int) string {
 			return fmt.Sprintf(`const big = "x".repeat(1 << 20);
-const held = tools.call(id("hold"), {}).catch(() => "released");
+const held = dispatch("hold", {}).catch(() => "released");
 for (let f = 0; f < %d; f++) {
-  for (let i = 0; i < 3; i++) tools.call(id("lookup"), {tag: "q" + f + "-" + i, ms: 1, big}).catch(() => {});
+  for (let i = 0; i < 3; i++) dispatch("lookup", {tag: "q" + f + "-" + i, ms: 1, big}).catch(() => {});
   await yield_control("front " + f);
 }
 await held;

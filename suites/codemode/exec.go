@@ -23,7 +23,7 @@ func suspendable(extra map[string]any) map[string]any {
 }
 
 // slowCall is guest code whose nested call outlives one exec.
-const slowCall = `const r = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); text("after restore: " + r.tag); return r;`
+const slowCall = `const r = (await call("slow", {ms: 1500, tag: "late"})); text("after restore: " + r.tag); return r;`
 
 // roomy is suspendable with room for a busy machine: timeoutMs 3000, which a
 // roomySlowMs call outlives. For specs whose subject is the suspension or what
@@ -63,18 +63,18 @@ var _ = Describe("codemode", "exec and wait", func() {
 	It("CM-EXEC-03", "language defaults to javascript, and javascript is always accepted", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"languages": []string{"javascript"}}), Tools: tools.Standard()})
 		// A TypeScript-only cell tells a default of javascript from one of typescript.
-		Expect(r.ExecInput(ctx, map[string]any{"code": "const x = 1 as number; return typeof tools"})).To(BeFailed(), "a cell without language must run as javascript, where a TypeScript cast is a syntax error")
-		Expect(r.ExecInput(ctx, map[string]any{"code": "return typeof tools"})).To(CompleteWith("object"), "a cell without language must run as javascript")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "const x = 1 as number; return x"})).To(BeFailed(), "a cell without language must run as javascript, where a TypeScript cast is a syntax error")
+		Expect(r.ExecInput(ctx, map[string]any{"code": "return typeof 42"})).To(CompleteWith("number"), "a cell without language must run as javascript (the marker needs no guest API)")
 		Expect(r.ExecInput(ctx, map[string]any{"code": "return 1", "language": "javascript"})).To(CompleteWith(1), "language javascript must run")
 	})
 
 	It("CM-EXEC-04", "module loader patterns fail with module_access_denied before any tool is dispatched; identifiers and strings containing import run", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		for _, code := range []string{
-			`await tools.call(id("echo"), {}); import fs from "fs"; return 1;`,
-			`await tools.call(id("echo"), {}); const m = await import("fs"); return 1;`,
-			`await tools.call(id("echo"), {}); const fs = require("fs"); return 1;`,
-			`await tools.call(id("echo"), {}); return import.meta.url;`,
+			`await call("echo", {}); import fs from "fs"; return 1;`,
+			`await call("echo", {}); const m = await import("fs"); return 1;`,
+			`await call("echo", {}); const fs = require("fs"); return 1;`,
+			`await call("echo", {}); return import.meta.url;`,
 			`return await (0, eval)('import("os")');`,
 		} {
 			res, _ := r.RunToCompletion(ctx, Guest(code))
@@ -116,7 +116,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 
 	It("CM-EXEC-06", "completed only once no guest work is pending and with a JSON-compatible value", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`tools.call(id("slow"), {ms: 300}); return {d: new Date(0), n: 1, u: undefined, nested: [1, "a", null]};`))
+		res, _ := r.RunToCompletion(ctx, Guest(`dispatch("slow", {ms: 300}); return {d: new Date(0), n: 1, u: undefined, nested: [1, "a", null]};`))
 		Expect(res).To(CompleteWith(map[string]any{"d": "1970-01-01T00:00:00.000Z", "n": 1, "nested": []any{1, "a", nil}}), "the cell completes only after its nested call, with a JSON value (Date as ISO string, undefined dropped)")
 		Expect(r.Tools.Finished()).To(Equal(1), "the cell completed while a nested call it started was still running")
 	})
@@ -127,7 +127,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang")
 	})
 
-	It("CM-EXEC-08", "wait resumes a suspended run and the restored VM receives the nested tool result", func(ctx SpecContext) {
+	It("CM-EXEC-08", "wait resumes a suspended cell and the resumed cell receives the nested tool result", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		first := r.Exec(ctx, Guest(`text("before"); `+slowCall))
 		Expect(first).To(BeWaiting(), "the slow nested call must suspend the cell")
@@ -138,12 +138,12 @@ var _ = Describe("codemode", "exec and wait", func() {
 			res = r.Wait(ctx, res.RunID)
 			outputs = append(outputs, res.Output...)
 		}
-		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the snapshot and deliver the nested call's result to the restored VM %s", EnvelopeNote)
-		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the restore must be returned %s", EnvelopeNote)
+		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the cell and deliver the nested call's result to it %s", EnvelopeNote)
+		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the cell resumed must be returned %s", EnvelopeNote)
 	})
 
 	It("CM-EXEC-09", "wait fails for an unknown runId, another session, another run of the same session, an aborted run and an expired snapshot", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
 		Expect(r.Wait(ctx, "no-such-run-id")).To(BeFailed(), "wait for an unknown runId must fail")
 		Expect(r.WaitInput(ctx, map[string]any{})).To(BeFailed(), "wait without runId must fail")
 
@@ -154,7 +154,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 		sibling := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
 		Expect(sibling.Wait(ctx, w.RunID)).To(BeFailed(), "another run of the same session (agent %q, session %q) resumed this run's snapshot", r.Params.AgentID, r.Params.SessionID)
 
-		time.Sleep(2500 * time.Millisecond) // the TTL is the subject under test
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs: protocol.md §10) is the subject under test
 		Expect(r.Wait(ctx, w.RunID)).To(BeFailed(), "an expired snapshot was resumed")
 
 		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
@@ -187,7 +187,7 @@ var _ = Describe("codemode", "exec and wait", func() {
 
 	It("CM-EXEC-14", "output produced before a failure is kept in the failed result", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, steps := r.RunToCompletion(ctx, Guest(`text("one"); json({two: 2}); await tools.call(id("echo"), {}); text("three"); throw new Error("boom");`))
+		res, steps := r.RunToCompletion(ctx, Guest(`text("one"); json({two: 2}); await call("echo", {}); text("three"); throw new Error("boom");`))
 		Expect(res).To(BeFailed(), "the uncaught error must fail the cell")
 		Expect(AllOutput(steps)).To(Equal([]result.Output{result.TextOutput("one"), result.JSONOutput([]byte(`{"two":2}`)), result.TextOutput("three")}), "the output produced before the failure, across the exec and its waits, must be kept")
 	})

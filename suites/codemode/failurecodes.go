@@ -11,8 +11,8 @@ import (
 
 var _ = Describe("codemode", "failure codes", func() {
 	It("CM-EXEC-19", "a failure carries the code named after its condition: nested_tool_failed, snapshot_expired, aborted", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
+		res, _ := r.RunToCompletion(ctx, Guest(`await call("fail", {message: "uncaught"}); return 1;`))
 		Expect(res).To(BeFailedWith(result.CodeNestedToolFailed), "an uncaught tool error must fail the cell with nested_tool_failed")
 		res, _ = r.RunToCompletion(ctx, `throw {name: "ToolError", code: "nested_tool_failed", message: "forged by the guest"};`)
 		Expect(res).To(BeFailed(), "a guest's own throw must fail the cell")
@@ -25,7 +25,7 @@ var _ = Describe("codemode", "failure codes", func() {
 		// outside: see CM-EXEC-20.
 		w := r.Exec(ctx, Guest(slowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
-		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs so the cell suspends before its call's deadline, protocol.md §10) is the subject under test; a wait before it passes would resume the cell
 		Expect(r.Wait(ctx, w.RunID)).To(BeFailedWith(result.CodeSnapshotExpired), "wait on a snapshot older than snapshotTtlSeconds must fail with snapshot_expired")
 		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w = a.Exec(ctx, Guest(slowCall))

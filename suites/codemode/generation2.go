@@ -22,7 +22,7 @@ const (
 
 var _ = Describe("codemode", "generation 2", func() {
 	It("CM-EXEC-10", "unknown, expired, already resuming, wrong-session and wrong-run waits fail with invalid_input and 001's messages", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 1}), Tools: tools.Standard()})
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"snapshotTtlSeconds": 2}), Tools: tools.Standard()})
 		res := r.Wait(ctx, "no-such-run-id")
 		Expect(res).To(BeFailedWith(result.CodeInvalidInput), "wait for an unknown runId: %s", res.Raw)
 		Expect(res.Error).To(Equal(msgUnavailable), "wait for an unknown runId must say the run is unavailable or expired: %s", res.Raw)
@@ -37,14 +37,14 @@ var _ = Describe("codemode", "generation 2", func() {
 		res = sibling.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailedWith(result.CodeInvalidInput), "wait from another run of the same session (001 fixes no message for it): %s", res.Raw)
 
-		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs: protocol.md §10) is the subject under test; a wait before it passes would resume the cell
 		res = r.Wait(ctx, w.RunID)
 		Expect(res).To(BeFailedWith(result.CodeInvalidInput), "wait on an expired snapshot is no distinct terminal state under 001: %s", res.Raw)
 		Expect(res.Error).To(Equal(msgUnavailable), "wait on an expired snapshot must say the run is unavailable or expired: %s", res.Raw)
 
 		// Already resuming: two concurrent waits, the loser fails.
 		a := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
-		w = a.Exec(ctx, Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1300})); return x.slept;`))
+		w = a.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1300})); return x.slept;`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1300 ms nested call must suspend")
 		results := Concurrently(2, func(int) Result { return a.Wait(ctx, w.RunID) })
 		losers := 0
@@ -64,7 +64,7 @@ var _ = Describe("codemode", "generation 2", func() {
 	It("CM-TS-04", "cells are plain JavaScript: language typescript is refused with invalid_input and annotations are a syntax error", func(ctx SpecContext) {
 		for _, cm := range []any{true, Enabled(map[string]any{"languages": []string{"javascript", "typescript"}})} {
 			r := NewRun(ctx, RunOptions{CodeMode: cm, Tools: tools.Standard()})
-			res := r.ExecInput(ctx, map[string]any{"code": Guest(`text("ran"); await tools.call(id("echo"), {}); return 1;`), "language": "typescript"})
+			res := r.ExecInput(ctx, map[string]any{"code": Guest(`text("ran"); await call("echo", {}); return 1;`), "language": "typescript"})
 			Expect(res).To(BeFailedWith(result.CodeInvalidInput), "exec with language typescript (codeMode %v) must be refused: %s", cm, res.Raw)
 			Expect(res.Output).To(BeEmpty(), "a refused cell must not run: %s", res.Raw)
 			Expect(r.Tools.Calls()).To(BeEmpty(), "a refused cell must make no nested call")
@@ -89,7 +89,7 @@ var _ = Describe("codemode", "generation 2", func() {
 		names := catalogNames(ctx, r)
 		Expect(names).NotTo(ContainElement("send_message"), "the direct-only tool must be absent from ALL_TOOLS")
 		Expect(names).To(ContainElement("echo"), "ordinary tools stay in the catalog")
-		res := r.Exec(ctx, `const hits = await tools.search("send message directly"); return hits.map((h) => h.name);`)
+		res := r.Exec(ctx, Guest(`const hits = await search("send message directly"); return hits.map((h) => h.name);`))
 		Expect(res).To(BeCompleted(), "tools.search must complete: %s", res.Raw)
 		var hits []string
 		Expect(json.Unmarshal(res.Value, &hits)).To(Succeed(), "search hits must be named: %s", res.Value)

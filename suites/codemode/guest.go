@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -13,11 +15,19 @@ import (
 )
 
 var _ = Describe("codemode", "guest API", func() {
-	It("CM-GUEST-01", "ALL_TOOLS, tools, MCP, namespaces, text, json, yield_control and API exist in every cell", func(ctx SpecContext) {
+	It("CM-GUEST-01", "MCP, namespaces, text, json, yield_control, API and the profile's catalog globals (ALL_TOOLS and tools, or catalog) exist in every cell", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		code := `return {ALL_TOOLS: Array.isArray(ALL_TOOLS), tools: typeof tools, MCP: typeof MCP, namespaces: typeof namespaces,
-			text: typeof text, json: typeof json, yield_control: typeof yield_control, API: typeof API};`
-		want := map[string]any{"ALL_TOOLS": true, "tools": "object", "MCP": "object", "namespaces": "object", "text": "function", "json": "function", "yield_control": "function", "API": "object"}
+		want := map[string]any{"MCP": "object", "namespaces": "object", "text": "function", "json": "function", "yield_control": "function", "API": "object"}
+		// 000's catalog globals with tools-api, 001's catalog under
+		// javascript-only (the CM-GUEST-01 decision); a catalog global of
+		// the other generation may exist or not.
+		if Features().Has("tools-api") {
+			want["ALL_TOOLS"], want["tools"] = true, "object"
+		}
+		if Features().Has("javascript-only") {
+			want["catalog"] = "object"
+		}
+		code := globalsCell(want)
 		Expect(r.Exec(ctx, code)).To(CompleteWith(want), "the first cell must see every guest global with its type")
 		Expect(r.Exec(ctx, code)).To(CompleteWith(want), "a second cell must get the globals too")
 	})
@@ -144,7 +154,7 @@ var _ = Describe("codemode", "guest API", func() {
 			"binary":          `return {ok: 1, bin: new Uint8Array([1, 2, 3])};`,
 			"json() cycle":    `const a = {ok: 1}; a.self = a; json(a); return {ok: 1};`,
 			"json() bigint":   `json({ok: 1, b: 5n}); return {ok: 1};`,
-			"call input":      Guest("const e = id(\"echo\"); let r; try { r = callValue(e, await tools.call(e, {ok: 1, f() {}, b: 2n})); } catch (err) { r = {ok: 1, rejected: String(err.message)}; } return r;"),
+			"call input":      Guest("let r; try { r = await call(\"echo\", {ok: 1, f() {}, b: 2n}); } catch (err) { r = {ok: 1, rejected: String(err.message)}; } return r;"),
 		}
 		for name, code := range Sorted(cases) {
 			res, _ := r.RunToCompletion(ctx, code)
@@ -182,7 +192,7 @@ var _ = Describe("codemode", "guest API", func() {
 
 	It("CM-GUEST-10", "tool errors are catchable plain data; an uncaught one fails the cell and the run continues", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`try { await tools.call(id("fail"), {message: "tool said no"}); return "not thrown"; } catch (e) {
+		res, _ := r.RunToCompletion(ctx, Guest(`try { await call("fail", {message: "tool said no"}); return "not thrown"; } catch (e) {
 			const fnProps = Object.keys(e).filter((k) => typeof e[k] === "function");
 			return {message: String(e.message), fnProps, stackIsObject: typeof e.stack === "object" && e.stack !== null,
 				guestFunction: e.constructor.constructor === Function, roundTrips: JSON.stringify(JSON.parse(JSON.stringify(e))) === JSON.stringify(e)}; }`))
@@ -193,21 +203,21 @@ var _ = Describe("codemode", "guest API", func() {
 		Expect(v).To(HaveKeyWithValue("stackIsObject", false), "the caught tool error's stack must not be an object (a host stack)")
 		Expect(v).To(HaveKeyWithValue("guestFunction", true), "e.constructor.constructor must be the guest's own Function, not the host's")
 		Expect(v).To(HaveKeyWithValue("roundTrips", true), "the caught tool error must be plain data that survives JSON.stringify and JSON.parse unchanged")
-		res, _ = r.RunToCompletion(ctx, Guest(`try { await tools.call(id("fail"), {message: "with data"}); } catch (e) { return e.data; }`))
+		res, _ = r.RunToCompletion(ctx, Guest(`try { await call("fail", {message: "with data"}); } catch (e) { return e.data; }`))
 		Expect(res).To(CompleteWith(map[string]any{"reason": "requested"}), "the tool error's data must reach the guest as plain data")
-		res, _ = r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "uncaught"}); return 1;`))
+		res, _ = r.RunToCompletion(ctx, Guest(`await call("fail", {message: "uncaught"}); return 1;`))
 		// The sources name no code for it: nested_tool_failed is CM-EXEC-19's (SHOULD).
 		Expect(res).To(BeFailed(), "an uncaught tool error must fail the cell")
 		Expect(res.Error).To(ContainSubstring("uncaught"), "the failed cell's error must carry the tool's message")
-		res, _ = r.RunToCompletion(ctx, Guest(`return callValue(id("add"), await tools.call(id("add"), {a: 1, b: 1})).sum;`))
+		res, _ = r.RunToCompletion(ctx, Guest(`return (await call("add", {a: 1, b: 1})).sum;`))
 		Expect(res).To(CompleteWith(2), "the run must keep working after a failed cell %s", EnvelopeNote)
 	})
 
 	It("CM-GUEST-11", "values crossing the bridge are fresh copies", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`const input = {message: "original"}; const p = tools.call(id("echo"), input); input.message = "mutated";
-			const a = callValue(id("echo"), await p); a.message = "changed"; const b = callValue(id("echo"), await tools.call(id("echo"), {message: "original"}));
-			const t1 = ALL_TOOLS[0]; const d1 = await tools.describe(t1.id); d1.parameters.injected = true; const d2 = await tools.describe(t1.id);
+		res, _ := r.RunToCompletion(ctx, Guest(`const input = {message: "original"}; const p = dispatch("echo", input); input.message = "mutated";
+			const a = callValue(id("echo"), await p); a.message = "changed"; const b = (await call("echo", {message: "original"}));
+			const t1 = listTools()[0]; const d1 = await describe(t1.name); d1.parameters.injected = true; const d2 = await describe(t1.name);
 			return [a.message, b.message, d2.parameters.injected === undefined];`))
 		Expect(res).To(CompleteWith([]any{"changed", "original", true}), "mutations inside the guest must not change the tool's input or a later call's result: [result after mutation, later result, describe unchanged] %s", EnvelopeNote)
 		Expect(r.Tools.CallsOf("echo")[0].Input).To(MatchJSON(`{"message":"original"}`), "the tool received an input mutated after the call")
@@ -218,8 +228,26 @@ var _ = Describe("codemode", "guest API", func() {
 			return json.RawMessage(`{"__proto__": {"isAdmin": true}, "a": 1}`), nil
 		})
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{proto}})
-		res, _ := r.RunToCompletion(ctx, Guest(`const v = callValue(id("proto"), await tools.call(id("proto"), {}));
+		res, _ := r.RunToCompletion(ctx, Guest(`const v = (await call("proto", {}));
 			return {keys: Object.keys(v).sort(), inherited: v.isAdmin === true, plainProto: Object.getPrototypeOf(v) === Object.prototype};`))
 		Expect(res).To(CompleteWith(map[string]any{"keys": []any{"__proto__", "a"}, "inherited": false, "plainProto": true}), "a __proto__ key in a tool result must stay an own property and set no prototype %s", EnvelopeNote)
 	})
 })
+
+// globalsCell is a cell returning, for each key of want, whether ALL_TOOLS
+// is an array or the typeof of the other globals (CM-GUEST-01).
+func globalsCell(want map[string]any) string {
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": typeof " + k
+		if k == "ALL_TOOLS" {
+			parts[i] = `ALL_TOOLS: typeof ALL_TOOLS !== "undefined" && Array.isArray(ALL_TOOLS)`
+		}
+	}
+	return "return {" + strings.Join(parts, ", ") + "};"
+}

@@ -13,7 +13,7 @@ import (
 
 // caughtGuest calls echo and returns what the guest saw: {caught, message}
 // when the call rejected, {caught: false} when it ran.
-const caughtGuest = `try { await tools.call(id("echo"), {message: "guarded"}); return {caught: false}; }
+const caughtGuest = `try { await call("echo", {message: "guarded"}); return {caught: false}; }
 	catch (e) { return {caught: true, message: String(e && e.message)}; }`
 
 var _ = Describe("codemode", "hooks and approvals", func() {
@@ -36,7 +36,7 @@ var _ = Describe("codemode", "hooks and approvals", func() {
 		held, release := heldTool()
 		g := &Gates{Hook: Block("blocked after the resume", "echo")}
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: []tools.Tool{held, tools.Echo()}, Gates: g})
-		w := r.Exec(ctx, Guest(`await tools.call(id("held"), {}); `+caughtGuest))
+		w := r.Exec(ctx, Guest(`await call("held", {}); `+caughtGuest))
 		Expect(w).To(BeWaiting(), "a cell awaiting a held nested call must suspend under timeoutMs 1000")
 		Expect(g.HookEventsFor("echo")).To(BeEmpty(), "echo is called only after the held call returns")
 		release()
@@ -62,7 +62,7 @@ var _ = Describe("codemode", "hooks and approvals", func() {
 	It("CM-NEST-03", "a pending approval suspends the cell; once approved, wait resumes it and the call runs once", func(ctx SpecContext) {
 		g := &Gates{ApprovalTools: []string{"echo"}, Approve: Pending}
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: []tools.Tool{tools.Echo()}, Gates: g})
-		w := r.Exec(ctx, Guest(`const v = callValue(id("echo"), await tools.call(id("echo"), {message: "approved later"})); return v.message;`))
+		w := r.Exec(ctx, Guest(`const v = (await call("echo", {message: "approved later"})); return v.message;`))
 		Expect(w).To(BeWaiting(), "a nested call whose approval is pending must suspend the cell (waiting), not fail or complete: %s", w)
 		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "a call whose approval is pending must not reach the tool yet")
 		g.Decide(protocol.ApprovalApproved, "")

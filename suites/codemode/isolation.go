@@ -44,7 +44,7 @@ Function.prototype.call = () => "replaced";
 return "mutated";`
 
 const cleanRealm = `text("probe");
-const echoed = callValue(id("echo"), await tools.call(id("echo"), {m: 1}));
+const echoed = (await call("echo", {m: 1}));
 return {
   leaked: typeof leaked,
   polluted: "polluted" in {},
@@ -116,7 +116,7 @@ var _ = Describe("codemode", "isolation between cells", func() {
 		// A suspended cell's changes belong to it alone: cells started while
 		// it waits start clean, and wait resumes it with its changes.
 		w := r.Exec(ctx, Guest(`globalThis.mine = "waiting cell"; Array.prototype.mark = 1;
-			await tools.call(id("slow"), {ms: 1500}); return [typeof mine, [].mark];`))
+			await call("slow", {ms: 1500}); return [typeof mine, [].mark];`))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell (timeoutMs 1000)")
 		clean(r, "a cell of the same run started while another waits")
 		res, _ := r.Follow(ctx, w)
@@ -177,7 +177,7 @@ var _ = Describe("codemode", "isolation between cells", func() {
 		// behind it.
 		sent = time.Now()
 		w := r.Exec(ctx, Guest(`const start = Date.now();
-			const h = callValue(id("clock"), await tools.call(id("clock"), {ms: 2500}));
+			const h = (await call("clock", {ms: 2500}));
 			return {start, harness: h.now, resumed: Date.now(), resumedDate: new Date().getTime()};`))
 		answered = time.Now()
 		Expect(w).To(BeWaiting(), "the 2.5 s nested call must suspend the cell (timeoutMs 1000)")

@@ -18,14 +18,14 @@ var _ = Describe("codemode", "late nested calls", func() {
 		// determined (a return or throw already ran): it must never reach the
 		// harness, before or after the answer.
 		cells := []struct{ name, code, late string }{
-			{"queued, then a throw", `tools.call(id("echo"), {tag: "queued-then-throw"}); throw new Error("boom");`, ""},
-			{"made after the return", `Promise.resolve().then(() => tools.call(id("echo"), {tag: "after-return"}).catch(() => {})); return "ok";`, "after-return"},
-			{"made after a nested result", `tools.call(id("echo"), {tag: "first"}).then(() => tools.call(id("echo"), {tag: "second"})).catch(() => {}); return "ok";`, "second"},
-			{"queued, then a rejection", `tools.call(id("echo"), {tag: "queued-then-reject"}); await Promise.reject(new Error("no"));`, ""},
-			{"made by a continuation of a call started before the return", `const p = tools.call(id("echo"), {tag: "before"}); p.then(() => tools.call(id("echo"), {tag: "late-then"}).catch(() => {})); return 1;`, "late-then"},
-			{"made by a finally after the return", `tools.call(id("slow"), {ms: 100, tag: "before"}).finally(() => tools.call(id("echo"), {tag: "late-finally"}).catch(() => {})); return 1;`, "late-finally"},
-			{"made by an async function still running after the return", `(async () => { await tools.call(id("echo"), {tag: "before"}); await tools.call(id("echo"), {tag: "late-async"}); })().catch(() => {}); return 1;`, "late-async"},
-			{"made after an awaited value was returned", `const v = await tools.call(id("echo"), {tag: "before"}); Promise.resolve().then(() => tools.call(id("echo"), {tag: "late-after-await"}).catch(() => {})); return 1;`, "late-after-await"},
+			{"queued, then a throw", `dispatch("echo", {tag: "queued-then-throw"}); throw new Error("boom");`, ""},
+			{"made after the return", `Promise.resolve().then(() => dispatch("echo", {tag: "after-return"}).catch(() => {})); return "ok";`, "after-return"},
+			{"made after a nested result", `dispatch("echo", {tag: "first"}).then(() => dispatch("echo", {tag: "second"})).catch(() => {}); return "ok";`, "second"},
+			{"queued, then a rejection", `dispatch("echo", {tag: "queued-then-reject"}); await Promise.reject(new Error("no"));`, ""},
+			{"made by a continuation of a call started before the return", `const p = dispatch("echo", {tag: "before"}); p.then(() => dispatch("echo", {tag: "late-then"}).catch(() => {})); return 1;`, "late-then"},
+			{"made by a finally after the return", `dispatch("slow", {ms: 100, tag: "before"}).finally(() => dispatch("echo", {tag: "late-finally"}).catch(() => {})); return 1;`, "late-finally"},
+			{"made by an async function still running after the return", `(async () => { await call("echo", {tag: "before"}); await call("echo", {tag: "late-async"}); })().catch(() => {}); return 1;`, "late-async"},
+			{"made after an awaited value was returned", `const v = await call("echo", {tag: "before"}); Promise.resolve().then(() => dispatch("echo", {tag: "late-after-await"}).catch(() => {})); return 1;`, "late-after-await"},
 		}
 		tagged := func(tag string) func() []string {
 			return func() []string {
@@ -55,7 +55,7 @@ var _ = Describe("codemode", "late nested calls", func() {
 		if Features().Has("bridge-queue") {
 			over = 2 + 128 + 1 // one beyond the queue (CM-NEST-05)
 		}
-		res, _ := b.RunToCompletion(ctx, Guest(fmt.Sprintf(`const ps = Array.from({length: %d}, (_, i) => tools.call(id("slow"), {ms: 200, tag: String(i)})); return (await Promise.all(ps)).length;`, over)))
+		res, _ := b.RunToCompletion(ctx, Guest(fmt.Sprintf(`const ps = Array.from({length: %d}, (_, i) => dispatch("slow", {ms: 200, tag: String(i)})); return (await Promise.all(ps)).length;`, over)))
 		// Which code the over-limit batch fails with is CM-LIM-05's or
 		// CM-NEST-05's; here only that the cell failed and nothing of it is
 		// dispatched afterwards.

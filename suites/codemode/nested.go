@@ -13,7 +13,7 @@ var _ = Describe("codemode", "nested tool execution", func() {
 	It("CM-NEST-01", "nested calls carry the agent, session, sender and channel context", func(ctx SpecContext) {
 		rc := protocol.RunContext{AgentID: "agent-nest-01", SessionID: "session-nest-01", SessionKey: "agent:agent-nest-01:session-nest-01", SenderID: "sender-42", Channel: "telegram"}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard(), Context: rc})
-		res, steps := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {n: 1}); await Promise.all([tools.call(id("echo"), {n: 2}), tools.call(id("add"), {a: 1, b: 2})]); return "ok";`))
+		res, steps := r.RunToCompletion(ctx, Guest(`await call("echo", {n: 1}); await Promise.all([dispatch("echo", {n: 2}), dispatch("add", {a: 1, b: 2})]); return "ok";`))
 		Expect(res).To(CompleteWith("ok"), "a cell making three nested calls must complete")
 		parents := []string{}
 		for _, st := range steps {
@@ -33,7 +33,7 @@ var _ = Describe("codemode", "nested tool execution", func() {
 
 	It("CM-NEST-04", "parallel nested calls run concurrently up to maxPendingToolCalls", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 6, "timeoutMs": 10000}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 6; i++) ps.push(tools.call(id("slow"), {ms: 400, tag: "t" + i}));
+		res, _ := r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 6; i++) ps.push(dispatch("slow", {ms: 400, tag: "t" + i}));
 			return (await Promise.all(ps)).map((x) => callValue(id("slow"), x).tag);`))
 		Expect(res).To(CompleteWith([]string{"t0", "t1", "t2", "t3", "t4", "t5"}), "six parallel slow calls must all complete, in the order they were made %s", EnvelopeNote)
 		Expect(r.Tools.MaxConcurrent()).To(Equal(6), "all 6 calls (= maxPendingToolCalls) must be in flight at once")
@@ -41,7 +41,7 @@ var _ = Describe("codemode", "nested tool execution", func() {
 
 	It("CM-NEST-08", "abort cancels in-flight nested calls", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
-		res := r.Exec(ctx, Guest(`const ps = [tools.call(id("slow"), {ms: 60000, tag: "a"}), tools.call(id("slow"), {ms: 60000, tag: "b"})]; await Promise.all(ps); return "finished";`))
+		res := r.Exec(ctx, Guest(`const ps = [dispatch("slow", {ms: 60000, tag: "a"}), dispatch("slow", {ms: 60000, tag: "b"})]; await Promise.all(ps); return "finished";`))
 		Expect(res).To(BeWaiting(), "two 60 s calls cannot finish within one exec")
 		Eventually(r.Tools.Active).WithTimeout(5*time.Second).Should(Equal(2), "both nested calls reached the harness")
 		Expect(r.Tools.Canceled()).To(BeZero(), "nothing may be canceled before the abort")
@@ -50,14 +50,14 @@ var _ = Describe("codemode", "nested tool execution", func() {
 		Expect(r.Tools.Active()).To(BeZero(), "no nested call may still run after run.abort")
 		after := r.Wait(ctx, res.RunID)
 		Expect(after).To(BeFailed(), "an aborted run cannot be resumed")
-		again := r.Exec(ctx, Guest(`await tools.call(id("echo"), {after: "abort"}); return "ran";`))
+		again := r.Exec(ctx, Guest(`await call("echo", {after: "abort"}); return "ran";`))
 		Expect(again).To(BeFailed(), "an exec after run.abort must not run")
 		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "an exec after run.abort made a nested call")
 	})
 
 	It("CM-NEST-08", "the end of the run (its catalog closing) cancels its in-flight nested calls", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
-		res := r.Exec(ctx, Guest(`await Promise.all([tools.call(id("slow"), {ms: 60000, tag: "a"}), tools.call(id("slow"), {ms: 60000, tag: "b"})]); return "finished";`))
+		res := r.Exec(ctx, Guest(`await Promise.all([dispatch("slow", {ms: 60000, tag: "a"}), dispatch("slow", {ms: 60000, tag: "b"})]); return "finished";`))
 		Expect(res).To(BeWaiting(), "two 60 s calls cannot finish within one exec")
 		Eventually(r.Tools.Active).WithTimeout(5*time.Second).Should(Equal(2), "both nested calls reached the harness")
 		Expect(r.Tools.Canceled()).To(BeZero(), "nothing may be canceled before the run ends")
@@ -69,8 +69,8 @@ var _ = Describe("codemode", "nested tool execution", func() {
 	It("CM-NEST-09", "a nested call the guest never awaits is waited for or reported, never silently lost", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 3000}), Tools: tools.Standard()})
 		for i, code := range []string{
-			`tools.call(id("slow"), {ms: 200, tag: "fire-and-forget"}); return "returned early";`,
-			`tools.call(id("fail"), {message: "nobody awaited me"}); return "returned early";`,
+			`dispatch("slow", {ms: 200, tag: "fire-and-forget"}); return "returned early";`,
+			`dispatch("fail", {message: "nobody awaited me"}); return "returned early";`,
 		} {
 			res := r.Exec(ctx, Guest(code))
 			switch res.Status {

@@ -51,20 +51,20 @@ func (m *mailbox) post(v string) { m.ch <- v }
 // resolved to, whatever their shape.
 const parkedProbe = `const probe = async (f) => { try { return {ok: await f()}; } catch (e) { return {refused: true}; } };
 const mine = await results.save({from: "parked"});
-const before = await probe(() => results.load(mine));
-const other = JSON.parse(callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value);
-return {before, mine: await probe(() => results.load(mine)), other: await probe(() => results.load(other)), save: await probe(() => results.save({from: "parked, after"}))};`
+const before = await probe(() => results.load(refKey(mine)));
+const other = JSON.parse((await call("mailbox", {})).value);
+return {before, mine: await probe(() => results.load(refKey(mine))), other: await probe(() => results.load(refKey(other))), save: await probe(() => results.save({from: "parked, after"}))};`
 
 // loadProbe is guest code returning {ok: value} or {refused: true} for
 // results.load(ref), ref being the JSON text of a reference.
 func loadProbe(ref string) string {
-	return fmt.Sprintf(`try { return {ok: await results.load(%s)}; } catch (e) { return {refused: true}; }`, ref)
+	return Guest(fmt.Sprintf(`try { return {ok: await results.load(refKey(%s))}; } catch (e) { return {refused: true}; }`, ref))
 }
 
 // hasTool is guest code returning whether ALL_TOOLS lists name: the control
 // that a run.update took effect for cells started after it.
 func hasTool(name string) string {
-	return fmt.Sprintf(`return ALL_TOOLS.some((t) => t.name === %q);`, name)
+	return Guest(fmt.Sprintf(`return listTools().some((t) => t.name === %q);`, name))
 }
 
 // parkOn starts parkedProbe on r and expects it waiting on the mailbox.
@@ -139,14 +139,13 @@ var _ = Describe("codemode", "results store binding", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: append(tools.Standard(), box.tool())})
 		// The parked cell holds a reference to add's result and add's id; the
 		// restriction removes add.
-		code := Guest(`const addId = id("add");
-const sum = callValue(addId, await tools.call(addId, {a: 2, b: 3}));
+		code := Guest(`const sum = await call("add", {a: 2, b: 3});
 const ref = await results.save(sum);
 const probe = async (f) => { try { return {ok: await f()}; } catch (e) { return {refused: true}; } };
-const before = await probe(() => results.load(ref));
-const other = JSON.parse(callValue(id("mailbox"), await tools.call(id("mailbox"), {})).value);
-return {before, mine: await probe(() => results.load(ref)), other: await probe(() => results.load(other)),
-  callAdd: await probe(() => tools.call(addId, {a: 1, b: 1})), callRef: await probe(() => tools.call(ref, {a: 1, b: 1}))};`)
+const before = await probe(() => results.load(refKey(ref)));
+const other = JSON.parse((await call("mailbox", {})).value);
+return {before, mine: await probe(() => results.load(refKey(ref))), other: await probe(() => results.load(refKey(other))),
+  callAdd: await probe(() => dispatch("add", {a: 1, b: 1})), callRef: await probe(() => tools.call(ref, {a: 1, b: 1}))};`)
 		w := r.Exec(ctx, code)
 		Expect(w).To(BeWaiting(), "the cell must park in wait on the mailbox call (guest code:\n%s)", code)
 		Expect(r.Tools.CallsOf("add")).To(HaveLen(1), "the cell called add once before it parked")

@@ -39,7 +39,7 @@ var _ = Describe("codemode", "resuming suspended cells", func() {
 	It("CM-EXEC-17", "host work still pending at the time budget gives waiting with pending_tools, not timeout, on exec and on wait", func(ctx SpecContext) {
 		held, release := heldTool()
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: []tools.Tool{held, tools.Echo()}})
-		w := r.Exec(ctx, Guest(`const v = callValue(id("held"), await tools.call(id("held"), {})); text("resumed"); return v.released;`))
+		w := r.Exec(ctx, Guest(`const v = (await call("held", {})); text("resumed"); return v.released;`))
 		Expect(w).To(BeWaiting(), "a nested call the harness has not answered when the exec's 1000 ms budget ends is pending host work: the exec must return waiting, not fail with timeout")
 		Expect(w.Reason).To(Equal(result.ReasonPendingTools), "a cell suspended on a nested call waits for pending_tools: %s", w)
 		Eventually(func() int { return len(r.Tools.CallsOf("held")) }).Should(Equal(1), "the held nested call must reach the harness")
@@ -57,10 +57,10 @@ var _ = Describe("codemode", "resuming suspended cells", func() {
 	It("CM-EXEC-18", "wait never replays the cell: earlier code, nested calls and output are not executed or emitted again", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(`const draw = Math.random(); text("before " + draw); json({phase: 1});
-			await tools.call(id("echo"), {step: "first"});
-			const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "one"}));
+			await call("echo", {step: "first"});
+			const x = (await call("slow", {ms: 1500, tag: "one"}));
 			text("between");
-			const y = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "two"}));
+			const y = (await call("slow", {ms: 1500, tag: "two"}));
 			text("after"); return {tags: [x.tag, y.tag], draw};`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend under timeoutMs 1000")
 		first := r.Wait(ctx, w.RunID)

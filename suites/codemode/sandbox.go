@@ -14,7 +14,7 @@ import (
 
 // sandboxGuest makes one nested call before a held call and one after it,
 // so the second leaves from the cell that wait resumed.
-const sandboxGuest = `await tools.call(id("echo"), {n: 1}); await tools.call(id("held"), {}); await tools.call(id("echo"), {n: 2}); return "ok";`
+const sandboxGuest = `await call("echo", {n: 1}); await call("held", {}); await call("echo", {n: 2}); return "ok";`
 
 var _ = Describe("codemode", "sandbox policy", func() {
 	It("CM-NEST-10", "a sandboxed run's nested calls carry its sandbox policy, also after a resume", func(ctx SpecContext) {
@@ -36,7 +36,7 @@ var _ = Describe("codemode", "sandbox policy", func() {
 	})
 
 	It("CM-NEST-10", "each run's nested calls carry that run's own sandbox policy", func(ctx SpecContext) {
-		const guest = `return callValue(id("echo"), await tools.call(id("echo"), {n: 1})).n;`
+		const guest = `return (await call("echo", {n: 1})).n;`
 		for _, mode := range []string{protocol.SandboxAll, protocol.SandboxOff, protocol.SandboxNonMain} {
 			r := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()},
 				Context: protocol.RunContext{Sandbox: &protocol.Sandbox{Mode: mode}}})

@@ -44,8 +44,8 @@ var _ = Describe("codemode", "scheduling of nested calls", func() {
 		Expect(r.Prepared.EffectiveConfig).NotTo(BeNil(), "the spec needs effectiveConfig.maxPendingToolCalls from run.prepare")
 		maxPending := int(r.Prepared.EffectiveConfig.MaxPendingToolCalls)
 		Expect(maxPending).To(BeNumerically("<", 40), "the case needs a Promise.all larger than the default maxPendingToolCalls")
-		res, _ := r.RunToCompletion(ctx, Guest(`for (let i = 0; i < 5; i++) await tools.call(id("slow_lookup"), {ms: 100, tag: "slow" + i});
-const quick = await Promise.all(Array.from({length: 40}, (_, i) => tools.call(id("quick_lookup"), {ms: 10, tag: "q" + i})));
+		res, _ := r.RunToCompletion(ctx, Guest(`for (let i = 0; i < 5; i++) await call("slow_lookup", {ms: 100, tag: "slow" + i});
+const quick = await Promise.all(Array.from({length: 40}, (_, i) => dispatch("quick_lookup", {ms: 10, tag: "q" + i})));
 return quick.map((x) => callValue(id("quick_lookup"), x).tag);`))
 		want := make([]string, 40)
 		for i := range want {
@@ -59,7 +59,7 @@ return quick.map((x) => callValue(id("quick_lookup"), x).tag);`))
 	It("CM-NEST-05", "128 requests queue beyond maxPendingToolCalls; the 129th fails the cell with invalid_input and nothing of that front is sent", func(ctx SpecContext) {
 		const maxPending = 2
 		front := func(n int) string {
-			return Guest(fmt.Sprintf(`const ps = []; for (let i = 0; i < %d; i++) ps.push(tools.call(id("quick_lookup"), {ms: 1, tag: "q" + i}));
+			return Guest(fmt.Sprintf(`const ps = []; for (let i = 0; i < %d; i++) ps.push(dispatch("quick_lookup", {ms: 1, tag: "q" + i}));
 const out = await Promise.all(ps); return out.length;`, n))
 		}
 		opts := func(rec *tools.Recorder) RunOptions {
@@ -85,8 +85,8 @@ const out = await Promise.all(ps); return out.length;`, n))
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 20000}),
 			Tools: []tools.Tool{rec.Recorded("par", protocol.ExecutionParallel), rec.Recorded("seq", protocol.ExecutionSequential)}})
-		res, _ := r.RunToCompletion(ctx, Guest(`const call = (n, tag, ms) => tools.call(id(n), {tag, ms});
-const out = await Promise.all([call("par", "a", 200), call("par", "b", 200), call("seq", "c", 50), call("seq", "d", 50), call("par", "e", 200), call("par", "f", 200)]);
+		res, _ := r.RunToCompletion(ctx, Guest(`const go = (n, tag, ms) => dispatch(n, {tag, ms});
+const out = await Promise.all([go("par", "a", 200), go("par", "b", 200), go("seq", "c", 50), go("seq", "d", 50), go("par", "e", 200), go("par", "f", 200)]);
 return out.map((x, i) => callValue(id(i === 2 || i === 3 ? "seq" : "par"), x).tag);`))
 		Expect(res).To(CompleteWith([]string{"a", "b", "c", "d", "e", "f"}), "the six calls must complete %s", EnvelopeNote)
 		s := rec.ByTag()
@@ -118,12 +118,12 @@ return out.map((x, i) => callValue(id(i === 2 || i === 3 ? "seq" : "par"), x).ta
 		opts := RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}),
 			Tools: []tools.Tool{rec.Recorded("par", protocol.ExecutionParallel), rec.Recorded("seq", protocol.ExecutionSequential)}}
 		r := NewRun(ctx, opts)
-		parked := r.Exec(ctx, Guest(`return callValue(id("par"), await tools.call(id("par"), {tag: "a", ms: 4000})).tag;`))
+		parked := r.Exec(ctx, Guest(`return (await call("par", {tag: "a", ms: 4000})).tag;`))
 		Expect(parked).To(BeWaiting(), "a cell awaiting a 4000 ms call with timeoutMs 1000 must be parked in wait")
 		other := NewRun(ctx, opts) // its own run catalog
-		Expect(other.Exec(ctx, Guest(`return callValue(id("seq"), await tools.call(id("seq"), {tag: "other", ms: 10})).tag;`))).To(CompleteWith("other"),
+		Expect(other.Exec(ctx, Guest(`return (await call("seq", {tag: "other", ms: 10})).tag;`))).To(CompleteWith("other"),
 			"a sequential call of another run must not wait for this run's calls %s", EnvelopeNote)
-		later := r.Exec(ctx, Guest(`return callValue(id("seq"), await tools.call(id("seq"), {tag: "s", ms: 10})).tag;`))
+		later := r.Exec(ctx, Guest(`return (await call("seq", {tag: "s", ms: 10})).tag;`))
 		res, _ := r.Follow(ctx, later)
 		Expect(res).To(CompleteWith("s"), "the later cell's sequential call must run once the earlier call returned %s", EnvelopeNote)
 		first, _ := r.Follow(ctx, parked)
@@ -138,9 +138,9 @@ return out.map((x, i) => callValue(id(i === 2 || i === 3 ? "seq" : "par"), x).ta
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}),
 			Tools: []tools.Tool{rec.Recorded("par", protocol.ExecutionParallel), rec.Recorded("seq", protocol.ExecutionSequential)}})
-		parked := r.Exec(ctx, Guest(`return callValue(id("seq"), await tools.call(id("seq"), {tag: "s", ms: 2500})).tag;`))
+		parked := r.Exec(ctx, Guest(`return (await call("seq", {tag: "s", ms: 2500})).tag;`))
 		Expect(parked).To(BeWaiting(), "a cell awaiting a 2500 ms sequential call with timeoutMs 1000 must be parked in wait")
-		later := r.Exec(ctx, Guest(`return callValue(id("par"), await tools.call(id("par"), {tag: "p", ms: 10})).tag;`))
+		later := r.Exec(ctx, Guest(`return (await call("par", {tag: "p", ms: 10})).tag;`))
 		res, _ := r.Follow(ctx, later)
 		Expect(res).To(CompleteWith("p"), "the later cell's parallel call must run once the sequential call returned %s", EnvelopeNote)
 		first, _ := r.Follow(ctx, parked)
@@ -153,7 +153,7 @@ return out.map((x, i) => callValue(id(i === 2 || i === 3 ? "seq" : "par"), x).ta
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 1000}),
 			Tools: []tools.Tool{rec.Recorded("lookup", "")}})
-		first := r.Exec(ctx, Guest(`const out = await Promise.all([["a", 1500], ["b", 10], ["c", 10], ["d", 10]].map(([tag, ms]) => tools.call(id("lookup"), {tag, ms})));
+		first := r.Exec(ctx, Guest(`const out = await Promise.all([["a", 1500], ["b", 10], ["c", 10], ["d", 10]].map(([tag, ms]) => dispatch("lookup", {tag, ms})));
 return out.map((x) => callValue(id("lookup"), x).tag);`))
 		Expect(first).To(BeWaiting(), "a 1500 ms call with timeoutMs 1000 must suspend the cell while b, c and d are queued behind it")
 		res, steps := r.Follow(ctx, first)
@@ -205,9 +205,9 @@ func canonical(raw json.RawMessage) string {
 // nested calls the harness received under it.
 func expectTrajectory(ctx context.Context) {
 	r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
-	res, steps := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {m: "before"});
-await tools.call(id("slow"), {ms: 1800, tag: "suspends"});
-await tools.call(id("add"), {a: 1, b: 2});
+	res, steps := r.RunToCompletion(ctx, Guest(`await call("echo", {m: "before"});
+await call("slow", {ms: 1800, tag: "suspends"});
+await call("add", {a: 1, b: 2});
 return "done";`))
 	Expect(res).To(CompleteWith("done"), "the cell must complete")
 	Expect(len(steps)).To(BeNumerically(">=", 2), "the slow call must suspend the cell at least once")

@@ -8,6 +8,7 @@ import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
@@ -34,38 +35,48 @@ func loadOf(key string) string {
 	return fmt.Sprintf(`const v = await load(%q); return v === undefined ? "<absent>" : v;`, key)
 }
 
+// savedReference is what a completed results.save resolved to, as a
+// JavaScript literal for a later cell: 001 says only that save returns a
+// reference ("引用"), so any non-null JSON value is one (a string for the
+// reference, a descriptor {id, …} for OpenClaw 2026.9.6); cells hand it to
+// load and delete through the dialect's refKey.
+func savedReference(saved Result) string {
+	ginkgo.GinkgoHelper()
+	Expect(saved.ValueAny()).NotTo(BeNil(), "results.save must resolve to a reference: %s", saved)
+	return string(saved.Value)
+}
+
 var _ = Describe("codemode", "results store", func() {
 	It("CM-RES-01", "results.save keeps normalised JSON across cells, beyond the output budget, and load returns a detached copy", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 1024}), Tools: tools.Standard()})
 		save := `const ref = await results.save({s: "x".repeat(4000), n: [1, 2, 3], u: undefined}); return ref;`
 		saved := r.Exec(ctx, save)
 		Expect(saved).To(BeCompleted(), "results.save of a 4000-byte value must succeed under maxOutputBytes 1024 (the store is independent of the output budget)")
-		ref, ok := saved.ValueAny().(string)
-		Expect(ok).To(BeTrue(), "results.save must resolve to a reference string: %s", saved)
-		load := fmt.Sprintf(`const a = await results.load(%q); a.n.push(4); a.s = "changed"; const b = await results.load(%q);
-return {len: b.s.length, n: b.n, keys: Object.keys(b).sort()};`, ref, ref)
+		ref := savedReference(saved)
+		load := Guest(fmt.Sprintf(`const a = await results.load(refKey(%s)); a.n.push(4); a.s = "changed"; const b = await results.load(refKey(%[1]s));
+return {len: b.s.length, n: b.n, keys: Object.keys(b).sort()};`, ref))
 		Expect(r.Exec(ctx, load)).To(CompleteWith(map[string]any{"len": 4000, "n": []any{1, 2, 3}, "keys": []any{"n", "s"}}),
 			"a later cell (a new VM) must load the saved value as normalised JSON (undefined members dropped), and each load must be a detached copy")
 	})
 
 	It("CM-RES-02", "at most 64 entries and min(memoryLimitBytes, maxSnapshotBytes) bytes; a refused save keeps the entries and a delete frees capacity", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		entries := `const refs = []; for (let i = 0; i < 64; i++) refs.push(await results.save({i}));
+		entries := Guest(`const refs = []; for (let i = 0; i < 64; i++) refs.push(await results.save({i}));
 let refused = "no"; try { await results.save({i: 64}); } catch (e) { refused = "yes"; }
-const first = await results.load(refs[0]);
-const freed = await results.delete(refs[63]);
+const first = await results.load(refKey(refs[0]));
+await results.delete(refKey(refs[63]));
 const again = await results.save({i: 65});
-return {distinct: new Set(refs).size, refused, first, freed: freed === true, again: typeof again, back: await results.load(again)};`
-		Expect(r.Exec(ctx, entries)).To(CompleteWith(map[string]any{"distinct": 64, "refused": "yes", "first": map[string]any{"i": 0}, "freed": true, "again": "string", "back": map[string]any{"i": 65}}),
+return {distinct: new Set(refs.map((r) => JSON.stringify(refKey(r)))).size, refused, first, back: await results.load(refKey(again))};`)
+		Expect(r.Exec(ctx, entries)).To(CompleteWith(map[string]any{"distinct": 64, "refused": "yes", "first": map[string]any{"i": 0}, "back": map[string]any{"i": 65}}),
 			"64 saves must succeed with distinct references, the 65th must be refused with a catchable error, the first entry must stay loadable, and a delete must make room")
 
 		b := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxSnapshotBytes": 4096}), Tools: tools.Standard()})
-		bytes := `const a = await results.save("a".repeat(3000));
+		bytes := Guest(`const a = await results.save("a".repeat(3000));
 let refused = "no"; try { await results.save("b".repeat(2000)); } catch (e) { refused = "yes"; }
-const kept = (await results.load(a)).length;
-await results.delete(a);
+const kept = (await results.load(refKey(a))).length;
+await results.delete(refKey(a));
 const b = await results.save("b".repeat(2000));
-return {refused, kept, b: (await results.load(b)).length};`
+return {refused, kept, b: (await results.load(refKey(b))).length};`)
 		Expect(b.Exec(ctx, bytes)).To(CompleteWith(map[string]any{"refused": "yes", "kept": 3000, "b": 2000}),
 			"with maxSnapshotBytes 4096 a save past 4096 encoded bytes must be refused, the saved entry kept, and deleting it must free its bytes")
 	})
@@ -75,8 +86,7 @@ return {refused, kept, b: (await results.load(b)).length};`
 		a := sessionRun(ctx, sid, nil, true)
 		saved := a.Exec(ctx, `return await results.save({kept: true});`)
 		Expect(saved).To(BeCompleted(), "results.save must succeed")
-		ref, _ := saved.ValueAny().(string)
-		probe := fmt.Sprintf(`try { await results.load(%q); return "loaded"; } catch (e) { return "refused"; }`, ref)
+		probe := Guest(fmt.Sprintf(`try { await results.load(refKey(%s)); return "loaded"; } catch (e) { return "refused"; }`, savedReference(saved)))
 		Expect(a.Exec(ctx, probe)).To(CompleteWith("loaded"), "the reference must load within its own run")
 		a.End(ctx)
 		b := sessionRun(ctx, sid, nil, true)
@@ -94,7 +104,7 @@ var _ = Describe("codemode", "session store", func() {
 	It("CM-STO-01", "store and load work across a suspension within a cell", func(ctx SpecContext) {
 		r := sessionRun(ctx, freshSession(), &protocol.Session{Branch: "main"}, suspendable(nil))
 		code := Guest(`await store("k", {a: 1}); const before = await load("k");
-const s = await tools.call(id("slow"), {ms: 1500, tag: "late"}); return {before, after: await load("k")};`)
+const s = await call("slow", {ms: 1500, tag: "late"}); return {before, after: await load("k")};`)
 		w := r.Exec(ctx, code)
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
 		final, _ := r.Follow(ctx, w)
@@ -108,10 +118,10 @@ const s = await tools.call(id("slow"), {ms: 1500, tag: "late"}); return {before,
 		Expect(r.Exec(ctx, `await store("failed", 1); throw new Error("boom");`)).To(BeFailed(), "a cell that throws must fail")
 		Expect(r.Exec(ctx, `await store("timedout", 1); while (true) {}`)).To(BeFailed(), "a cell that loops past timeoutMs must fail")
 
-		e := sessionRun(ctx, sid, branch, suspendable(map[string]any{"snapshotTtlSeconds": 1}))
+		e := sessionRun(ctx, sid, branch, suspendable(map[string]any{"snapshotTtlSeconds": 2}))
 		w := e.Exec(ctx, Guest(`await store("expired", 1); `+slowCall))
 		Expect(w).To(BeWaiting(), "the slow nested call must suspend the cell")
-		time.Sleep(2500 * time.Millisecond) // the TTL (1 s) is the subject under test; a wait before it passes would resume the cell
+		time.Sleep(3500 * time.Millisecond) // the TTL (2 s, above timeoutMs: protocol.md §10) is the subject under test; a wait before it passes would resume the cell
 		Expect(e.Wait(ctx, w.RunID)).To(BeFailed(), "an expired cell must not resume")
 
 		x := sessionRun(ctx, sid, branch, suspendable(nil))

@@ -45,7 +45,7 @@ func progressRows(ps []protocol.ProgressParams) []progressRow {
 
 var _ = Describe("codemode", "partial updates", func() {
 	It("CM-NEST-11", "a nested tool's partial updates are forwarded as tool.progress as they arrive, in order, before its result", func(ctx SpecContext) {
-		const guest = `return callValue(id("streamer"), await tools.call(id("streamer"), {})).forwarded;`
+		const guest = `return (await call("streamer", {})).forwarded;`
 		steps := []any{map[string]any{"step": 1.0, "of": 2.0}, map[string]any{"step": 2.0, "of": 2.0}}
 		var r *Run
 		streamer := tools.Core("streamer", "Report progress twice, then return {forwarded: [bool, bool]}.", nil,
@@ -76,7 +76,7 @@ var _ = Describe("codemode", "partial updates", func() {
 	})
 
 	It("CM-NEST-11", "the partial update of a nested call that outlives its exec is forwarded while the cell waits", func(ctx SpecContext) {
-		const guest = `return callValue(id("slowstream"), await tools.call(id("slowstream"), {})).done;`
+		const guest = `return (await call("slowstream", {})).done;`
 		partial := map[string]any{"phase": "started"}
 		gate := make(chan struct{})
 		var once sync.Once

@@ -17,8 +17,8 @@ var _ = Describe("codemode", "telemetry", func() {
 	It("CM-TEL-01", "results carry visible tools, catalog size and sources, counts, called tool ids and limit failures", func(ctx SpecContext) {
 		ts := append(tools.Standard(), tools.Named(protocol.SourcePlugin, "browser", "browser_request", "Open a page."))
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 1024, "timeoutMs": 1000}), Tools: ts})
-		res, _ := r.RunToCompletion(ctx, Guest(`await tools.search("add"); await tools.describe(id("add"));
-			await tools.call(id("echo"), {}); await tools.call(id("add"), {a: 1, b: 2}); return [id("echo"), id("add")];`))
+		res, _ := r.RunToCompletion(ctx, Guest(`await search("add"); await describe("add");
+			await call("echo", {}); await call("add", {a: 1, b: 2}); return [id("echo"), id("add")];`))
 		Expect(res).To(BeCompleted(), "the cell that searches, describes and calls two tools must complete")
 		var ids []string
 		Expect(json.Unmarshal(res.Value, &ids)).To(Succeed(), "the cell returns the called catalog ids as a JSON array: %s", res.Value)
@@ -40,7 +40,7 @@ var _ = Describe("codemode", "telemetry", func() {
 		Expect(res.Telemetry.LimitFailures).To(ContainElement(result.CodeOutputLimitExceeded), "telemetry.limitFailures must name the output_limit_exceeded failure")
 		Expect(res.Telemetry.ExecCount).To(Equal(2), "execCount counts the run's exec calls")
 
-		w := r.Exec(ctx, Guest(`await tools.call(id("slow"), {ms: 1500}); return 1;`))
+		w := r.Exec(ctx, Guest(`await call("slow", {ms: 1500}); return 1;`))
 		Expect(w).To(BeWaiting(), "a 1500 ms call outlives a 1000 ms exec")
 		final, steps := r.Follow(ctx, w)
 		Expect(final).To(BeCompleted(), "the waiting cell must complete after wait")
@@ -51,9 +51,9 @@ var _ = Describe("codemode", "telemetry", func() {
 	It("CM-TEL-02", "telemetry never carries secrets, environment values or raw tool inputs: the raw result bytes are searched", func(ctx SpecContext) {
 		const secret = "sk-live-TELEMETRY-SECRET-4711"
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, quiet := r.RunToCompletion(ctx, Guest(`const apiKey = "`+secret+`"; await tools.call(id("echo"), {apiKey, note: "input-`+secret+`"}); return "done";`))
+		res, quiet := r.RunToCompletion(ctx, Guest(`const apiKey = "`+secret+`"; await call("echo", {apiKey, note: "input-`+secret+`"}); return "done";`))
 		Expect(res).To(BeCompleted(), "the cell passing the secret to echo must complete")
-		res, failed := r.RunToCompletion(ctx, Guest(`await tools.call(id("fail"), {message: "`+secret+`"}); return 1;`))
+		res, failed := r.RunToCompletion(ctx, Guest(`await call("fail", {message: "`+secret+`"}); return 1;`))
 		Expect(res).To(BeFailed(), "the cell whose tool fails with the secret as its message must fail")
 		// What the target process could leak from its environment: an exec:
 		// target inherits the harness's, so its values are known here, and

@@ -36,7 +36,7 @@ var _ = Describe("codemode", "thrown values and Error values", func() {
 		Expect(res).To(CompleteWith(map[string]any{"inner": map[string]any{"name": "RangeError", "message": "r"}}), "an Error nested in the value becomes {name, message}")
 		Expect(res.Output).To(HaveLen(1), "one json item\n%s", res)
 		Expect(res.Output[0].Value).To(MatchJSON(`{"name":"TypeError","message":"t","status":400}`), "json(error) writes {name, message} plus the enumerable own properties")
-		res, _ = r.RunToCompletion(ctx, Guest(`return callValue(id("echo"), await tools.call(id("echo"), {e: new Error("in input")}));`))
+		res, _ = r.RunToCompletion(ctx, Guest(`return (await call("echo", {e: new Error("in input")}));`))
 		Expect(res).To(CompleteWith(map[string]any{"e": map[string]any{"name": "Error", "message": "in input"}}), "an Error in a tool input reaches the tool as {name, message} %s", EnvelopeNote)
 	})
 })

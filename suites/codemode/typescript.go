@@ -23,7 +23,7 @@ var _ = Describe("codemode", "TypeScript", func() {
 			type Pair = [number, number];
 			enum Color { Red = 1, Green }
 			const pair: Pair = [2, 3];
-			const out = callValue(id("add"), await tools.call(id("add"), {a: pair[0], b: pair[1]})) as Sum;
+			const out = (await call("add", {a: pair[0], b: pair[1]})) as Sum;
 			function twice<T>(x: T): T[] { return [x, x]; }
 			return {sum: out.sum, twice: twice<string>("a"), green: Color.Green};`)}))
 		Expect(res).To(CompleteWith(map[string]any{"sum": 5, "twice": []string{"a", "a"}, "green": 2}), "a typescript cell with interfaces, types, enums, casts and generics must be stripped and run %s", EnvelopeNote)

@@ -48,7 +48,7 @@ var _ = Describe("codemode", "well-formed Unicode", func() {
 			Expect(res.Error).To(ContainSubstring("bad \uFFFD"), "the error text must keep the message with U+FFFD for the lone surrogate\n%s", res)
 			wellFormed("the failed result of "+code, res.Raw)
 		}
-		res, _ := r.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {s: "\ud83d!", ["\udc00"]: ["\ud83d\ude00"]}); return 1;`))
+		res, _ := r.RunToCompletion(ctx, Guest(`await call("echo", {s: "\ud83d!", ["\udc00"]: ["\ud83d\ude00"]}); return 1;`))
 		Expect(res).To(CompleteWith(1), "a cell echoing a lone surrogate completes")
 		calls := r.Tools.CallsOf("echo")
 		Expect(calls).To(HaveLen(1), "the cell makes one echo call")

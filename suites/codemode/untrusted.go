@@ -26,7 +26,7 @@ import (
 const fetchURL = "https://weather.example/oslo"
 
 // fetchCall is guest code (inside Guest) setting page to fetch_page's page.
-var fetchCall = fmt.Sprintf(`const page = callValue(id("fetch_page"), await tools.call(id("fetch_page"), {url: %q})).page;`, fetchURL)
+var fetchCall = fmt.Sprintf(`const page = (await call("fetch_page", {url: %q})).page;`, fetchURL)
 
 // fetchErrorWrapper is the wrapper fetch_page's error carries, as the harness
 // expects to find it.
@@ -79,19 +79,19 @@ var _ = Describe("codemode", "untrusted content", func() {
 		expectMarked(final, "a cell that called a network-controlled tool")
 
 		want := fetchErrorWrapper()
-		caught := Guest(fmt.Sprintf(`try { await tools.call(id("fetch_page"), {url: %q, fail: true}); return "no error"; } catch (e) { return String(e && e.message); }`, fetchURL))
+		caught := Guest(fmt.Sprintf(`try { await call("fetch_page", {url: %q, fail: true}); return "no error"; } catch (e) { return String(e && e.message); }`, fetchURL))
 		final, _ = r.RunToCompletion(ctx, caught)
 		Expect(final).To(BeCompleted(), "a caught error of a network-controlled tool must leave the cell completed")
 		msg, _ := final.ValueAny().(string)
 		expectWrapperIn(msg, want, "the error message the guest caught and returned as the cell's value", final)
 		expectMarked(final, "a cell that caught a network-controlled tool's error")
 
-		final, _ = r.RunToCompletion(ctx, Guest(fmt.Sprintf(`await tools.call(id("fetch_page"), {url: %q, fail: true}); return "unreachable";`, fetchURL)))
+		final, _ = r.RunToCompletion(ctx, Guest(fmt.Sprintf(`await call("fetch_page", {url: %q, fail: true}); return "unreachable";`, fetchURL)))
 		Expect(final).To(BeFailed(), "an uncaught error of a network-controlled tool must fail the cell")
 		expectWrapperIn(final.Error, want, "the failed cell's error", final)
 		expectMarked(final, "a cell failed by a network-controlled tool's error")
 
-		w := r.Exec(ctx, Guest(fetchCall+` const s = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); return {page, tag: s.tag};`))
+		w := r.Exec(ctx, Guest(fetchCall+` const s = (await call("slow", {ms: 1500, tag: "late"})); return {page, tag: s.tag};`))
 		Expect(w).To(BeWaiting(), "the slow call after the fetch must suspend the cell (timeoutMs 1000)")
 		expectMarked(w, "the waiting result of a cell that already saw network content")
 		final, _ = r.Follow(ctx, w)
@@ -105,10 +105,8 @@ var _ = Describe("codemode", "untrusted content", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(tools.Standard(), tools.Fetch())})
 		saved, _ := r.RunToCompletion(ctx, Guest(fetchCall+` return await results.save({page});`))
 		Expect(saved).To(BeCompleted(), "results.save of a fetched page must succeed")
-		ref, ok := saved.ValueAny().(string)
-		Expect(ok).To(BeTrue(), "results.save must resolve to a reference string: %s", saved)
-
-		loaded := r.Exec(ctx, fmt.Sprintf(`const v = await results.load(%q); return v.page;`, ref))
+		ref := savedReference(saved)
+		loaded := r.Exec(ctx, Guest(fmt.Sprintf(`const v = await results.load(refKey(%s)); return v.page;`, ref)))
 		Expect(loaded).To(CompleteWith(tools.FetchedPage(fetchURL)), "a later cell must load the saved page unchanged, its wrapper included")
 		expectMarked(loaded, "a cell that called no network tool but loaded a value saved from network content (its provenance travels with the saved value)")
 	})

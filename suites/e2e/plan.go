@@ -153,7 +153,7 @@ return {names: ALL_TOOLS.map((t) => t.name).sort(), caught: caught !== null};`
 
 	It("CM-E2E-06", "a nested call that resolves after exec returned waiting is delivered by wait, and the final answer carries output made after the restore", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
-		code := Guest(`const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 1500, tag: "late"})); text("after restore: " + x.tag); return x.slept;`)
+		code := Guest(`const x = (await call("slow", {ms: 1500, tag: "late"})); text("after restore: " + x.tag); return x.slept;`)
 		prov := StartProvider(provider.Exec(code), provider.Settle())
 		res := r.Turn(ctx, prov, "Wait for the slow tool.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
@@ -183,7 +183,7 @@ return {names: ALL_TOOLS.map((t) => t.name).sort(), caught: caught !== null};`
 
 		// suspended runs a turn whose exec leaves a waiting cell, and returns its runId.
 		suspended := func(r *Run) string {
-			prov := StartProvider(provider.Exec(Guest(`await tools.call(id("slow"), {ms: 3000}); return 1;`)), provider.Final("later"))
+			prov := StartProvider(provider.Exec(Guest(`await call("slow", {ms: 3000}); return 1;`)), provider.Final("later"))
 			res := r.Turn(ctx, prov, "Start the slow job.", TurnOptions{})
 			results := toolResults(res)
 			Expect(results).To(HaveLen(1), "one exec result%s", evidence(prov, res))

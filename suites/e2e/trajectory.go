@@ -15,9 +15,9 @@ import (
 
 // suspendingCode makes a nested call in its exec, is suspended by a slow
 // call, and makes another nested call in the wait that resumes it.
-var suspendingCode = Guest(`await tools.call(id("echo"), {message: "before"});
-await tools.call(id("slow"), {ms: 1500, tag: "suspends"});
-await tools.call(id("add"), {a: 1, b: 2});
+var suspendingCode = Guest(`await call("echo", {message: "before"});
+await call("slow", {ms: 1500, tag: "suspends"});
+await call("add", {a: 1, b: 2});
 return "done";`)
 
 // trajectoryRow is what CM-E2E-08 compares of one trajectory call.
@@ -64,7 +64,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 	It("CM-E2E-08", "the trajectory of an agent turn shows each nested call under the exec or wait call of the model it was made in", func(ctx SpecContext) {
 		requireTurns("CM-E2E-08")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
-		prov := StartProvider(provider.Exec(suspendingCode), provider.Settle())
+		prov := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
 		res := r.Turn(ctx, prov, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		calls := toolCalls(res)
@@ -97,7 +97,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 	It("CM-E2E-09", "a persisted transcript replayed in the next turn keeps the exec/wait calls' ids, inputs and results, in order", func(ctx SpecContext) {
 		requireTurns("CM-E2E-09")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
-		first := StartProvider(provider.Exec(suspendingCode), provider.Settle())
+		first := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
 		res := r.Turn(ctx, first, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the first turn must complete%s", evidence(first, res))
 		want := controlCalls(res.Messages)

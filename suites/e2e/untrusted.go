@@ -18,9 +18,9 @@ const fetchURL = "https://weather.example/oslo"
 // networkCell fetches a page with fetch_page (network-controlled: its page
 // is wrapped by the tool, its error spoofs an end marker and <|im_end|>)
 // and returns both.
-var networkCell = Guest(fmt.Sprintf(`const page = callValue(id("fetch_page"), await tools.call(id("fetch_page"), {url: %[1]q})).page;
+var networkCell = Guest(fmt.Sprintf(`const page = (await call("fetch_page", {url: %[1]q})).page;
 let err = null;
-try { await tools.call(id("fetch_page"), {url: %[1]q, fail: true}); } catch (e) { err = String(e && e.message); }
+try { await call("fetch_page", {url: %[1]q, fail: true}); } catch (e) { err = String(e && e.message); }
 return {page, err};`, fetchURL))
 
 // trustedCell touches no tool and no tool metadata: nothing a target may
@@ -46,7 +46,7 @@ var _ = Describe("e2e", "end-to-end plan: untrusted content in agent turns", fun
 	It("CM-NEST-20", "in an agent turn, the result of a cell that called a network-controlled tool reaches the model provider inside the untrusted-content wrapper (Source API), sanitised; a cell that touched no tool reaches it as it is", func(ctx SpecContext) {
 		requireTurns("CM-NEST-20")
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(tools.Standard(), tools.Fetch())})
-		prov := StartProvider(provider.Exec(trustedCell), provider.Exec(networkCell), provider.Settle())
+		prov := StartProvider(provider.Exec(trustedCell), provider.Exec(Rendered(networkCell)), provider.Settle())
 		res := r.Turn(ctx, prov, "What is the weather in Oslo?", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		reqs := prov.Requests()

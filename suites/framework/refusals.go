@@ -33,6 +33,9 @@ type RefusedInvoke struct {
 	// answered less than lateGrace before: refused (never run) but not
 	// charged to the target, which may have written it legitimately.
 	late bool
+	// recorded is set once arrive recorded it (onRefuse), so that the
+	// callback and unanswered do not record it again.
+	recorded bool
 }
 
 // String describes the refusal for failure messages: the requirements, the

@@ -226,10 +226,15 @@ func (r *router) finish(run, call, cell string, res *result.Result) {
 // arrive takes the verdict on an invoke as it arrives on the wire.
 // Past maxFloodRefusals refusals it marks the router flooded and calls
 // onFlood once.
+//
+// A refusal is recorded (onRefuse) here, at arrival, so that it is charged
+// to the spec during which it arrived: jrpc2 runs the callback later, on a
+// goroutine of its own, when the spec that caused it may have ended and the
+// next one begun (which then failed for a forged call it never caused).
 func (r *router) arrive(p protocol.InvokeParams) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.flooded {
+		r.mu.Unlock()
 		return
 	}
 	r.noteAfterEndLocked(p)
@@ -240,15 +245,29 @@ func (r *router) arrive(p protocol.InvokeParams) {
 			if r.onFlood != nil {
 				go r.onFlood(floodReason)
 			}
+			r.mu.Unlock()
 			return
 		}
 	}
 	if r.nArrived >= maxArrived {
-		return
+		r.mu.Unlock()
+		return // the callback takes the verdict, and records it
 	}
 	k := p.Run + "\x00" + p.ToolCallID
 	r.arrived[k] = append(r.arrived[k], v)
 	r.nArrived++
+	var hook func(RefusedInvoke)
+	if v != nil && !v.late {
+		v.recorded = true
+		if len(r.refused) < maxRefused {
+			r.refused = append(r.refused, *v)
+		}
+		hook = r.onRefuse
+	}
+	r.mu.Unlock()
+	if hook != nil {
+		hook(*v)
+	}
 }
 
 // malformed records a tool.invoke whose params break spec/protocol.md §4
@@ -392,7 +411,7 @@ func (r *router) unanswered() []RefusedInvoke {
 	var out []RefusedInvoke
 	for _, list := range r.arrived {
 		for _, x := range list {
-			if x != nil && !x.late {
+			if x != nil && !x.late && !x.recorded {
 				out = append(out, *x)
 			}
 		}
@@ -419,10 +438,13 @@ func (r *router) invoke(ctx context.Context, p protocol.InvokeParams) (json.RawM
 			r.mu.Unlock()
 			return nil, protocol.ToolError("harness: refused tool.invoke: "+x.Reason, nil)
 		}
-		if len(r.refused) < maxRefused {
-			r.refused = append(r.refused, *x)
+		var hook func(RefusedInvoke)
+		if !x.recorded { // taken now, not at arrival (arrive's bound was reached)
+			if len(r.refused) < maxRefused {
+				r.refused = append(r.refused, *x)
+			}
+			hook = r.onRefuse
 		}
-		hook := r.onRefuse
 		r.mu.Unlock()
 		if hook != nil {
 			hook(*x)

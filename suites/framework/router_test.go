@@ -264,5 +264,23 @@ func TestRouterStopsAtAFlood(t *testing.T) {
 	_, err := r.invoke(context.Background(), invokeOf("echo", "after", "exec-1"))
 	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("refused tool.invoke calls")), "a flooded router runs nothing")
 	g.Expect(set.Calls()).To(gomega.BeEmpty(), "nothing reached the tool")
-	g.Expect(r.Refused()).To(gomega.BeEmpty(), "the callbacks after the flood record nothing (the spec fails on the flood)")
+	g.Expect(r.Refused()).To(gomega.HaveLen(maxFloodRefusals), "the refusals before the flood are recorded as they arrived, none after it (the spec fails on the flood)")
+}
+
+// A refusal is recorded when the invoke arrives, in wire order, not when
+// jrpc2 runs its callback: the callback can run after the spec that caused
+// it ended, and the next spec then failed for a forged call it never caused
+// (the flake of the CLI's forged-invoke test at load 16).
+func TestRefusalIsRecordedAtArrival(t *testing.T) {
+	g := gomega.NewWithT(t)
+	r := routerWith(tools.NewSet(tools.Echo()), nil)
+	var got []RefusedInvoke
+	r.onRefuse = func(x RefusedInvoke) { got = append(got, x) }
+	r.arrive(invokeOf("secret", "forged-1", "exec-1"))
+	g.Expect(got).To(gomega.HaveLen(1), "the refusal is recorded as it arrives")
+	_, err := r.invoke(context.Background(), invokeOf("secret", "forged-1", "exec-1"))
+	g.Expect(err).To(gomega.MatchError(gomega.ContainSubstring("refused tool.invoke")), "the callback still refuses it")
+	g.Expect(got).To(gomega.HaveLen(1), "the callback does not record it a second time")
+	g.Expect(r.unanswered()).To(gomega.BeEmpty(), "nor does closing the connection")
+	g.Expect(r.Refused()).To(gomega.HaveLen(1), "the router lists it once")
 }

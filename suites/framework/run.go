@@ -288,6 +288,7 @@ func (r *Run) modelCallOrError(ctx context.Context, method string, input any, mc
 	ginkgo.GinkgoHelper()
 	in, err := json.Marshal(input)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	in = renderedInput(in)
 	p := protocol.ToolCallParams{Run: r.ID, ToolCallID: mc.ToolCallID, Input: in, AssistantResponseID: mc.AssistantResponseID}
 	if p.ToolCallID == "" {
 		p.ToolCallID = fmt.Sprintf("%s-call-%d", r.ID, r.calls.Add(1))
@@ -317,6 +318,7 @@ func (r *Run) modelCallOrError(ctx context.Context, method string, input any, mc
 	decoded = &res.Result
 	gomega.Expect(res.Status).To(gomega.BeElementOf(result.StatusCompleted, result.StatusWaiting, result.StatusFailed),
 		"%s returned an unknown status: %s", method, raw)
+	checkDialect(res)
 	return res, nil
 }
 
@@ -404,26 +406,35 @@ func Stats(ctx context.Context) protocol.Stats {
 	return s
 }
 
-// Guest is guest code prefixed with helpers every spec may use (on one line,
-// so the body's line numbers are its own):
+// Guest is guest code prefixed with the guest dialect (package
+// suites/framework/dialect): the helpers every spec may use, rendered for
+// the profile the run judges when the cell is sent (Rendered), on one line,
+// so the body's line numbers are its own plus one:
 //
+//   - call(name, input?) resolves with the tool's plain result;
+//     dispatch(name, input?) is the surface's own promise of that nested
+//     call; search(query, options?), describe(name) and listTools() read
+//     the catalog. v1 renders them onto 000's tools/ALL_TOOLS, v2 onto
+//     001's catalog handles (spec/protocol.md §12.13). A helper the
+//     target's surface lacks makes the spec blocked by the requirement
+//     that owns the surface, not failed (dialect.BlockedBy).
 //   - id(name) returns the catalog id of the tool named name (ids are the
-//     target's own business: specs never hard-code them).
+//     target's own business: specs never hard-code them), from ALL_TOOLS.
 //   - callValue(catalogId, x) returns x, the value a tools.call(catalogId, …)
 //     or helper call resolved, unchanged unless x is exactly the envelope
 //     {tool: {id: catalogId, …}, result: {details, …}} (OpenClaw 2026.7.35
 //     resolves {tool, result: {content, details}}); then it returns
 //     result.details, the tool's own value. What tools.call resolves to is
 //     judged by CM-GUEST-05 alone (see its decision in spec/requirements.yaml);
-//     every other spec reads results through callValue so that an envelope
-//     fails CM-GUEST-05 once instead of every requirement whose cell reads a
-//     tool's result. Messages of those specs carry [EnvelopeNote].
+//     every other spec reads results through call (or callValue) so that an
+//     envelope fails CM-GUEST-05 once instead of every requirement whose cell
+//     reads a tool's result. Messages of those specs carry [EnvelopeNote].
+//
+// Once the run's profile is known (in a spec) the dialect is rendered at
+// once; before (at package initialisation) Guest leaves a placeholder
+// comment (dialectToken) that exec inputs render when sent (Rendered).
 func Guest(body string) string {
-	return "const id = (n) => { const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error('no tool named ' + n); return t.id; }; " +
-		"const callValue = (catalogId, x) => { if (x === null || typeof x !== 'object' || Array.isArray(x)) return x; const k = Object.keys(x).sort(); " +
-		"if (k.length !== 2 || k[0] !== 'result' || k[1] !== 'tool') return x; const t = x.tool, r = x.result; " +
-		"if (t === null || typeof t !== 'object' || t.id !== catalogId || r === null || typeof r !== 'object' || !Object.prototype.hasOwnProperty.call(r, 'details')) return x; " +
-		"return r.details; };\n" + body
+	return Rendered(dialectToken + "\n" + body)
 }
 
 // EnvelopeNote ends the failure messages of specs whose cells read tool

@@ -57,7 +57,8 @@ func Define() {
 // It declares a spec for one requirement. The spec text is prefixed with the
 // ID and labelled req:<ID>, feature:<feature>, level:<must|should> and
 // area:<AREA>; it is skipped, with a reason naming the feature and the
-// requirement, when the target does not declare the feature. An unknown ID
+// requirement, when the target does not declare the feature, and fails as
+// not implemented when the judged profile requires it (absentFeature). An unknown ID
 // panics at tree construction, so a typo can never produce an unlabelled spec.
 func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	req, ok := spec.Lookup(id)
@@ -79,10 +80,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
 		if !Features().Has(req.Feature) {
-			if p, err := spec.LookupProfile(Profile()); err == nil && !p.Has(req.Feature) {
-				ginkgo.Skip(fmt.Sprintf("feature %q is not part of profile %s, which this run judges (requirement %s; see --profile)", req.Feature, p.Name, id))
-			}
-			ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (requirement %s)", req.Feature, id))
+			absentFeature(req) // skip, or fail when the profile requires it (required.go)
 		}
 		if why := notDrivable("", id); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))

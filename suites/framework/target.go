@@ -322,7 +322,9 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	t.router.onFlood = t.flooded
 	a := &arrivals{see: t.router.arrive, malformed: t.router.malformed, onFlood: t.flooded, onOversize: t.oversized}
 	a.Channel = protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()
-	t.client = protocol.NewClient(a, t.router.invoke, t.router.cancel, t.stdout.clientLog, runGates{})
+	d := newDrainOnEnd(a)
+	logf := func(text string) { d.logged(text); t.stdout.clientLog(text) }
+	t.client = protocol.NewClient(d, t.router.invoke, t.router.cancel, logf, runGates{})
 	t.router.notify = t.client.Notify
 	return t, nil
 }

@@ -28,7 +28,7 @@ func cleanFailure(call string) string {
 var _ = Describe("limits", "bridge value size", func() {
 	It("CM-LIM-07", "a tool result larger than the guest's memory fails cleanly, a small one arrives intact, and the runtime keeps serving", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": bridgeMemory}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, cleanFailure(fmt.Sprintf(`callValue(id("big"), await tools.call(id("big"), {size: %d}))`, oversized)))
+		res, _ := r.RunToCompletion(ctx, cleanFailure(fmt.Sprintf(`(await call("big", {size: %d}))`, oversized)))
 		switch res.Status {
 		case result.StatusCompleted:
 			Expect(res.ValueAny()).To(HavePrefix("caught: "),
@@ -37,17 +37,17 @@ var _ = Describe("limits", "bridge value size", func() {
 			Expect(res).To(BeFailed(), "a %d-byte tool result under memoryLimitBytes %d must fail the cell cleanly if the guest cannot catch it", oversized, bridgeMemory)
 		}
 		Expect(r.Tools.CallsOf("big")).To(HaveLen(1), "the cell calls big once: %s", res)
-		small, _ := r.RunToCompletion(ctx, cleanFailure(`callValue(id("big"), await tools.call(id("big"), {size: 262144}))`))
+		small, _ := r.RunToCompletion(ctx, cleanFailure(`(await call("big", {size: 262144}))`))
 		Expect(small).To(CompleteWith(fmt.Sprintf("delivered %d", 262144+2)), "a 256 KiB tool result is far below any bridge bound and must arrive intact %s", EnvelopeNote)
 		other := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		again, _ := other.RunToCompletion(ctx, Guest(`return callValue(id("add"), await tools.call(id("add"), {a: 2, b: 3})).sum;`))
+		again, _ := other.RunToCompletion(ctx, Guest(`return (await call("add", {a: 2, b: 3})).sum;`))
 		Expect(again).To(CompleteWith(5), "the runtime must keep serving new runs after an oversized tool result %s", EnvelopeNote)
 	}, HangIsFailure)
 
 	It("CM-LIM-07", "a tool input larger than the guest's memory fails cleanly without reaching the tool, and the runtime keeps serving", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": bridgeMemory}), Tools: tools.Standard()})
 		// 24 references to one 1 MiB string: little memory in the guest, 24 MiB of JSON on the bridge.
-		res, _ := r.RunToCompletion(ctx, cleanFailure(fmt.Sprintf(`(() => { const s = "x".repeat(1 << 20); const parts = []; for (let i = 0; i < %d; i++) parts.push(s); return tools.call(id("echo"), {parts}); })().then((v) => callValue(id("echo"), v))`, oversized>>20)))
+		res, _ := r.RunToCompletion(ctx, cleanFailure(fmt.Sprintf(`(() => { const s = "x".repeat(1 << 20); const parts = []; for (let i = 0; i < %d; i++) parts.push(s); return dispatch("echo", {parts}); })().then((v) => callValue(id("echo"), v))`, oversized>>20)))
 		for _, c := range r.Tools.Calls() {
 			Expect(len(c.Input)).To(BeNumerically("<=", bridgeMemory), "a tool received a %d-byte input from a guest whose memoryLimitBytes is %d: the bridge must bound inputs", len(c.Input), bridgeMemory)
 		}
@@ -58,7 +58,7 @@ var _ = Describe("limits", "bridge value size", func() {
 		default:
 			Expect(res).To(BeFailed(), "a %d-byte tool input under memoryLimitBytes %d must fail the cell cleanly if the guest cannot catch it", oversized, bridgeMemory)
 		}
-		again, _ := r.RunToCompletion(ctx, Guest(`return callValue(id("echo"), await tools.call(id("echo"), {message: "still here"})).message;`))
+		again, _ := r.RunToCompletion(ctx, Guest(`return (await call("echo", {message: "still here"})).message;`))
 		Expect(again).To(CompleteWith("still here"), "the run must keep serving after an oversized tool input %s", EnvelopeNote)
 	}, HangIsFailure)
 })

@@ -72,15 +72,15 @@ func cleanlyRefused(res Result, what string) {
 var _ = Describe("limits", "bridge value depth", func() {
 	It("CM-LIM-10", "a tool result nested 5000 deep fails fast as an error the guest can catch, one nested 32 deep arrives intact, and the runtime keeps serving", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 20000}), Tools: append(tools.Standard(), nest())})
-		res, _ := r.RunToCompletion(ctx, measure(fmt.Sprintf(`callValue(id("nest"), await tools.call(id("nest"), {depth: %d}))`, deep)))
+		res, _ := r.RunToCompletion(ctx, measure(fmt.Sprintf(`(await call("nest", {depth: %d}))`, deep)))
 		cleanlyRefused(res, fmt.Sprintf("a tool result nested %d deep", deep))
 		if res.Status == result.StatusCompleted {
 			Expect(res.ValueAny()).To(SatisfyAny(HavePrefix("caught: "), Equal(fmt.Sprintf("depth %d", deep))),
 				"a tool result nested %d deep must reach the guest whole or as a catchable error, never cut short: %s %s", deep, res, EnvelopeNote)
 		}
-		small, _ := r.RunToCompletion(ctx, measure(fmt.Sprintf(`callValue(id("nest"), await tools.call(id("nest"), {depth: %d}))`, shallow)))
+		small, _ := r.RunToCompletion(ctx, measure(fmt.Sprintf(`(await call("nest", {depth: %d}))`, shallow)))
 		Expect(small).To(CompleteWith(fmt.Sprintf("depth %d", shallow)), "a tool result nested %d deep is within any bound and must arrive intact %s", shallow, EnvelopeNote)
-		again, _ := r.RunToCompletion(ctx, Guest(`return callValue(id("add"), await tools.call(id("add"), {a: 2, b: 3})).sum;`))
+		again, _ := r.RunToCompletion(ctx, Guest(`return (await call("add", {a: 2, b: 3})).sum;`))
 		Expect(again).To(CompleteWith(5), "the run must keep serving after a deeply nested tool result %s", EnvelopeNote)
 	}, HangIsFailure)
 
@@ -97,12 +97,12 @@ var _ = Describe("limits", "bridge value depth", func() {
 				Expect(depthOf(res.Raw)).To(BeNumerically(">", deep), "%s nested %d deep was delivered, so it must be whole, not cut: %.300s", c.what, deep, res.Raw)
 			}
 		}
-		res, _ := r.RunToCompletion(ctx, Guest(build+` try { await tools.call(id("echo"), {x}); return "called"; } catch (e) { return "caught: " + e.message; }`))
+		res, _ := r.RunToCompletion(ctx, Guest(build+` try { await call("echo", {x}); return "called"; } catch (e) { return "caught: " + e.message; }`))
 		cleanlyRefused(res, fmt.Sprintf("a tool input nested %d deep", deep))
 		for _, call := range r.Tools.CallsOf("echo") {
 			Expect(depthOf(call.Input)).To(BeNumerically(">", deep), "a tool input nested %d deep that reached the tool must be whole, not cut: %.200s", deep, call.Input)
 		}
-		fine, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`let x = []; for (let i = 1; i < %d; i++) x = [x]; const v = callValue(id("echo"), await tools.call(id("echo"), {x})); let d = 0, y = v.x; while (Array.isArray(y)) { d++; y = y[0]; } return [d, x];`, shallow)))
+		fine, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`let x = []; for (let i = 1; i < %d; i++) x = [x]; const v = (await call("echo", {x})); let d = 0, y = v.x; while (Array.isArray(y)) { d++; y = y[0]; } return [d, x];`, shallow)))
 		Expect(fine).To(BeCompleted(), "values nested %d deep must cross intact: %s", shallow, fine)
 		Expect(depthOf(fine.Value)).To(Equal(shallow+1), "the value [d, x] with x nested %d deep must arrive whole: %s", shallow, fine)
 		Expect(fine.ValueAny()).To(HaveExactElements(BeNumerically("==", shallow), Not(BeNil())), "a tool input nested %d deep must reach the tool and come back whole %s", shallow, EnvelopeNote)

@@ -18,7 +18,7 @@ var _ = Describe("limits", "limits", func() {
 			"sync":          `while (true) {}`,
 			"promise jobs":  `const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {});`,
 			"regexp":        `return /^(a+)+$/.test("a".repeat(40) + "b");`,
-			"after a call":  Guest(`await tools.call(id("echo"), {}); for (;;) {}`),
+			"after a call":  Guest(`await call("echo", {}); for (;;) {}`),
 			"in a catch":    `for (;;) { try { throw 1 } catch (e) {} }`,
 			"finally loops": `try { return 1 } finally { for (;;) {} }`,
 		}
@@ -47,7 +47,7 @@ var _ = Describe("limits", "limits", func() {
 		done := make(chan Result, 1)
 		go func() {
 			defer GinkgoRecoverNoop()
-			res, _ := long.RunToCompletion(ctx, Guest(`await tools.call(id("echo"), {spinning: true}); for (;;) {}`))
+			res, _ := long.RunToCompletion(ctx, Guest(`await call("echo", {spinning: true}); for (;;) {}`))
 			done <- res
 		}()
 		Eventually(func() int { return len(long.Tools.CallsOf("echo")) }).WithTimeout(5*time.Second).Should(Equal(1), "the spinning cell's nested echo call must reach the harness")
@@ -106,7 +106,7 @@ var _ = Describe("limits", "limits", func() {
 		// What the model receives from a failed cell is bounded too: a guest
 		// (or tool) error message cannot smuggle unbounded text.
 		for _, code := range []string{`throw new Error("E".repeat(200000));`, `const e = new Error("x"); e.name = "N".repeat(200000); throw e;`,
-			Guest(`await tools.call(id("fail"), {message: "F".repeat(200000)});`)} {
+			Guest(`await call("fail", {message: "F".repeat(200000)});`)} {
 			res, _ = r.RunToCompletion(ctx, code)
 			Expect(res).To(BeFailed(), "a huge error must still fail the cell: %s", code)
 			Expect(len(res.Error)).To(BeNumerically("<=", 2048), "a failed result carried a %d-byte error", len(res.Error))
@@ -115,7 +115,7 @@ var _ = Describe("limits", "limits", func() {
 		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "100 json items of about 60 bytes each must exceed maxOutputBytes 2048 together")
 		res, _ = r.RunToCompletion(ctx, `return "z".repeat(5000);`)
 		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "the final value counts towards maxOutputBytes")
-		first := r.Exec(ctx, Guest(`text("w".repeat(5000)); await tools.call(id("slow"), {ms: 1500}); return 1;`))
+		first := r.Exec(ctx, Guest(`text("w".repeat(5000)); await call("slow", {ms: 1500}); return 1;`))
 		Expect(first).To(BeFailedWith(result.CodeOutputLimitExceeded), "output over the limit must fail before the cell suspends")
 		res, _ = r.RunToCompletion(ctx, `text("small"); return 1;`)
 		Expect(res).To(CompleteWith(1), "output within maxOutputBytes must complete")
@@ -181,7 +181,7 @@ var _ = Describe("limits", "wall clock per call", func() {
 		// limit together, within it per call. The wait is sent only after the
 		// nested call finished, so it spends its budget on guest work alone.
 		code := Guest(`const spin = (ms) => { const end = Date.now() + ms; while (Date.now() < end) {} };
-			spin(1200); const x = callValue(id("slow"), await tools.call(id("slow"), {ms: 800})); spin(1200); return x.slept;`)
+			spin(1200); const x = (await call("slow", {ms: 800})); spin(1200); return x.slept;`)
 		w := r.Exec(ctx, code)
 		Expect(w).To(BeWaiting(), "the nested call outlives the exec")
 		Eventually(r.Tools.Finished).WithTimeout(5*time.Second).Should(Equal(1), "the nested call must finish before the wait is sent")
@@ -193,13 +193,13 @@ var _ = Describe("limits", "wall clock per call", func() {
 var _ = Describe("limits", "pending nested calls", func() {
 	It("CM-LIM-05", "more than maxPendingToolCalls concurrent nested calls fail with too_many_pending_tool_calls, even with a tampered bridge", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`const ps = [1, 2, 3].map((i) => tools.call(id("slow"), {ms: 300, tag: String(i)})); return (await Promise.all(ps)).length;`))
+		res, _ := r.RunToCompletion(ctx, Guest(`const ps = [1, 2, 3].map((i) => dispatch("slow", {ms: 300, tag: String(i)})); return (await Promise.all(ps)).length;`))
 		Expect(res).To(BeFailedWith(result.CodeTooManyPendingToolCalls), "three concurrent nested calls must exceed maxPendingToolCalls 2")
 		r = NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 2}), Tools: tools.Standard()})
 		res, _ = r.RunToCompletion(ctx, Guest(`const slow = id("slow");
 			Array.prototype.toJSON = function () { return Array.from(this, (q) => (q && q.op === "call") ? {id: 1, op: q.op, tool: q.tool, input: q.input} : q); };
 			Object.defineProperty(Map.prototype, "size", {get() { return 0; }});
-			const ps = []; for (let k = 0; k < 50; k++) ps.push(tools.call(slow, {ms: 300})); return (await Promise.all(ps)).length;`))
+			const ps = []; for (let k = 0; k < 50; k++) ps.push(dispatch("slow", {ms: 300})); return (await Promise.all(ps)).length;`))
 		Expect(res).To(BeFailed(), "50 concurrent nested calls with a tampered bridge must fail the cell: %s", res.Raw)
 		Expect(r.Tools.MaxConcurrent()).To(BeNumerically("<=", 2), "the target dispatched more nested calls at once than maxPendingToolCalls")
 	})

@@ -39,8 +39,8 @@ var _ = Describe("limits", "output limit on every result", func() {
 			{"output, then a huge value", `text("o".repeat(2000)); return "v".repeat(1e6);`},
 			{"output, then a huge error", `text("o".repeat(2000)); throw new Error("E".repeat(200000));`},
 			{"output, then a huge error name", `text("o".repeat(2000)); const e = new Error("m"); e.name = "N".repeat(200000); throw e;`},
-			{"output, then a huge tool error", Guest(`text("o".repeat(2000)); await tools.call(id("fail"), {message: "F".repeat(200000)});`)},
-			{"output before a suspension", Guest(`text("o".repeat(2000)); await tools.call(id("slow"), {ms: 1500}); text("p".repeat(3000)); return 1;`)},
+			{"output, then a huge tool error", Guest(`text("o".repeat(2000)); await call("fail", {message: "F".repeat(200000)});`)},
+			{"output before a suspension", Guest(`text("o".repeat(2000)); await call("slow", {ms: 1500}); text("p".repeat(3000)); return 1;`)},
 		}
 		for _, c := range cells {
 			res, steps := r.RunToCompletion(ctx, c.code)
@@ -73,7 +73,7 @@ var _ = Describe("limits", "output limit on every result", func() {
 			res, _ := r.RunToCompletion(ctx, c.code)
 			Expect(res).To(CompleteWith(c.value), "%s: 1500 bytes of content are within maxOutputBytes %d, however many bytes their JSON escapes take", c.name, limit)
 		}
-		res, _ := r.RunToCompletion(ctx, Guest(`const r = callValue(id("echo"), await tools.call(id("echo"), {s: "<b>&amp;</b>"})); text("<p>"); json({h: "</script>"}); return r.s;`))
+		res, _ := r.RunToCompletion(ctx, Guest(`const r = (await call("echo", {s: "<b>&amp;</b>"})); text("<p>"); json({h: "</script>"}); return r.s;`))
 		Expect(res).To(CompleteWith("<b>&amp;</b>"), "the echo tool returns its input %s", EnvelopeNote)
 		Expect(htmlEscape.FindAllString(string(res.Raw), 3)).To(BeEmpty(),
 			"the target HTML-escaped <, > or & in the result it sent (an encoder with HTML escaping on; JSON does not need it and it inflates the result sixfold)\n%s", res)

@@ -9,7 +9,7 @@ import (
 )
 
 // sentinel is guest code that would show it ran: output and a nested call.
-const sentinel = `text("guest code ran"); await tools.call(ALL_TOOLS.find((t) => t.name === "echo").id, {ran: true}); return "ran";`
+var sentinel = Guest(`text("guest code ran"); await call("echo", {ran: true}); return "ran";`)
 
 var _ = Describe("namespaces", "namespace scopes", func() {
 	It("CM-NS-04", "createScope runs once per run with the run's context, and never for a hidden namespace", func(ctx SpecContext) {

@@ -34,7 +34,7 @@ var _ = Describe("security", "bridge internals", func() {
 		// suspended and resumed (a restored snapshot).
 		code := Guest(bridgeJS + `
 const before = JSON.parse(await bridgeReport());
-const p = tools.call(id("slow"), {ms: 300, tag: "bridge-probe"});
+const p = dispatch("slow", {ms: 300, tag: "bridge-probe"});
 const during = JSON.parse(await bridgeReport());
 await p;
 await yield_control("bridge probe");

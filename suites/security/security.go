@@ -34,7 +34,7 @@ var _ = Describe("security", "security boundary", func() {
 	It("CM-SEC-02", "host errors reach the guest as plain data whose constructor chain is the guest's own", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		res, _ := r.RunToCompletion(ctx, Guest(`const errs = [];
-			try { await tools.call(id("fail"), {message: "x"}); } catch (e) { errs.push(e); }
+			try { await call("fail", {message: "x"}); } catch (e) { errs.push(e); }
 			try { await tools.call("no:such:tool", {}); } catch (e) { errs.push(e); }
 			try { await tools.describe("no:such:tool"); } catch (e) { errs.push(e); }
 			return errs.map((e) => ({
@@ -150,8 +150,8 @@ var _ = Describe("security", "security boundary", func() {
 	It("CM-SEC-05", "guest code cannot read or change another run's state, snapshots, outputs or catalog", func(ctx SpecContext) {
 		secret := tools.Named(protocol.SourcePlugin, "vault", "read_secret", "Read the vault secret of run A.")
 		a := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: []tools.Tool{tools.Slow(), secret}})
-		ra := a.Exec(ctx, `globalThis.secretA = "A-secret"; text("A-output"); const s = ALL_TOOLS.find((t) => t.name === "slow").id;
-			await tools.call(s, {ms: 1500}); return {secret: globalThis.secretA, tampered: globalThis.tampered === true};`)
+		ra := a.Exec(ctx, Guest(`globalThis.secretA = "A-secret"; text("A-output");
+			await call("slow", {ms: 1500}); return {secret: globalThis.secretA, tampered: globalThis.tampered === true};`))
 		Expect(ra).To(BeWaiting(), "run A must be suspended while run B runs")
 		secretID := func() string {
 			res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "read_secret").id;`)

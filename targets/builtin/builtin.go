@@ -56,7 +56,20 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 	return server.Serve(ctx, r, w, server.Options{Engine: e, Runtime: codemode.Options{Profile: p}})
 }
 
+// ServeContinuation is Serve with live continuations instead of snapshots
+// (codemode.ContinuationSuspender; spec/protocol.md §8, "Targets without
+// snapshots"): the reference as a target that does not declare
+// snapshot-executor and conforms otherwise.
+func ServeContinuation(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+	e, err := SharedEngine()
+	if err != nil {
+		return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err, Profile: framework.RequestedProfile()}})
+	}
+	return server.Serve(ctx, r, w, server.Options{Engine: e, Runtime: codemode.Options{Profile: framework.RequestedProfile(), Suspender: codemode.ContinuationSuspender{}, DrainFraction: 1}})
+}
+
 func init() {
+	targets.Register("builtin:continuation", "the reference keeping live continuations instead of snapshots (no snapshot-executor; spec/protocol.md §8), in process", ServeContinuation)
 	targets.Register("builtin", "the reference runtime, in process (default); serves the profile the run judges (run or case --profile; v1 without it)", Serve)
 	for _, v := range broken.Variants {
 		targets.Register("fake:"+v.Name, v.Defect, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {

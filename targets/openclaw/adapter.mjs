@@ -61,7 +61,7 @@ try {
 // (lib/gateway.mjs).
 // streaming: OpenClaw hands a nested tool the exec/wait's onUpdate
 // (lib/nestedcalls.mjs).
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming"];
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the

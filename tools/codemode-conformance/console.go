@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -22,16 +21,20 @@ import (
 // Unless verbose, the console keeps stdout to one progress line per spec
 // (plus a one-line reason): it drops what Ginkgo writes about a spec after
 // the harness printed that spec's line (the succinct "•" of a pass, the
-// whole failure dump with the transcript of a failure) and Ginkgo's closing
-// list of failures. Ginkgo's header, a suite-level failure (before the first
-// spec), its interrupt reports between specs and its closing counts pass
-// through. The full failure and transcript go to report.html, report.json
-// and junit.xml.
+// whole failure dump with the transcript of a failure), everything Ginkgo
+// writes after the harness's summary (its list of failures, its spec counts
+// and its SUCCESS!/FAIL! banner, which count an xfail as failed and would
+// contradict the verdict: the harness's closing line is the last line and
+// the only coloured verdict) and, once a signal stopped the run, Ginkgo's
+// interrupt report (a goroutine dump). Ginkgo's header and a suite-level
+// failure (before the first spec) pass through. The full failure and
+// transcript go to report.html, report.json and junit.xml.
 type console struct {
 	mu      sync.Mutex
 	w       io.Writer
 	bol     bool // at the beginning of a line
 	verbose bool
+	color   bool // the closing verdict is coloured (a terminal, no NO_COLOR or CI)
 	phase   phase
 }
 
@@ -39,16 +42,9 @@ type console struct {
 type phase int
 
 const (
-	shown       phase = iota // before the first spec and when a spec starts: Ginkgo's writes pass
-	specDone                 // a spec's progress line is out: Ginkgo's report of that spec is dropped
-	closing                  // the summary is out: Ginkgo's closing counts pass
-	failureList              // Ginkgo's "Summarizing N Failures" list (repeats the progress lines): dropped
-)
-
-var (
-	ansi         = regexp.MustCompile("\x1b\\[[0-9;]*m")
-	summarizing  = regexp.MustCompile(`^\s*Summarizing \d+ Failures?:`)
-	ginkgoCounts = regexp.MustCompile(`^\s*Ran \d+ of \d+ Specs`)
+	shown    phase = iota // before the first spec and when a spec starts: Ginkgo's writes pass
+	specDone              // a spec's progress line is out: Ginkgo's report of that spec is dropped
+	closing               // the summary is out: whatever Ginkgo writes after it is dropped
 )
 
 // reasonMaxRunes is where a reason line is cut.
@@ -57,22 +53,8 @@ const reasonMaxRunes = 200
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.verbose {
-		plain := ansi.ReplaceAllString(string(p), "")
-		switch c.phase {
-		case specDone:
-			return len(p), nil
-		case closing:
-			if summarizing.MatchString(plain) {
-				c.phase = failureList
-				return len(p), nil
-			}
-		case failureList:
-			if !ginkgoCounts.MatchString(plain) {
-				return len(p), nil
-			}
-			c.phase = closing
-		}
+	if !c.verbose && (c.phase != shown || signaled() != nil) {
+		return len(p), nil
 	}
 	return c.write(p)
 }
@@ -120,8 +102,8 @@ func (c *console) SpecDone(line string) {
 	c.phase = specDone
 }
 
-// Summary prints the harness's summary and lets Ginkgo's closing counts
-// through, without its list of failures.
+// Summary prints the harness's summary; Ginkgo's closing output after it is
+// dropped (the summary counts requirements and specs by verdict).
 func (c *console) Summary(text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -177,4 +159,20 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 		fmt.Fprintf(&b, "        baseline error: %s lists this spec, but %s\n", baselineFile, report.Line(v.BaselineError, reasonMaxRunes))
 	}
 	return b.String()
+}
+
+// Verdict prints the harness's closing line, the run's last: coloured by
+// the overall verdict on a colour console (green success, yellow partial,
+// red failure), plain otherwise.
+func (c *console) Verdict(line string, overall report.Overall) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.color {
+		code := map[report.Overall]string{report.Success: "32", report.Partial: "33"}[overall]
+		if code == "" {
+			code = "31"
+		}
+		line = "\x1b[1;" + code + "m" + strings.TrimSuffix(line, "\n") + "\x1b[0m\n"
+	}
+	c.print(line)
 }

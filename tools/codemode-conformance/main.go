@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/conformance"
@@ -147,6 +148,10 @@ func run() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	if err := probeWritable(resultsDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
 	// Prepare installs openclaw:<version> before the suites start, with
 	// progress, so a first install is not bounded by the initialize timeout.
 	run, err := conformance.Prepare(cfg)
@@ -162,7 +167,13 @@ func run() int {
 	formatter.ColorableStdOut = con
 
 	var n atomic.Int64
-	ginkgo.ReportBeforeEach(func(types.SpecReport) { con.SpecStarts() })
+	var banner sync.Once // the required features the target lacks, before the first spec's line
+	ginkgo.ReportBeforeEach(func(r types.SpecReport) {
+		if report.Selected(r) {
+			banner.Do(func() { con.Print(requiredBanner()) })
+		}
+		con.SpecStarts()
+	})
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
 		line := ""
 		if report.Selected(r) {
@@ -185,6 +196,7 @@ func run() int {
 	rc.SilenceSkips = true
 	rc.Verbose = verbose
 	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
+	con.color = !rc.NoColor
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
 	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
@@ -193,10 +205,23 @@ func run() int {
 	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
 		code = 0
 	}
-	con.Print(closingLine(out, code))
+	con.Verdict(closingLine(out, code), out.overall)
 	return code
 }
 
 // closingLine is printed after Ginkgo's own closing banner, which counts
 // specs by Ginkgo state: it gives the harness's verdict and says where the
 // two disagree.
+
+// probeWritable checks that the results directory takes a file before the
+// run starts, so that a read-only one is a usage error (exit 2) at once, not
+// found after the whole run (issue 28 N10).
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, ".codemode-conformance-probe-*")
+	if err != nil {
+		return fmt.Errorf("--results-dir %s is not writable: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 )
@@ -33,7 +34,7 @@ func reasonLine(msg, specText string, max int) string {
 				}
 			}
 			// Gomega's matcher message, one part: Expected <int>: 1 to equal <int>: 2.
-			parts = append(parts, report.Line(strings.Join(lines[i:], " "), len(msg)))
+			parts = append(parts, report.Line(head(strings.Join(lines[i:], " "), 8*max), len(msg)))
 			i = len(lines)
 			continue
 		case l == "guest code:" || strings.HasPrefix(l, "request: ") || strings.HasPrefix(l, "transcript"):
@@ -61,7 +62,7 @@ func reasonLine(msg, specText string, max int) string {
 		if evidence || l == "" || (len(parts) == 0 && strings.Contains(specText, l)) {
 			continue
 		}
-		parts = append(parts, report.Line(l, len(l)))
+		parts = append(parts, report.Line(head(l, 8*max), len(l)))
 	}
 	return fit(parts, diffs, max)
 }
@@ -73,14 +74,25 @@ func fit(parts []string, diffs map[int]bool, limit int) string {
 	if len(parts) == 0 {
 		return ""
 	}
+	// Linear in the message: no part can show more than limit runes and no
+	// more than limit parts fit, so both are bounded before the search (a
+	// target's 10 MB value made this quadratic: 83 s at 256 KB, issue 28 N4).
+	if len(parts) > limit {
+		parts = parts[:limit]
+	}
 	data := make([]bool, len(parts))
+	runes := make([]int, len(parts))
 	for i, p := range parts {
-		data[i] = !diffs[i] && (strings.Contains(p, `{"`) || strings.Contains(p, `["`))
+		if r := []rune(p); len(r) > limit+1 {
+			parts[i] = string(r[:limit+1])
+		}
+		runes[i] = utf8.RuneCountInString(parts[i])
+		data[i] = !diffs[i] && (strings.Contains(parts[i], `{"`) || strings.Contains(parts[i], `["`))
 	}
 	size := func(cData, c int) int {
 		n := 2 * (len(parts) - 1)
-		for i, p := range parts {
-			l := min(len([]rune(p)), c)
+		for i := range parts {
+			l := min(runes[i], c)
 			if data[i] {
 				l = min(l, cData)
 			}
@@ -89,8 +101,8 @@ func fit(parts []string, diffs map[int]bool, limit int) string {
 		return n
 	}
 	c := 0
-	for _, p := range parts {
-		c = max(c, len([]rune(p)))
+	for _, r := range runes {
+		c = max(c, r)
 	}
 	cData := c
 	for cData > 24 && size(cData, c) > limit {
@@ -127,4 +139,16 @@ func cutAt(s string, n int) string {
 		r = []rune(string(r)[:i+1])
 	}
 	return strings.TrimRight(string(r), " ") + "…"
+}
+
+// head is s cut to at most n bytes at a rune boundary: no more of a line is
+// worth normalising than the console can show.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/onsi/gomega"
 )
 
 func TestReasonLine(t *testing.T) {
@@ -47,5 +49,27 @@ func TestReasonLine(t *testing.T) {
 				t.Errorf("%s: %q must not be in\n%s", c.name, n, got)
 			}
 		}
+	}
+}
+
+// A target's huge value in a failure message is cut as a short one is: the
+// line keeps its description and stays within the bound (issue 28 N4: a
+// 256 KB message took 83 s, a 10 MB one never finished).
+func TestReasonLineOfAHugeMessage(t *testing.T) {
+	g := gomega.NewWithT(t)
+	value := `{"value":"` + strings.Repeat("x", 10<<20) + `"}`
+	msg := "the cell must fail with output_limit_exceeded\nExpected\n    <string>: " + value + "\nto equal\n    <string>: failed"
+	line := reasonLine(msg, "CM-LIM-03 spec", 200)
+	g.Expect(utf8.RuneCountInString(line)).To(gomega.BeNumerically("<=", 201), "the line is cut to its bound")
+	g.Expect(line).To(gomega.HavePrefix("the cell must fail with output_limit_exceeded: "), "the description leads")
+	many := strings.Repeat("one short line of a long failure\n", 200000)
+	g.Expect(utf8.RuneCountInString(reasonLine(many, "x", 200))).To(gomega.BeNumerically("<=", 201), "200,000 lines are cut to the bound too")
+}
+
+// BenchmarkReasonLineHuge times the cut of a 10 MB failure message.
+func BenchmarkReasonLineHuge(b *testing.B) {
+	msg := "why\nExpected\n    <string>: " + strings.Repeat("y", 10<<20) + "\nto equal\n    <string>: z"
+	for b.Loop() {
+		reasonLine(msg, "spec", 200)
 	}
 }

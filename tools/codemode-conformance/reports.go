@@ -16,6 +16,7 @@ type outcome struct {
 	overall   report.Overall
 	specs     map[report.Verdict]int // spec verdicts
 	skipped   int                    // requirements whose every spec was skipped
+	skipWhy   string                 // their causes, counted (report.Conformance.SkipCounts)
 	selection report.Selection
 }
 
@@ -31,7 +32,7 @@ func closingLine(o outcome, code int) string {
 		if f := o.selection.Filters(); f != "" {
 			what = f
 		}
-		notes = append(notes, "no spec matched "+what+"; Ginkgo's SUCCESS above only means nothing failed")
+		notes = append(notes, "no spec matched "+what)
 		for _, id := range o.selection.Req {
 			if r, ok := spec.Lookup(id); ok && r.Excluded != "" {
 				notes = append(notes, id+" is excluded: "+r.Excluded)
@@ -42,19 +43,23 @@ func closingLine(o outcome, code int) string {
 	case ran == 0:
 		notes = append(notes, "no spec ran: the suite failed before the specs (see the suite error above)")
 	case o.specs[report.Skip] == ran:
-		notes = append(notes, fmt.Sprintf("nothing tested: all %d selected %s skipped; Ginkgo's SUCCESS above only means nothing failed", ran, plural(ran, "spec was", "specs were")))
+		notes = append(notes, fmt.Sprintf("nothing tested: all %d selected %s skipped", ran, plural(ran, "spec was", "specs were")))
 	default:
 		// A requirement whose specs were all skipped (a feature the target
 		// does not declare) got a verdict but was not tested.
 		notes = append(notes, fmt.Sprintf("%d of %d requirements with specs ran", o.selection.Requirements.Ran-o.skipped, o.selection.Requirements.WithSpecs))
 		if o.skipped > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s skipped", o.skipped, plural(o.skipped, "requirement was", "requirements were")))
+			why := ""
+			if o.skipWhy != "" {
+				why = " (" + o.skipWhy + ")"
+			}
+			notes = append(notes, fmt.Sprintf("%d %s skipped%s", o.skipped, plural(o.skipped, "requirement was", "requirements were"), why))
 		}
 		if k := o.specs[report.XFail]; k > 0 {
-			notes = append(notes, fmt.Sprintf("Ginkgo's counts above treat the %d xfail %s as failed", k, plural(k, "spec", "specs")))
+			notes = append(notes, fmt.Sprintf("%d expected %s (xfail)", k, plural(k, "failure", "failures")))
 		}
 		if k := o.specs[report.XPass]; k > 0 {
-			notes = append(notes, fmt.Sprintf("Ginkgo's counts above treat the %d xpass %s as passed", k, plural(k, "spec (a stale expected failure)", "specs (stale expected failures)")))
+			notes = append(notes, fmt.Sprintf("%d stale expected %s (xpass)", k, plural(k, "failure", "failures")))
 		}
 	}
 	return fmt.Sprintf("codemode-conformance: overall %s (exit %d) — %s\n", o.overall, code, strings.Join(notes, "; "))
@@ -70,7 +75,7 @@ func writeReports(r types.Report, run conformance.Run, con *console) outcome {
 	if err := o.Write(resultsDir, md); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
-	out := outcome{overall: o.Conformance.Overall, specs: map[report.Verdict]int{}, selection: o.Conformance.Selection}
+	out := outcome{overall: o.Conformance.Overall, specs: map[report.Verdict]int{}, selection: o.Conformance.Selection, skipWhy: o.Conformance.SkipCounts()}
 	for _, s := range o.Evaluation.Specs {
 		out.specs[s.Verdict]++
 	}

@@ -319,6 +319,7 @@ func Count(v map[string]Verdict) Totals {
 //	  declared: […]                     # what initialize declared
 //	  requested: […]                    # --features, if given
 //	  exempt: […]                       # --exempt-features, if given
+//	  required: {missing, exempted, notDrivable}   # required by the profile but lacking (RequiredFeatures)
 //	selection:                          # --req, --label-filter and how much of the catalogue ran; see Selection
 //	  req: […]
 //	  labelFilter: "…"
@@ -438,6 +439,9 @@ type Features struct {
 	Declared  []string `yaml:"declared"`
 	Requested []string `yaml:"requested,omitempty"`
 	Exempt    []string `yaml:"exempt,omitempty"`
+	// Required: what the judged profile requires that the run lacked
+	// (required.go); absent when nothing.
+	Required *RequiredFeatures `yaml:"required,omitempty"`
 }
 
 // ExpectedFailures records the baseline of a run.

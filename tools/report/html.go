@@ -65,6 +65,7 @@ func RenderHTML(w io.Writer, r types.Report, ev Evaluation, c Conformance) error
 		Catalogue:      c.Catalogue.Line(),
 		Profile:        c.Profile.Line(),
 		Features:       strings.Join(c.Features.Effective, ", "),
+		Required:       c.Features.Required.Lines(c.Profile.Name),
 		FeatureSource:  c.Features.Source,
 		Selection:      c.Selection.Describe(),
 		NotRun:         c.Selection.NotRunLine(),
@@ -142,6 +143,7 @@ func pairSpecs(r types.Report, ev Evaluation) ([]types.SpecReport, error) {
 type htmlPage struct {
 	Target, Implementation, Harness, Profile, Features, FeatureSource string
 	Catalogue                                                         string
+	Required                                                          []string
 	Started, Duration                                                 string
 	Selection, NotRun                                                 string
 	Overall                                                           Overall
@@ -384,10 +386,14 @@ section.spec.error { border-left-color: #8e24aa; } section.spec.xpass { border-l
 blockquote { margin: .4em 0; padding: .2em .8em; border-left: 3px solid #bbb; color: #444; }
 details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { border: 1px solid #e6e6e6; padding: .2em .5em; }
 .muted { color: #666; } .label { font-weight: bold; margin: .5em 0 0; }
+.required { border: 2px solid #c62828; padding: .4em 1.6em; }
 </style>
 </head>
 <body>
 <h1>Conformance report</h1>
+{{- if .Required}}
+<ul class="required">{{range .Required}}<li>{{.}}</li>{{end}}</ul>
+{{- end}}
 <table>
 <tr><th>target</th><td><code>{{.Target}}</code></td></tr>
 <tr><th>implementation</th><td>{{.Implementation}}</td></tr>

@@ -24,7 +24,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "serve" {
-		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2]\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2] [--continuations]\n", os.Args[0])
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet("serve", flag.ExitOnError)
@@ -36,8 +36,9 @@ func main() {
 	maxRunning := fs.Int("max-running-vms", 0, "VMs executing guest code at the same moment over the process (0: GOMAXPROCS); the others wait, time-sliced every few ms, so control requests keep the CPU they need")
 	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
 	profile := fs.String("profile", spec.DefaultProfile, "contract profile to serve: "+strings.Join(spec.ProfileNames(), " or ")+" (spec/requirements.yaml profiles:)")
+	continuations := fs.Bool("continuations", false, "keep a waiting cell's live VM instead of a snapshot (no snapshot-executor declared; spec/protocol.md §8, targets without snapshots), and wait the whole timeoutMs for nested calls before suspending")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2] [--continuations]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
 		fs.PrintDefaults()
 	}
 	fs.Parse(os.Args[2:])
@@ -61,6 +62,10 @@ func main() {
 	}
 	engine.SetMaxRunning(*maxRunning)
 	opts := server.Options{Unavailable: *unavailable, MaxMessageBytes: *maxMessage, Runtime: codemode.Options{Profile: *profile}}
+	if *continuations {
+		opts.Runtime.Suspender = codemode.ContinuationSuspender{}
+		opts.Runtime.DrainFraction = 1 // and wait the whole budget before suspending (protocol.md §10)
+	}
 	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended})
 	if *stdio {
 		if err := server.Serve(ctx, os.Stdin, os.Stdout, opts); err != nil {

@@ -8,5 +8,5 @@ expect:
     - value: '"done"'
     - status: failed
 ---*/
-tools.call(id("echo"), {first: true}).then(() => tools.call(id("echo"), {late: "then"})).catch(() => {});
+dispatch("echo", {first: true}).then(() => dispatch("echo", {late: "then"})).catch(() => {});
 return "done";

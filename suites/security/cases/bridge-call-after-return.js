@@ -8,5 +8,5 @@ expect:
     - value: '"done"'
     - status: failed
 ---*/
-Promise.resolve().then(() => Promise.resolve()).then(() => tools.call(id("echo"), {late: true}));
+Promise.resolve().then(() => Promise.resolve()).then(() => dispatch("echo", {late: true}));
 return "done";

@@ -6,5 +6,5 @@ tools: [echo]
 expect:
   errorMatches: 'cell failed on purpose'
 ---*/
-Promise.resolve().then(() => tools.call(id("echo"), {late: "throw"}));
+Promise.resolve().then(() => dispatch("echo", {late: "throw"}));
 throw new Error("cell failed on purpose");

@@ -11,4 +11,4 @@ expect:
 // The finally handler runs before the returned promise settles, so this call
 // is made before the value is determined: it may be dispatched, but never
 // after the answer (not marked late, see corpus.MadeLate).
-return Promise.resolve("done").finally(() => { tools.call(id("echo"), {inFinally: true}); });
+return Promise.resolve("done").finally(() => { dispatch("echo", {inFinally: true}); });

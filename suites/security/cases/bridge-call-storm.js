@@ -9,6 +9,6 @@ expect:
     - code: invalid_input
 ---*/
 const ps = [];
-for (let i = 0; i < 1000; i++) ps.push(tools.call(id("echo"), {i}));
+for (let i = 0; i < 1000; i++) ps.push(dispatch("echo", {i}));
 await Promise.all(ps);
 return ps.length;

@@ -7,6 +7,6 @@ expect:
   value: '3'
 ---*/
 if (typeof yield_control !== "function") return 3;
-const p = tools.call(id("add"), {a: 1, b: 2});
+const p = dispatch("add", {a: 1, b: 2});
 await yield_control("hostile");
 return callValue(id("add"), await p).sum;

@@ -10,6 +10,6 @@ expect:
     - code: invalid_input
 ---*/
 const ps = [];
-for (let i = 0; i < 500; i++) ps.push(tools.call(id("echo"), {i}).then(() => "ok", () => "rejected"));
+for (let i = 0; i < 500; i++) ps.push(dispatch("echo", {i}).then(() => "ok", () => "rejected"));
 const r = await Promise.all(ps);
 return r.filter((x) => x === "ok").length <= 128 ? "bounded" : "unbounded";

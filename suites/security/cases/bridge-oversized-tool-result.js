@@ -10,7 +10,7 @@ expect:
     - status: failed
 ---*/
 try {
-  const r = callValue(id("big"), await tools.call(id("big"), {size: 5 * 1024 * 1024}));
+  const r = (await call("big", {size: 5 * 1024 * 1024}));
   return "delivered " + r.length;
 } catch (e) {
   return "rejected";

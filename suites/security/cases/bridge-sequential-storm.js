@@ -8,5 +8,5 @@ expect:
   value: '45150'
 ---*/
 let sum = 0;
-for (let i = 0; i < 300; i++) sum += callValue(id("add"), await tools.call(id("add"), {a: i, b: 1})).sum;
+for (let i = 0; i < 300; i++) sum += (await call("add", {a: i, b: 1})).sum;
 return sum;

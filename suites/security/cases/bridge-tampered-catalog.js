@@ -7,9 +7,9 @@ expect:
   value: 'false'
 ---*/
 try { ALL_TOOLS.push({id: "plugin:vault:wipe_disk", name: "wipe_disk", source: "plugin"}); } catch (e) {}
-const call = tools.call;
-try { tools.call = (i, x) => call(i, x); } catch (e) {}
+const orig = tools.call;
+try { tools.call = (i, x) => orig(i, x); } catch (e) {}
 let reached = false;
 try { await tools.call("plugin:vault:wipe_disk", {}); reached = true; } catch (e) {}
-try { await call.call(null, "plugin:vault:wipe_disk", {}); reached = true; } catch (e) {}
+try { await orig.call(null, "plugin:vault:wipe_disk", {}); reached = true; } catch (e) {}
 return reached;

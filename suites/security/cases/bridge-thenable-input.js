@@ -9,5 +9,5 @@ expect:
     - value: '{"a":1,"then":"string","called":false}'
 ---*/
 let called = false;
-const r = callValue(id("echo"), await tools.call(id("echo"), {then() { called = true; }, a: 1}));
+const r = (await call("echo", {then() { called = true; }, a: 1}));
 return {a: r.a, then: r.then === undefined ? "left out" : typeof r.then, called};

@@ -8,5 +8,5 @@ expect:
     - value: '"returned"'
     - status: failed
 ---*/
-tools.call(id("echo"), {unawaited: true});
+dispatch("echo", {unawaited: true});
 return "returned";

@@ -7,5 +7,5 @@ expect:
   code: nested_tool_failed
   errorMatches: 'unhandled-tool-failure'
 ---*/
-tools.call(id("fail"), {message: "unhandled-tool-failure"});
+dispatch("fail", {message: "unhandled-tool-failure"});
 return "returned";

@@ -12,7 +12,7 @@ expect:
 let o = {};
 for (let i = 0; i < 100000; i++) o = {o};
 let r;
-try { r = callValue(id("echo"), await tools.call(id("echo"), o)); } catch (e) { return "rejected"; }
+try { r = (await call("echo", o)); } catch (e) { return "rejected"; }
 let d = 0;
 while (r !== null && typeof r === "object" && "o" in r) { d++; r = r.o; }
 return d === 100000 ? "whole" : "cut at " + d + ": " + JSON.stringify(r);

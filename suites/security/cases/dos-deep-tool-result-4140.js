@@ -10,7 +10,7 @@ expect:
     - errorMatches: '(?i:nest|depth|deep)'
 ---*/
 let r;
-try { r = callValue(id("deep"), await tools.call(id("deep"), {depth: 4140})); }
+try { r = (await call("deep", {depth: 4140})); }
 catch (e) { return "rejected: " + String(e && e.message); }
 let d = 0;
 while (Array.isArray(r)) { d++; r = r[0]; }

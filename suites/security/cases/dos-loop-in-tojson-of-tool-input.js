@@ -7,5 +7,5 @@ timeoutMs: 1000
 expect:
   code: timeout
 ---*/
-await tools.call(id("echo"), {toJSON() { for (;;) {} }});
+await call("echo", {toJSON() { for (;;) {} }});
 return "sent";

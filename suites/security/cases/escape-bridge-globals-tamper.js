@@ -12,5 +12,5 @@ JSON.stringify = () => '{"forged":true}';
 JSON.parse = () => ({forged: true});
 Object.keys = () => ["forged"];
 Promise.prototype.then = function () { return this; };
-const r = await tools.call(id("echo"), {real: true});
+const r = await call("echo", {real: true});
 return r;

@@ -6,7 +6,7 @@ tools: [echo]
 expect:
   value: '{"guestPromise":true,"fn":true}'
 ---*/
-const p = tools.call(id("echo"), {});
+const p = dispatch("echo", {});
 const out = {guestPromise: p instanceof Promise, fn: p.constructor.constructor === Function};
 await p;
 return out;

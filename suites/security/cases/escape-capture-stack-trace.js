@@ -7,7 +7,7 @@ expect:
   value: '"clean"'
 ---*/
 let s = "";
-try { await tools.call(id("fail"), {message: "x"}); } catch (e) { s += String(e.stack === undefined ? "" : e.stack); }
+try { await call("fail", {message: "x"}); } catch (e) { s += String(e.stack === undefined ? "" : e.stack); }
 const o = {};
 if (typeof Error.captureStackTrace === "function") { Error.captureStackTrace(o); s += String(o.stack); }
 return /\.go:\d|goroutine|\/home\/|\/work\/|node_modules|wazero/.test(s) ? "leaked: " + s : "clean";

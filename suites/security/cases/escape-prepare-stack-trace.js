@@ -19,7 +19,7 @@ Error.prepareStackTrace = (e, sites) => {
   }
   return "custom";
 };
-try { await tools.call(id("fail"), {message: "x"}); } catch (e) { void e.stack; }
+try { await call("fail", {message: "x"}); } catch (e) { void e.stack; }
 try { null.f(); } catch (e) { void e.stack; }
 void new Error("probe").stack;
 return [...found].filter((s) => s !== "guest");

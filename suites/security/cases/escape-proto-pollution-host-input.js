@@ -10,6 +10,6 @@ Object.prototype.polluted = "yes";
 Object.prototype.toJSON = undefined;
 Array.prototype.extra = "yes";
 Object.defineProperty(Object.prototype, "admin", {get() { return true; }, enumerable: true, configurable: true});
-const r = callValue(id("echo"), await tools.call(id("echo"), {list: [1, 2]}));
+const r = (await call("echo", {list: [1, 2]}));
 delete Object.prototype.polluted; delete Object.prototype.toJSON; delete Array.prototype.extra; delete Object.prototype.admin;
 return Object.keys(r).concat(Object.keys(r.list));

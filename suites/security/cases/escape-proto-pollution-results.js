@@ -8,7 +8,7 @@ expect:
 ---*/
 const seen = [];
 Object.defineProperty(Object.prototype, "message", {set(v) { seen.push(v); }, get() { return "polluted"; }, configurable: true});
-const r = callValue(id("echo"), await tools.call(id("echo"), {message: "hello"}));
+const r = (await call("echo", {message: "hello"}));
 const own = Object.getOwnPropertyDescriptor(r, "message");
 delete Object.prototype.message;
 return {own: own ? own.value : null, seen};

@@ -10,7 +10,7 @@ expect:
     - status: failed
 ---*/
 try {
-  const r = callValue(id("echo"), await tools.call(id("echo"), {p: new Proxy({}, {ownKeys() { throw new Error("trap"); }})}));
+  const r = (await call("echo", {p: new Proxy({}, {ownKeys() { throw new Error("trap"); }})}));
   return "sent " + typeof r.p;
 } catch (e) {
   return "threw " + (e instanceof Error);

@@ -11,5 +11,5 @@ const p = new Proxy({a: 1}, {
   get(t, k, r) { trapped.push(typeof k === "string" ? k : "symbol"); return Reflect.get(t, k, r); },
   ownKeys(t) { trapped.push("ownKeys"); return Reflect.ownKeys(t); },
 });
-const r = callValue(id("echo"), await tools.call(id("echo"), p));
+const r = (await call("echo", p));
 return {r, isProxyFree: Object.getPrototypeOf(r) === Object.prototype, trappedSomething: trapped.length > 0};

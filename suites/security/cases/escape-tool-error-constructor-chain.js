@@ -7,7 +7,7 @@ expect:
   value: '{"guestFunction":true,"process":"undefined","protoFunction":true,"hostFunctions":[]}'
 ---*/
 let err;
-try { await tools.call(id("fail"), {message: "boom"}); } catch (e) { err = e; }
+try { await call("fail", {message: "boom"}); } catch (e) { err = e; }
 const chain = [];
 for (let o = err, i = 0; o !== null && o !== undefined && i < 6; o = Object.getPrototypeOf(o), i++) {
   chain.push(o === Object.prototype ? "Object.prototype" : o === Error.prototype ? "Error.prototype" : typeof o);

@@ -10,6 +10,6 @@ expect:
     - status: failed
 ---*/
 try {
-  const r = callValue(id("echo"), await tools.call(id("echo"), {b: new ArrayBuffer(8), d: new DataView(new ArrayBuffer(4))}));
+  const r = (await call("echo", {b: new ArrayBuffer(8), d: new DataView(new ArrayBuffer(4))}));
   return [typeof r.b === "string" || JSON.stringify(r.b) === "{}", typeof r.d === "string" || JSON.stringify(r.d) === "{}"];
 } catch (e) { return "rejected"; }

@@ -9,4 +9,4 @@ expect:
     - value: '"string"'
     - status: failed
 ---*/
-try { const r = callValue(id("echo"), await tools.call(id("echo"), {n: 10n})); return typeof r.n; } catch (e) { return "rejected"; }
+try { const r = (await call("echo", {n: 10n})); return typeof r.n; } catch (e) { return "rejected"; }

@@ -11,5 +11,5 @@ expect:
 ---*/
 const a = [];
 a.push(a);
-try { const r = callValue(id("echo"), await tools.call(id("echo"), {a})); return "sent " + typeof r.a[0]; }
+try { const r = (await call("echo", {a})); return "sent " + typeof r.a[0]; }
 catch (e) { return "rejected " + (e instanceof Error || typeof e === "object"); }

@@ -6,5 +6,5 @@ tools: [echo]
 expect:
   value: '{"s":true,"k":true}'
 ---*/
-const r = callValue(id("echo"), await tools.call(id("echo"), {s: "x\uD800", ["k\uDFFF"]: 1}));
+const r = (await call("echo", {s: "x\uD800", ["k\uDFFF"]: 1}));
 return {s: r.s === "x\uFFFD", k: Object.keys(r).includes("k\uFFFD")};

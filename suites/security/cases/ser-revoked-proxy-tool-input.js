@@ -11,4 +11,4 @@ expect:
 ---*/
 const {proxy, revoke} = Proxy.revocable({a: 1}, {});
 revoke();
-try { const r = callValue(id("echo"), await tools.call(id("echo"), {p: proxy})); return "sent " + typeof r.p; } catch (e) { return "rejected"; }
+try { const r = (await call("echo", {p: proxy})); return "sent " + typeof r.p; } catch (e) { return "rejected"; }

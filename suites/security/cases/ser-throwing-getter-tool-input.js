@@ -9,5 +9,5 @@ expect:
     - value: '"sent string"'
     - status: failed
 ---*/
-try { const r = callValue(id("echo"), await tools.call(id("echo"), {get bad() { throw new Error("getter boom"); }})); return "sent " + typeof r.bad; }
+try { const r = (await call("echo", {get bad() { throw new Error("getter boom"); }})); return "sent " + typeof r.bad; }
 catch (e) { return "rejected"; }

@@ -216,7 +216,7 @@ func runCell(ctx context.Context, t *framework.Target, c Case, code string) (res
 		steps = append(steps, raw)
 		return res, nil
 	}
-	res, err := call(1, protocol.MethodToolExec, "", map[string]string{"code": framework.Guest(code)})
+	res, err := call(1, protocol.MethodToolExec, "", map[string]string{"code": framework.Rendered(framework.Guest(code))})
 	// Only while another wait fits before the spec's deadline: a cell still
 	// waiting then is a mismatch of the case (the target's behaviour), not
 	// a spec timeout charged as an error.

@@ -1,0 +1,50 @@
+package framework
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+)
+
+// RequiredFeatures sorts each required feature the run lacks into missing,
+// exempted by the user or not drivable, and never lists a declared one.
+func TestRequiredFeatures(t *testing.T) {
+	savedCur, savedProf, savedFeat, savedInit := current, profile, features, lastInit
+	defer func() { current, profile, features, lastInit = savedCur, savedProf, savedFeat, savedInit }()
+
+	current = Config{ExemptFeatures: []string{"typescript"}}
+	profile = "v1"
+	features = FeatureSet{"yield": true, "isolation": true}
+	lastInit = protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{{Feature: "hooks", Reason: "not wired"}}}
+	g := RequiredFeatures()
+	if g.Profile != "v1" || !slices.Equal(g.Exempted, []string{"typescript"}) || !slices.Equal(g.NotDrivable, []string{"hooks"}) {
+		t.Errorf("RequiredFeatures() = %+v: want profile v1, exempted [typescript], not drivable [hooks]", g)
+	}
+	for _, f := range []string{"snapshot-executor", "pending-call-limit", "agent-turn"} {
+		if !slices.Contains(g.Missing, f) {
+			t.Errorf("missing %v lacks %s", g.Missing, f)
+		}
+	}
+	for _, f := range []string{spec.FeatureCore, "yield", "isolation", "typescript", "hooks", "streaming"} {
+		if slices.Contains(g.Missing, f) {
+			t.Errorf("missing %v holds %s (core, declared, exempted, not drivable or only allowed)", g.Missing, f)
+		}
+	}
+
+	// Under v2 isolation and snapshot-executor are only allowed.
+	profile = "v2"
+	current = Config{}
+	features = FeatureSet{}
+	lastInit = protocol.InitializeResult{}
+	g = RequiredFeatures()
+	if slices.Contains(g.Missing, "isolation") || slices.Contains(g.Missing, "snapshot-executor") || !slices.Contains(g.Missing, "javascript-only") {
+		t.Errorf("v2 RequiredFeatures().Missing = %v: want javascript-only, never isolation or snapshot-executor", g.Missing)
+	}
+
+	profile = ""
+	if g := RequiredFeatures(); !g.Empty() {
+		t.Errorf("before a target connected RequiredFeatures() = %+v, want empty", g)
+	}
+}

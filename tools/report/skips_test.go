@@ -1,0 +1,33 @@
+package report
+
+import (
+	"testing"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/onsi/gomega"
+)
+
+// The skipped requirements are grouped by why they ran nothing: outside the
+// profile, an optional feature not declared, exempted, not drivable.
+func TestSkipGroups(t *testing.T) {
+	g := gomega.NewWithT(t)
+	skip := func(id, feature, msg string) RequirementLine {
+		return RequirementLine{ID: id, Feature: feature, Verdict: Skip, Specs: []SpecLine{{Verdict: Skip, Message: msg}}}
+	}
+	c := Conformance{
+		Profile:  Profile{Name: "v1"},
+		Features: Features{Effective: []string{"core"}, Exempt: []string{"isolation"}},
+		Requirements: []RequirementLine{
+			{ID: "CM-EXEC-01", Feature: "core", Verdict: Pass},
+			skip("CM-RES-01", "results", "feature \"results\" is not part of profile v1"),
+			skip("CM-STO-01", "session-store", "x"),
+			skip("CM-NEST-11", "streaming", "feature \"streaming\" is not declared"),
+			skip("CM-SEC-01", "isolation", "exempted"),
+			skip("CM-RUN-01", "core", protocol.NotDrivablePrefix+"runtime.stats"),
+		},
+	}
+	g.Expect(c.SkipLine()).To(gomega.Equal("5 requirements skipped: 2 outside profile v1 (features results, session-store); 1 optional feature not declared (feature streaming); 1 exempted by the user (feature isolation); 1 not drivable by the target"),
+		"one line, by cause, with the features behind each")
+	g.Expect(c.SkipCounts()).To(gomega.Equal("2 outside profile v1; 1 optional feature not declared; 1 exempted by the user; 1 not drivable by the target"), "the closing line's short form")
+	g.Expect(Conformance{}.SkipLine()).To(gomega.BeEmpty(), "nothing skipped, nothing said")
+}
