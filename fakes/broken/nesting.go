@@ -44,8 +44,12 @@ func (h mcpUnhooked) BeforeToolCall(ctx context.Context, p protocol.HookParams) 
 }
 
 // withDefects serves the reference under v2 with the scheduling defects d.
-func withDefects(d codemode.Defects) serveFunc {
+func withDefects(d codemode.Defects) serveFunc { return withDefectsUnder("v2", d) }
+
+// withDefectsUnder serves the reference under profile ("" is v1) with the
+// defects d.
+func withDefectsUnder(profile string, d codemode.Defects) serveFunc {
 	return func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
-		return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: "v2", Defects: d}})
+		return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Profile: profile, Defects: d}})
 	}
 }

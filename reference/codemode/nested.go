@@ -49,6 +49,9 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				continue
 			}
 			if int64(s.inflightCount()) >= cfg.MaxPendingToolCalls {
+				if s.rt.opts.Defects.StartBeforeBatchLimit { // let the started calls reach the host first
+					s.collect(s.c.callCtx, time.Second, nil)
+				}
 				return nil, false, s.limit(result.CodeTooManyPendingToolCalls,
 					fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", cfg.MaxPendingToolCalls)), true
 			}

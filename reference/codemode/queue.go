@@ -57,6 +57,9 @@ func (s *step) queueing() bool {
 // nothing (CM-NEST-05, CM-LIM-05, CM-NEST-23).
 func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 	if !s.queueing() {
+		if s.rt.opts.Defects.StartBeforeBatchLimit {
+			return result.Result{}, false
+		}
 		return s.batchOverLimit(reqs)
 	}
 	calls, bytes := 0, int64(0)

@@ -73,6 +73,17 @@ type Defects struct {
 	// DeclareDenied also serves the declarations of tools the policy
 	// keeps from the run (CM-TS-06, signatures.go).
 	DeclareDenied bool
+	// CompleteUndelivered completes a cell whose value is determined once
+	// the harness answered its nested calls, without delivering the answers:
+	// the guest's continuations of those calls never run (CM-EXEC-06).
+	CompleteUndelivered bool
+	// NeverSettledTimeout lets a cell whose promise can never settle (no host
+	// work pending) run out its budget and fail with timeout (CM-EXEC-07).
+	NeverSettledTimeout bool
+	// StartBeforeBatchLimit starts the calls of a batch over
+	// maxPendingToolCalls one by one until the limit, then fails the cell,
+	// instead of failing it before any starts (CM-NEST-23).
+	StartBeforeBatchLimit bool
 }
 
 // watch returns a channel closed at the next call of the run that returns.

@@ -67,6 +67,14 @@ func (s *step) drive(ctx context.Context) result.Result {
 			if inflight == 0 {
 				return s.complete(p.Value)
 			}
+			if s.rt.opts.Defects.CompleteUndelivered {
+				for s.inflightCount() > 0 {
+					if _, ok := s.collect(vctx, time.Until(s.deadline), nil); !ok {
+						break
+					}
+				}
+				return s.complete(p.Value)
+			}
 		}
 		if yield {
 			return s.suspend(result.ReasonYield)
@@ -74,6 +82,10 @@ func (s *step) drive(ctx context.Context) result.Result {
 		if inflight == 0 && queued == 0 && p.State == "running" {
 			if s.c.callCtx.Err() != nil { // run.abort/run.end dropped its calls
 				return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
+			}
+			if s.rt.opts.Defects.NeverSettledTimeout {
+				<-vctx.Done()
+				return s.limit(result.CodeTimeout, fmt.Sprintf("the cell exceeded timeoutMs (%d ms)", cfg.TimeoutMs))
 			}
 			return s.fail(result.Result{Status: result.StatusFailed,
 				Error: "the cell is still pending but no host work is pending: a promise never settles"})

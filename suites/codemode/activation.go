@@ -23,23 +23,12 @@ func mixedSources() []tools.Tool {
 	}
 }
 
-// directSurface is what the model sees without code mode: every tool
-// unchanged, in declaration order (spec/protocol.md §5.2).
-func directSurface(ts []tools.Tool) []map[string]any {
-	out := []map[string]any{}
-	for _, t := range ts {
-		var schema any = map[string]any{"type": "object", "properties": map[string]any{}}
-		if len(t.Spec.Parameters) > 0 {
-			Expect(json.Unmarshal(t.Spec.Parameters, &schema)).To(Succeed(), "tool %s must declare its parameters as JSON", t.Spec.Name)
-		}
-		out = append(out, map[string]any{"name": t.Spec.Name, "description": t.Spec.Description, "inputSchema": schema})
-	}
-	return out
-}
-
 // surface decodes the model-visible tools of a prepared run.
-func surface(r *Run) []map[string]any {
-	b, err := json.Marshal(r.Prepared.Tools)
+func surface(r *Run) []map[string]any { return modelSurface(r.Prepared.Tools) }
+
+// modelSurface decodes model-visible tools into generic objects.
+func modelSurface(ts []protocol.ModelTool) []map[string]any {
+	b, err := json.Marshal(ts)
 	Expect(err).NotTo(HaveOccurred(), "the prepared model tools must encode as JSON")
 	out := []map[string]any{}
 	Expect(json.Unmarshal(b, &out)).To(Succeed(), "the prepared model tools must decode as objects: %s", b)
@@ -114,7 +103,10 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 
 	It("CM-ACT-01", "disabled configuration leaves the model tool list exactly as without code mode", func(ctx SpecContext) {
 		ts := append(tools.Standard(), mixedSources()[1:]...)
-		want := directSurface(ts)
+		// "Without code mode" is the target's own surface for a run without
+		// tools.codeMode (the reference's is the tools unchanged, protocol.md
+		// §5.2; OpenClaw 2026.9.6 shows Tool Search), not the ToolSpecs.
+		want := modelSurface(SurfaceWithoutCodeMode(ctx, RunOptions{Tools: ts}))
 		for _, cm := range []any{nil, false, map[string]any{"enabled": false, "timeoutMs": 5000, "languages": []string{"javascript"}}} {
 			r := NewRun(ctx, RunOptions{CodeMode: cm, Tools: ts})
 			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode = %v must leave code mode inactive", cm)

@@ -215,9 +215,19 @@ var _ = Describe("codemode", "guest helpers", func() {
 			tools.Named(protocol.SourcePlugin, "traps", "describe", "A tool named describe."),
 			tools.Named(protocol.SourcePlugin, "traps", "call", "A tool named call."),
 			tools.Named(protocol.SourcePlugin, "weather", "get_weather", "Weather for a city."),
+			// Two names that differ but normalise to the same safe name (000
+			// [Nomi degli strumenti]: the helper is omitted).
+			tools.Named(protocol.SourcePlugin, "cal-a", "list-calendars", "List calendars (plugin a)."),
+			tools.Named(protocol.SourcePlugin, "cal-b", "list_calendars", "List calendars (plugin b)."),
 		}
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-		res, _ := r.RunToCompletion(ctx, Guest(`const lookups = ALL_TOOLS.filter((t) => t.name === "lookup");
+		res, _ := r.RunToCompletion(ctx, Guest(`const cals = ALL_TOOLS.filter((t) => t.name === "list-calendars" || t.name === "list_calendars");
+			const reached = [];
+			for (const t of cals) reached.push(callValue(t.id, await tools.call(t.id, {})).tool);
+			return {helper: typeof tools.list_calendars, inTools: "list_calendars" in tools, reached: reached.sort()};`))
+		Expect(res).To(CompleteWith(map[string]any{"helper": "undefined", "inTools": false, "reached": []any{"list-calendars", "list_calendars"}}),
+			"list-calendars and list_calendars normalise to the same safe name list_calendars: the helper must be omitted and both tools reached through tools.call(id) %s", EnvelopeNote)
+		res, _ = r.RunToCompletion(ctx, Guest(`const lookups = ALL_TOOLS.filter((t) => t.name === "lookup");
 			const viaCall = [];
 			for (const t of lookups) viaCall.push(callValue(t.id, await tools.call(t.id, {})).tool);
 			const s = await tools.search("weather");

@@ -116,15 +116,27 @@ var _ = Describe("codemode", "exec and wait", func() {
 
 	It("CM-EXEC-06", "completed only once no guest work is pending and with a JSON-compatible value", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
-		res, _ := r.RunToCompletion(ctx, Guest(`dispatch("slow", {ms: 300}); return {d: new Date(0), n: 1, u: undefined, nested: [1, "a", null]};`))
-		Expect(res).To(CompleteWith(map[string]any{"d": "1970-01-01T00:00:00.000Z", "n": 1, "nested": []any{1, "a", nil}}), "the cell completes only after its nested call, with a JSON value (Date as ISO string, undefined dropped)")
-		Expect(r.Tools.Finished()).To(Equal(1), "the cell completed while a nested call it started was still running")
+		// The nested call is not awaited, but its continuation is guest work
+		// still pending: the cell completes only after it ran. How values
+		// such as a Date cross the output adapter is CM-GUEST-08's charge, so
+		// the value here is plain JSON.
+		res, steps := r.RunToCompletion(ctx, Guest(`dispatch("slow", {ms: 300}).then(() => text("nested call settled")); return {n: 1, nested: [1, "a", null]};`))
+		finished := r.Tools.Finished()
+		Expect(res).To(CompleteWith(map[string]any{"n": 1, "nested": []any{1, "a", nil}}), "the cell must complete with its JSON value")
+		Expect(finished).To(Equal(1), "the cell completed while a nested call it started was still running")
+		Expect(AllOutput(steps)).To(ContainElement(result.TextOutput("nested call settled")), "the cell completed before the continuation of its nested call ran (guest work was still pending): %s", res)
 	})
 
 	It("CM-EXEC-07", "a promise that stays pending with no host work fails instead of completing or hanging", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 2000}), Tools: tools.Standard()})
+		// A target that merely runs out the budget hangs for timeoutMs: the
+		// never-settles failure must come before it, and not as a timeout.
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
+		start := time.Now()
 		res, _ := r.RunToCompletion(ctx, `await new Promise(() => {}); return "never";`)
+		took := time.Since(start)
 		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang")
+		Expect(res.Code).NotTo(Equal(result.CodeTimeout), "a promise that never settles with no host work pending must be detected, not run out timeoutMs: %s", res)
+		Expect(took).To(BeNumerically("<", 5*time.Second), "the never-settles failure must come within the 5000 ms budget, not at its end (took %s)", took)
 	})
 
 	It("CM-EXEC-08", "wait resumes a suspended cell and the resumed cell receives the nested tool result", func(ctx SpecContext) {

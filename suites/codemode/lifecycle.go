@@ -227,7 +227,9 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
 			for _, res := range results {
-				if res.Status == result.StatusFailed && res.Code != "" && !strings.Contains(string(res.Raw), "resumed once") {
+				// Any refusal counts as "the other fails"; that it is a failed
+				// result of the union is CM-EXEC-09's charge (checked below).
+				if res.Status != result.StatusCompleted && res.Status != result.StatusWaiting && !strings.Contains(string(res.Raw), "resumed once") {
 					failed++
 				}
 				for _, o := range res.Output {
@@ -238,6 +240,11 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 			}
 			Expect(failed).To(BeNumerically(">=", 1), "round %d: both concurrent waits went on: %s / %s", round, results[0].Raw, results[1].Raw)
 			Expect(resumedOutput).To(BeNumerically("<=", 1), "round %d: the cell ran twice", round)
+			for _, res := range results {
+				if res.Status != result.StatusCompleted && res.Status != result.StatusWaiting {
+					Precondition("CM-EXEC-09").Expect(res).To(BeFailed(), "round %d: a refused wait must be a failed result of the exec/wait union", round)
+				}
+			}
 			// Whichever wait won, the cell finishes exactly once.
 			for _, res := range results {
 				if res.Status == result.StatusWaiting {
@@ -296,9 +303,13 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		RestartTarget()
 		again := NewRun(ctx, RunOptions{ID: r.ID, CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
 		res := again.Wait(ctx, w.RunID)
-		Expect(res).To(BeFailed(), "a suspended run survived the restart")
+		// Any refusal shows the run did not survive; its shape is CM-EXEC-09's charge.
+		Expect(res).To(BeRefused(), "a suspended run survived the restart")
 		Expect(res.Output).To(BeEmpty(), "the cell resumed after the restart and wrote output")
-		Expect(Stats(ctx).SuspendedRuns).To(BeZero(), "the restarted runtime holds suspended runs")
+		Expect(string(res.Raw)).NotTo(ContainSubstring("resumed after restart"), "the cell resumed after the restart: %s", res)
+		if Drivable(protocol.SurfaceStats) { // the wait's refusal is the requirement; the count only confirms it
+			Expect(Stats(ctx).SuspendedRuns).To(BeZero(), "the restarted runtime holds suspended runs")
+		}
 		Expect(again.Exec(ctx, `return "fresh";`)).To(CompleteWith("fresh"), "the restarted runtime serves new cells")
 	})
 })

@@ -20,15 +20,14 @@ var _ = Describe("e2e", "end-to-end plan: agent and runtime configuration", func
 			Expect(prov.Requests()).To(HaveLen(1), "one request%s", evidence(prov, res))
 			return prov.Requests()[0].ToolNames()
 		}
-		var direct []string
-		for _, t := range planTools() {
-			direct = append(direct, t.Spec.Name)
-		}
+		// Code mode off is the target's own surface without code mode, not
+		// the ToolSpecs (OpenClaw 2026.9.6 shows Tool Search).
+		direct := ToolNames(SurfaceWithoutCodeMode(ctx, RunOptions{Tools: planTools()}))
 		slices.Sort(direct) // ToolNames is sorted: a tool list's order means nothing to the model
 		Expect(firstTools(RunOptions{CodeMode: map[string]any{"enabled": false}, AgentCodeMode: true, Tools: planTools()})).To(Equal([]string{"exec", "wait"}),
 			"runtime tools.codeMode {enabled: false} with the agent's true: the agent's setting wins and code mode is active")
 		Expect(firstTools(RunOptions{CodeMode: true, AgentCodeMode: false, Tools: planTools()})).To(Equal(direct),
-			"runtime tools.codeMode true with the agent's false: the agent's setting wins and the direct tools are sent unchanged")
+			"runtime tools.codeMode true with the agent's false: the agent's setting wins and the tools are sent as without code mode")
 
 		// The runtime's timeoutMs (700) still applies under the agent's {enabled: true}:
 		// a 2500 ms nested call suspends the cell, which the 10 s default would not.

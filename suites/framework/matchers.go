@@ -6,6 +6,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/google/go-cmp/cmp"
+	"github.com/onsi/gomega"
 	"github.com/onsi/gomega/types"
 )
 
@@ -107,4 +108,13 @@ func (m *valueMatcher) FailureMessage(actual any) string {
 func (m *valueMatcher) NegatedFailureMessage(actual any) string {
 	r, _ := asResult(actual)
 	return fmt.Sprintf("expected a value other than %v\n%s", m.want, r)
+}
+
+// BeRefused matches a result that is neither completed nor waiting: a failed
+// result, or any other answer a target gives to a wait it refuses (such as
+// OpenClaw's thrown {status: "error"}). Which shape a refused wait must take
+// is CM-EXEC-09's charge alone; specs of other requirements that only need
+// the refusal (CM-RUN-06, CM-SEC-05) accept every form of it.
+func BeRefused() types.GomegaMatcher {
+	return gomega.And(gomega.Not(BeCompleted()), gomega.Not(BeWaiting()))
 }

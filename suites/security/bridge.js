@@ -1,7 +1,10 @@
-// Guest-side probe for the runtime's bridge internals (CM-SEC-01): the
-// functions a runtime uses to drain the guest's requests and output or to
-// settle its nested calls must be out of the guest's reach. The cell returns
-// `await bridgeReport()`.
+// Guest-side probe for the runtime's bridge internals (CM-SEC-01). Page 000
+// lists built-in code-mode globals of the runtime's own (__openclaw*), so a
+// reachable internal is not by itself a fault; what must not happen is that
+// one leads out of the realm. bridgeReport() lists what reads like a bridge
+// internal; bridgeForge(ids) then calls every such function with requests
+// for tool ids outside the run's catalog (the spec checks at the harness
+// that none was invoked).
 //
 // It walks every value reachable from globalThis (own string and symbol keys,
 // enumerable or not, prototypes, accessor functions, function prototypes)
@@ -22,8 +25,10 @@ var bridgeReport = (function () {
   const MAX_VALUES = 50000;
 
   function keyName(k) { return typeof k === "symbol" ? k.toString() : String(k); }
+  // Bridge-like functions the last walk found: [path, function, holder].
+  let internals = [];
 
-  return async function bridgeReport() {
+  async function bridgeReport() {
     const found = [];
     const seen = new Set();
     const queue = [];
@@ -33,9 +38,21 @@ var bridgeReport = (function () {
       seen.add(v);
       queue.push([v, path]);
     }
-    function suspect(name, path, what) {
-      if (!STANDARD.has(name) && SUSPECT.test(name)) found.push(path + ": " + what + " " + JSON.stringify(name));
+    function suspect(name, path, what, fn, holder) {
+      if (STANDARD.has(name) || !SUSPECT.test(name)) return;
+      found.push(path + ": " + what + " " + JSON.stringify(name));
+      if (typeof fn === "function") internals.push([path + " " + name, fn, holder]);
+      else if (typeof fn === "object" && fn !== null) { // the functions of a bridge-like object
+        let ks = [];
+        try { ks = ownKeys(fn); } catch (e) {}
+        for (const k of ks) {
+          let d;
+          try { d = getDesc(fn, k); } catch (e) {}
+          if (d && typeof d.value === "function") internals.push([path + " " + name + "." + keyName(k), d.value, fn]);
+        }
+      }
     }
+    internals = [];
     const globalNames = ownKeys(G).map(keyName);
     push(G, "globalThis");
     const sources = [];
@@ -46,7 +63,7 @@ var bridgeReport = (function () {
       if (typeof v === "function") {
         let name = "";
         try { name = String(v.name); } catch (e) {}
-        suspect(name, path, "function named");
+        suspect(name, path, "function named", v, undefined);
         let src = "";
         try { src = apply(fnToString, v, []); } catch (e) {}
         if (src && !/\{\s*\[native code\]\s*\}\s*$/.test(src)) sources.push([src, path]);
@@ -56,9 +73,9 @@ var bridgeReport = (function () {
       for (const k of keys) {
         const name = keyName(k);
         const p = path + "[" + JSON.stringify(name) + "]";
-        suspect(name, path, "property");
         let d;
-        try { d = getDesc(v, k); } catch (e) { continue; }
+        try { d = getDesc(v, k); } catch (e) { d = undefined; }
+        suspect(name, path, "property", d && ("value" in d ? d.value : d.get), v);
         if (!d) continue;
         if ("value" in d) push(d.value, p);
         if (d.get) push(d.get, p + "(getter)");
@@ -77,9 +94,34 @@ var bridgeReport = (function () {
         tried.add(id);
         let present = false;
         try { present = id in G; } catch (e) {}
-        if (present && !STANDARD.has(id) && SUSPECT.test(id)) found.push("globalThis[" + JSON.stringify(id) + "], named in the source of " + path);
+        if (present && !STANDARD.has(id) && SUSPECT.test(id)) {
+          found.push("globalThis[" + JSON.stringify(id) + "], named in the source of " + path);
+          let fn;
+          try { fn = G[id]; } catch (e) {}
+          if (typeof fn === "function") internals.push(["globalThis." + id, fn, G]);
+        }
       }
     }
-    return JSON.stringify({visited, unvisited, found: [...new Set(found)].slice(0, 40), globalNames: globalNames.length, functionsRead: sources.length});
-  };
+    return JSON.stringify({visited, unvisited, found: [...new Set(found)].slice(0, 40), internals: internals.length, globalNames: globalNames.length, functionsRead: sources.length});
+  }
+  bridgeReport.internals = () => internals;
+  return bridgeReport;
 })();
+
+// bridgeForge calls every internal the last bridgeReport() found with
+// request-shaped arguments for each id in ids (tools outside the run's
+// catalog), awaiting what they return, and reports how many calls it made.
+async function bridgeForge(ids) {
+  const shapes = (id) => [[id, {}], ["call", JSON.stringify([id, {}])], ["call", [id, {}]], [{op: "call", tool: id, input: {}}],
+    [JSON.stringify({op: "call", tool: id, input: {}})], [JSON.stringify([{id: 1, op: "call", tool: id, input: {}}])]];
+  let calls = 0;
+  for (const [, fn, holder] of bridgeReport.internals()) {
+    for (const id of ids) {
+      for (const args of shapes(id)) {
+        calls++;
+        try { await Promise.race([Reflect.apply(fn, holder, args), null]); } catch (e) {}
+      }
+    }
+  }
+  return calls;
+}

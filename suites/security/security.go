@@ -125,26 +125,27 @@ var _ = Describe("security", "security boundary", func() {
 		}
 	})
 
-	It("CM-SEC-03", "guest code cannot reach exec, wait or the Tool Search control tools", func(ctx SpecContext) {
-		control := []string{"wait", "tool_search_code", "tool_search", "tool_describe", "tool_call"}
-		ts := []tools.Tool{tools.Echo()}
-		for _, n := range control {
-			ts = append(ts, tools.Named(protocol.SourceOpenClaw, "core", n, "Tool Search control tool "+n))
-		}
-		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-		names, _ := json.Marshal(append(control, "exec"))
-		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const names = %s; const reached = [];
+	It("CM-SEC-03", "guest code cannot reach the target's own exec, wait or Tool Search control tools", func(ctx SpecContext) {
+		// The run declares no tool named like a control tool: whatever guest
+		// code reaches under those names is the target's own. Hiding harness
+		// tools merely so named is CM-CAT-03's decision and its charge.
+		control := []string{"exec", "wait", "tool_search_code", "tool_search", "tool_describe", "tool_call"}
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}})
+		names, _ := json.Marshal(control)
+		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const names = %s; const reached = [];
+			const echoId = id("echo");
+			const input = {code: "return 'recursed'", command: "return 'recursed'", runId: "no-such-run", query: "echo", id: echoId, input: {}};
 			for (const n of names) {
 				if (typeof globalThis[n] !== "undefined") reached.push("global " + n);
 				if (typeof tools[n] !== "undefined") reached.push("helper " + n);
-				for (const g of [n, "openclaw:core:" + n]) { try { await tools.call(g, {}); reached.push("call " + g); } catch (e) {} }
-				try { await tools.describe("openclaw:core:" + n); reached.push("describe " + n); } catch (e) {}
+				for (const g of new Set([n, "openclaw:core:" + n, echoId.split("echo").join(n)])) {
+					try { const v = await tools.call(g, input); reached.push("call " + g + " → " + JSON.stringify(v).slice(0, 200)); } catch (e) {}
+					try { await tools.describe(g); reached.push("describe " + g); } catch (e) {}
+				}
 			}
-			return reached;`, names))
-		Expect(res).To(CompleteWith([]any{}), "guest code must reach none of exec, wait or the Tool Search control tools (as global, helper, call or describe); the value lists those it reached")
-		for _, n := range control {
-			Expect(r.Tools.CallsOf(n)).To(BeEmpty(), "control tool %s reached the harness", n)
-		}
+			return reached;`, names)))
+		Expect(res).To(CompleteWith([]any{}), "guest code must reach none of the target's exec, wait or Tool Search control tools (as global, helper, call or describe); the value lists those it reached")
+		Expect(r.Tools.Calls()).To(BeEmpty(), "the probe called no catalogued tool, yet the harness received nested calls (a recursive exec or Tool Search call reached it)")
 	})
 
 	It("CM-SEC-05", "guest code cannot read or change another run's state, snapshots, outputs or catalog", func(ctx SpecContext) {
@@ -171,7 +172,8 @@ var _ = Describe("security", "security boundary", func() {
 			Expect(res).To(CompleteWith(map[string]any{"secret": "undefined", "names": []any{"echo"}, "called": "refused"}), "run B in %s", name)
 			Expect(AllOutput(steps)).To(BeEmpty(), "run B in %s saw run A's output", name)
 			stolen := b.Wait(ctx, ra.RunID)
-			Expect(stolen).To(BeFailed(), "run B in %s resumed run A's snapshot", name)
+			// Any refusal shows the isolation; its shape is CM-EXEC-09's charge.
+			Expect(stolen).To(BeRefused(), "run B in %s resumed run A's snapshot", name)
 			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-secret"), "run B in %s got run A's global state by waiting on its runId", name)
 			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-output"), "run B in %s got run A's output by waiting on its runId", name)
 		}

@@ -1,13 +1,13 @@
 /*---
-description: a tool result nested 5000 deep reaches the guest or fails fast with an error that names the depth
+description: a tool result nested 5000 deep reaches the guest intact, or fails cleanly (the guest catches an error, or the cell fails)
 requirements: [CM-LIM-04, CM-LIM-07]
 class: dos
 tools: [deep]
 expect:
   anyOf:
     - value: '5000'
-    - valueMatches: '^"rejected: .*(?i:nest|depth|deep)'
-    - errorMatches: '(?i:nest|depth|deep)'
+    - valueMatches: '^"rejected: '
+    - status: failed
 ---*/
 let r;
 try { r = (await call("deep", {depth: 5000})); }
