@@ -86,7 +86,7 @@ var _ = Describe("security", "guest realm", func() {
 		Expect(len(rep.Escapes)+rep.Omitted).To(BeZero(), "every value reachable from this, globalThis and the intrinsics must lead back to the guest's own "+
 			"Object.prototype, Function.prototype and Function, and every known escape must be blocked; these paths leave the guest realm:\n%s", describeEscapes(rep))
 		Expect(rep.Attempts).To(HaveKey(`this.constructor.constructor("return process")()`), "the probe must attempt the constructor escape")
-		for name, outcome := range rep.Attempts {
+		for name, outcome := range Sorted(rep.Attempts) {
 			Expect(outcome).To(HavePrefix("blocked"), "known escape %s must be blocked", name)
 		}
 		Expect(rep.Checked).To(BeNumerically(">=", 200),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/goccy/go-yaml"
 )
 
@@ -579,7 +580,7 @@ func (c Conformance) BlockedMarkdown() string {
 		msg := ""
 		for _, s := range r.Specs {
 			if s.Verdict == Blocked {
-				msg = s.Message
+				msg = strings.TrimPrefix(s.Message, evidence.BlockedPrefix+s.BlockedBy+": ")
 				break
 			}
 		}
