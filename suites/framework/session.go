@@ -102,6 +102,16 @@ func Profile() string {
 	return profile
 }
 
+// JudgeProfile sets the profile the run judges (Profile) for a caller that
+// connects a target outside the suites (codemode-conformance case), where
+// no BeforeSuite does it: guest cells render their dialect for it
+// (Rendered).
+func JudgeProfile(p string) {
+	tgtMu.Lock()
+	defer tgtMu.Unlock()
+	profile = p
+}
+
 // RequestedProfile is the profile the run was configured to judge
 // (Config.Profile; "" means the one the target declares). An in-process
 // reference target serves it.

@@ -106,10 +106,12 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	}
 	defer t.Close()
-	if _, why := framework.ProfileVerdict(*prof, t.Init.Profile, t.Init.Features, "declared", "case"); why != "" {
+	judged, why := framework.ProfileVerdict(*prof, t.Init.Profile, t.Init.Features, "declared", "case")
+	if why != "" {
 		fmt.Fprintf(stdout, "FAIL case %s: %s\n", c.File, why)
 		return 1
 	}
+	framework.JudgeProfile(judged) // the case's cell is rendered in this profile's guest dialect
 	rep, err := corpus.Drive(ctx, t, c)
 	for _, raw := range rep.Steps {
 		fmt.Fprintln(stdout, string(raw))
