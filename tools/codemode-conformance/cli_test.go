@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -460,25 +461,32 @@ var _ = Describe("a target that hangs", Ordered, ContinueOnFailure, func() {
 
 var _ = Describe("--fail-fast", func() {
 	It("stops after the first failing spec and says so", func() {
-		// Fast requirements from several containers, so that some come after
-		// CM-LIM-03 whatever the container order.
-		sel := []string{"CM-LIM-03", "CM-LIM-04", "CM-CAT-01", "CM-SEC-03", "CM-EXEC-02", "CM-GUEST-07", "CM-LIM-05"}
-		args := []string{"--target", "fake:no-output-limit", "--fail-fast", "--label-filter", noCases}
+		// Fast requirements of one spec each from several containers; three
+		// of them fail on fake:no-output-limit (CM-LIM-03, CM-CFG-04,
+		// CM-TEL-01). The container order moves as containers are added, so
+		// a run without --fail-fast first shows where the first failure is.
+		sel := []string{"CM-LIM-03", "CM-CFG-04", "CM-TEL-01", "CM-LIM-04", "CM-CAT-01", "CM-SEC-03", "CM-EXEC-02", "CM-GUEST-07", "CM-LIM-05", "CM-NS-01", "CM-NS-02"}
+		args := []string{"--target", "fake:no-output-limit", "--label-filter", noCases}
 		for _, id := range sel {
 			args = append(args, "--req", id)
 		}
-		o := conformance(args...)
+		progress := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`)
+		full := conformance(args...)
+		all := progress.FindAllStringSubmatch(full.Stdout, -1)
+		Expect(all).To(HaveLen(len(sel)), "the run without --fail-fast runs every selected spec:\n%s", full.Stdout)
+		first := slices.IndexFunc(all, func(l []string) bool { return l[2] == "FAIL" })
+		Expect(first).To(BeNumerically(">=", 0), "a spec fails on fake:no-output-limit:\n%s", full.Stdout)
+		Expect(first).To(BeNumerically("<", len(all)-1), "a selected spec must come after the first failure, or stopping is not observable:\n%s", full.Stdout)
+
+		o := conformance(append(args, "--fail-fast")...)
 		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
-		// Whatever the order of the containers (new ones move it), the run
-		// ends at CM-LIM-03's failure and what ran before it passed.
-		lines := regexp.MustCompile(`\[\s*(\d+)\] (\w+)\s+(CM-[A-Z]+-\d+)`).FindAllStringSubmatch(o.Stdout, -1)
-		Expect(lines).NotTo(BeEmpty(), "one progress line per spec that ran:\n%s", o.Stdout)
-		Expect(len(lines)).To(BeNumerically("<", len(sel)), "a selected spec must come after the failure, or stopping is not observable:\n%s", o.Stdout)
-		want := map[string]report.Verdict{"CM-LIM-03": report.Fail}
+		lines := progress.FindAllStringSubmatch(o.Stdout, -1)
+		Expect(lines).To(HaveLen(first+1), "the run ends at the first failure:\n%s", o.Stdout)
+		want := map[string]report.Verdict{all[first][3]: report.Fail}
 		for _, l := range lines[:len(lines)-1] {
 			want[l[3]] = report.Pass
 		}
-		Expect(lines[len(lines)-1][2:]).To(Equal([]string{"FAIL", "CM-LIM-03"}), "the last spec that ran is the failing one:\n%s", o.Stdout)
+		Expect(lines[len(lines)-1][2:]).To(Equal(all[first][2:]), "the last spec that ran is the first failing one:\n%s", o.Stdout)
 		Expect(o.Verdicts()).To(Equal(want), "nothing runs after the failure")
 		Expect(o.Report.Selection.Specs.Selected).To(Equal(len(sel)))
 		notRun := len(sel) - len(lines)
