@@ -68,7 +68,10 @@ func (g *guard) Recv() ([]byte, error) {
 				bad.Message = "malformed response: " + bad.Message
 				return errorResponse(id, bad), err
 			case !response:
-				g.reply(id, bad)
+				// A request that does not parse is answered with id null,
+				// as JSON-RPC 2.0 says of a parse error (CM-PROT-04): its
+				// id was not read, only guessed from its bytes.
+				g.reply(nil, bad)
 			}
 		default:
 			g.reply(env.ID, bad)

@@ -12,7 +12,8 @@ import (
 // no "method"). It scans bytes without recursion, so any depth costs one
 // pass. A response that can be attributed this way fails its request with
 // the parse error instead of being answered (spec/protocol.md §1: a
-// response is never answered); a request gets the error with its id.
+// response is never answered); a request gets the error with id null, as
+// JSON-RPC 2.0 says of a parse error (guard.go).
 func salvage(msg []byte) (id json.RawMessage, response bool) {
 	t := bytes.TrimSpace(msg)
 	if len(t) == 0 || t[0] != '{' {
