@@ -10,6 +10,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -36,6 +37,8 @@ func main() {
 	maxRunning := fs.Int("max-running-vms", 0, "VMs executing guest code at the same moment over the process (0: GOMAXPROCS); the others wait, time-sliced every few ms, so control requests keep the CPU they need")
 	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
 	profile := fs.String("profile", spec.DefaultProfile, "contract profile to serve: "+strings.Join(spec.ProfileNames(), " or ")+" (spec/requirements.yaml profiles:)")
+	allowRemote := fs.Bool("allow-remote", false, "with --listen, accept a non-loopback address (then a token is required: --token-file or "+server.TokenEnv+")")
+	tokenFile := fs.String("token-file", "", "with --listen, a file whose first line is the session token every peer must send in initialize params.token (default: $"+server.TokenEnv+"; none: no token)")
 	continuations := fs.Bool("continuations", false, "keep a waiting cell's live VM instead of a snapshot (no snapshot-executor declared; spec/protocol.md §8, targets without snapshots), and wait the whole timeoutMs for nested calls before suspending")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2] [--continuations]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
@@ -82,6 +85,15 @@ func main() {
 		}
 		opts.Engine = eng
 	}
+	token, err := readToken(*tokenFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "codemode-reference:", err)
+		os.Exit(2)
+	}
+	if err := server.CheckListen(*listen, *allowRemote, token); err != nil {
+		fmt.Fprintln(os.Stderr, "codemode-reference:", err)
+		os.Exit(2)
+	}
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "codemode-reference:", err)
@@ -95,9 +107,36 @@ func main() {
 			return
 		}
 		go func() {
-			if err := server.Serve(ctx, conn, conn, opts); err != nil {
+			var r io.Reader = conn
+			if token != "" {
+				var err error
+				if r, err = server.RequireToken(conn, token); err != nil {
+					fmt.Fprintln(os.Stderr, "codemode-reference: session from", conn.RemoteAddr(), "refused:", err)
+					conn.Close()
+					return
+				}
+			}
+			if err := server.Serve(ctx, r, conn, opts); err != nil {
 				fmt.Fprintln(os.Stderr, "codemode-reference: session:", err)
 			}
 		}()
 	}
+}
+
+// readToken is the session token of serve --listen: the first line of
+// file, else $CODEMODE_REFERENCE_TOKEN, else none. An empty token file is an
+// error (a forgotten secret must not mean "no token").
+func readToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv(server.TokenEnv)), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	tok, _, _ := strings.Cut(string(b), "\n")
+	if tok = strings.TrimSpace(tok); tok == "" {
+		return "", fmt.Errorf("--token-file %s: the first line is empty", file)
+	}
+	return tok, nil
 }
