@@ -54,16 +54,16 @@ func IsLoopback(addr string) bool {
 }
 
 // CheckListen decides whether serve may listen on addr: a loopback address
-// always; any other only with allowRemote and a non-empty token (a peer on
-// another host can then run what run.prepare lets it, spec/protocol.md §1).
+// always; any other only with allowRemote and a token (tokenSet; a peer on
+// another host can then run what run.prepare lets it, spec/protocol.md §2).
 // Errors wrap ErrRemoteListen and name the flag that is missing.
-func CheckListen(addr string, allowRemote bool, token string) error {
+func CheckListen(addr string, allowRemote, tokenSet bool) error {
 	switch {
 	case IsLoopback(addr):
 		return nil
 	case !allowRemote:
 		return fmt.Errorf("%w %q: --listen binds loopback only (127.0.0.1, ::1, localhost); pass --allow-remote and a token (--token-file or %s) to accept peers of other hosts", ErrRemoteListen, addr, TokenEnv)
-	case token == "":
+	case !tokenSet:
 		return fmt.Errorf("%w %q: --allow-remote needs a token (--token-file or %s) that every peer sends in initialize params.token", ErrRemoteListen, addr, TokenEnv)
 	}
 	return nil

@@ -8,26 +8,30 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
+	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/creachadair/jrpc2"
 )
 
 // serve --listen binds loopback only unless --allow-remote and a token are
 // both given (issue 28 N11).
 func TestListenCheckRefusesRemoteWithoutFlagAndToken(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:7070", "127.1.2.3:0", "[::1]:7070", "localhost:7070"} {
-		if err := CheckListen(addr, false, ""); err != nil {
+		if err := CheckListen(addr, false, false); err != nil {
 			t.Errorf("CheckListen(%q) = %v, want nil (loopback)", addr, err)
 		}
 	}
 	for _, addr := range []string{":7070", "0.0.0.0:7070", "[::]:7070", "192.168.1.5:7070", "example.com:7070", "nonsense"} {
-		err := CheckListen(addr, false, "")
+		err := CheckListen(addr, false, false)
 		if !errors.Is(err, ErrRemoteListen) || !strings.Contains(err.Error(), "--allow-remote") {
 			t.Errorf("CheckListen(%q, no flag) = %v, want ErrRemoteListen naming --allow-remote", addr, err)
 		}
-		err = CheckListen(addr, true, "")
+		err = CheckListen(addr, true, false)
 		if !errors.Is(err, ErrRemoteListen) || !strings.Contains(err.Error(), "token") {
 			t.Errorf("CheckListen(%q, flag, no token) = %v, want ErrRemoteListen naming the token", addr, err)
 		}
-		if err := CheckListen(addr, true, "s3cret"); err != nil {
+		if err := CheckListen(addr, true, true); err != nil {
 			t.Errorf("CheckListen(%q, flag, token) = %v, want nil", addr, err)
 		}
 	}
@@ -94,5 +98,20 @@ func TestRequireTokenAdmitsOnlyTheToken(t *testing.T) {
 		if e == nil || e["code"] != float64(-32600) || !strings.Contains(e["message"].(string), "token") {
 			t.Errorf("%s: answer %v, want error -32600 naming the token", name, bad)
 		}
+	}
+}
+
+// Under serve --listen without --mcp-allow, a peer's MCP server fails
+// run.prepare with -32602 naming the server and the flag (issue 28 N11).
+func TestPrepareRefusesAnMCPServerOffTheAllowlist(t *testing.T) {
+	refmcp.SetPolicy(refmcp.Policy{Allow: []string{}})
+	t.Cleanup(func() { refmcp.SetPolicy(refmcp.Policy{}) })
+	c := serve(t)
+	p := map[string]any{"run": "r1", "agentId": "a", "sessionId": "s", "sessionKey": "k", "senderId": "x", "channel": "c",
+		"tools": []any{}, "mcpServers": []any{map[string]any{"name": "sh", "transport": "stdio", "command": "/bin/sh"}}}
+	_, err := c.Call(context.Background(), protocol.MethodRunPrepare, p)
+	var je *jrpc2.Error
+	if !errors.As(err, &je) || je.Code != jrpc2.InvalidParams || !strings.Contains(je.Message, "--mcp-allow") || !strings.Contains(je.Message, `"sh"`) {
+		t.Errorf("run.prepare with a stdio server off the allowlist: %v, want -32602 naming \"sh\" and --mcp-allow", err)
 	}
 }

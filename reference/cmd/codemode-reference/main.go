@@ -18,6 +18,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
+	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/reference/server"
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -39,6 +40,9 @@ func main() {
 	profile := fs.String("profile", spec.DefaultProfile, "contract profile to serve: "+strings.Join(spec.ProfileNames(), " or ")+" (spec/requirements.yaml profiles:)")
 	allowRemote := fs.Bool("allow-remote", false, "with --listen, accept a non-loopback address (then a token is required: --token-file or "+server.TokenEnv+")")
 	tokenFile := fs.String("token-file", "", "with --listen, a file whose first line is the session token every peer must send in initialize params.token (default: $"+server.TokenEnv+"; none: no token)")
+	noToken := fs.Bool("insecure-no-token", false, "with --allow-remote, accept peers without a token (only for a container whose port is published on the host's loopback; anyone who reaches the port can run what --mcp-allow lets through)")
+	maxMCP := fs.Int("max-mcp-processes", refmcp.DefaultMaxProcesses, "MCP stdio server processes alive at once over the process (0: no cap); one more waits for a place within the connect timeout, then is left out of its run")
+	mcpAllow := fs.String("mcp-allow", "", "comma-separated MCP servers a peer may use: http:// or https:// entries are URL prefixes, others globs on the stdio command, \"*\" everything (default: everything with --stdio, nothing with --listen)")
 	continuations := fs.Bool("continuations", false, "keep a waiting cell's live VM instead of a snapshot (no snapshot-executor declared; spec/protocol.md §8, targets without snapshots), and wait the whole timeoutMs for nested calls before suspending")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2] [--continuations]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
@@ -64,6 +68,11 @@ func main() {
 		os.Exit(2)
 	}
 	engine.SetMaxRunning(*maxRunning)
+	if *maxMCP < 0 {
+		fmt.Fprintln(os.Stderr, "codemode-reference: --max-mcp-processes must not be negative")
+		os.Exit(2)
+	}
+	refmcp.SetPolicy(refmcp.Policy{Allow: allowList(*mcpAllow, *listen != ""), MaxProcesses: *maxMCP})
 	opts := server.Options{Unavailable: *unavailable, MaxMessageBytes: *maxMessage, Runtime: codemode.Options{Profile: *profile}}
 	if *continuations {
 		opts.Runtime.Suspender = codemode.ContinuationSuspender{}
@@ -90,7 +99,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "codemode-reference:", err)
 		os.Exit(2)
 	}
-	if err := server.CheckListen(*listen, *allowRemote, token); err != nil {
+	if *noToken && token != "" {
+		fmt.Fprintln(os.Stderr, "codemode-reference: --insecure-no-token and a token (--token-file or "+server.TokenEnv+") exclude each other")
+		os.Exit(2)
+	}
+	if err := server.CheckListen(*listen, *allowRemote, token != "" || *noToken); err != nil {
 		fmt.Fprintln(os.Stderr, "codemode-reference:", err)
 		os.Exit(2)
 	}
@@ -100,6 +113,9 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Fprintln(os.Stderr, "codemode-reference: listening on", ln.Addr())
+	if *noToken {
+		fmt.Fprintln(os.Stderr, "codemode-reference: warning: --insecure-no-token: any peer that reaches", ln.Addr(), "is served without a token")
+	}
 	go func() { <-ctx.Done(); ln.Close() }()
 	for {
 		conn, err := ln.Accept()
@@ -139,4 +155,20 @@ func readToken(file string) (string, error) {
 		return "", fmt.Errorf("--token-file %s: the first line is empty", file)
 	}
 	return tok, nil
+}
+
+// allowList is --mcp-allow as a refmcp.Policy.Allow: nil (everything) when
+// empty under --stdio, whose one peer is trusted; empty (nothing) when
+// empty under --listen, whose peers are any local process.
+func allowList(flag string, listening bool) []string {
+	var out []string
+	for _, e := range strings.Split(flag, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			out = append(out, e)
+		}
+	}
+	if out == nil && listening {
+		return []string{}
+	}
+	return out
 }
