@@ -23,7 +23,8 @@ type step struct {
 	output   []result.Output
 	outBytes int64
 	limitErr []result.ErrorCode
-	slot     bool // holds a live-VM slot of the process (admission.go)
+	slot     bool  // holds a live-VM slot of the process (admission.go)
+	memory   int64 // bytes it holds of the process memory budget with the slot (membudget.go)
 }
 
 // drive runs the VM until the cell completes, fails or suspends.

@@ -38,6 +38,7 @@ func main() {
 	maxRunning := fs.Int("max-running-vms", 0, "VMs executing guest code at the same moment over the process (0: GOMAXPROCS); the others wait, time-sliced every few ms, so control requests keep the CPU they need")
 	maxSuspended := fs.Int("max-suspended-runs", codemode.DefaultMaxSuspendedRuns, "cells waiting in a snapshot at once over all sessions of the process (CM-RUN-05); one more suspension fails with snapshot_limit_exceeded")
 	profile := fs.String("profile", spec.DefaultProfile, "contract profile to serve: "+strings.Join(spec.ProfileNames(), " or ")+" (spec/requirements.yaml profiles:)")
+	maxMemory := fs.Int64("max-memory", 0, "process memory budget in bytes: the memoryLimitBytes of all live VMs together (0: none); a cell whose VM does not fit waits within its timeoutMs, then fails with runtime_unavailable")
 	allowRemote := fs.Bool("allow-remote", false, "with --listen, accept a non-loopback address (then a token is required: --token-file or "+server.TokenEnv+")")
 	tokenFile := fs.String("token-file", "", "with --listen, a file whose first line is the session token every peer must send in initialize params.token (default: $"+server.TokenEnv+"; none: no token)")
 	noToken := fs.Bool("insecure-no-token", false, "with --allow-remote, accept peers without a token (only for a container whose port is published on the host's loopback; anyone who reaches the port can run what --mcp-allow lets through)")
@@ -78,7 +79,11 @@ func main() {
 		opts.Runtime.Suspender = codemode.ContinuationSuspender{}
 		opts.Runtime.DrainFraction = 1 // and wait the whole budget before suspending (protocol.md §10)
 	}
-	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended})
+	if *maxMemory < 0 {
+		fmt.Fprintln(os.Stderr, "codemode-reference: --max-memory must not be negative")
+		os.Exit(2)
+	}
+	opts.Runtime.Admission = codemode.NewAdmission(codemode.Limits{MaxLiveVMs: *maxLiveVMs, MaxSuspendedRuns: *maxSuspended, MaxMemoryBytes: *maxMemory})
 	if *stdio {
 		if err := server.Serve(ctx, os.Stdin, os.Stdout, opts); err != nil {
 			fmt.Fprintln(os.Stderr, "codemode-reference:", err)
