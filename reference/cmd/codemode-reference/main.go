@@ -46,7 +46,7 @@ func main() {
 	mcpAllow := fs.String("mcp-allow", "", "comma-separated MCP servers a peer may use: http:// or https:// entries are URL prefixes, others globs on the stdio command, \"*\" everything (default: everything with --stdio, nothing with --listen)")
 	continuations := fs.Bool("continuations", false, "keep a waiting cell's live VM instead of a snapshot (no snapshot-executor declared; spec/protocol.md §8, targets without snapshots), and wait the whole timeoutMs for nested calls before suspending")
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2] [--continuations]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\n", os.Args[0])
+		fmt.Fprintf(fs.Output(), "usage: %s serve (--stdio | --listen HOST:PORT) [--unavailable] [--max-message-bytes N] [--max-live-vms N] [--max-suspended-runs N] [--max-running-vms N] [--profile v1|v2] [--continuations] [--allow-remote --token-file F] [--mcp-allow LIST] [--max-mcp-processes N] [--max-memory BYTES]\n\nServes the reference code mode runtime over the driver protocol (JSON-RPC 2.0, one message per line).\n\nA peer can make this process start MCP stdio commands, fetch MCP URLs and allocate up to memoryLimitBytes per live VM.\n--mcp-allow, --max-mcp-processes and --max-memory bound that; --listen binds loopback only unless --allow-remote\nnames another address, and then every peer must send the token (--token-file or $%s) as initialize params.token.\n\n", os.Args[0], server.TokenEnv)
 		fs.PrintDefaults()
 	}
 	fs.Parse(os.Args[2:])
