@@ -64,7 +64,11 @@ mcp-golden: engine
 
 ## openclaw-install: install Node 24 + the pinned OpenClaw into the target's cache (npm and the network, once)
 OPENCLAW_VERSION ?= 2026.7.35
-OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)
+# OPENCLAW_EXECUTOR: empty for OpenClaw's default executor; quickjs selects 2026.9.6's bundled QuickJS
+# executor (target openclaw:2026.9.6+quickjs, report reports/openclaw-2026.9.6-quickjs):
+# make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2 OPENCLAW_EXECUTOR=quickjs
+OPENCLAW_EXECUTOR ?=
+OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),-$(OPENCLAW_EXECUTOR))
 # OPENCLAW_PROFILE: the profile to judge (empty: the one the target declares);
 # generation 2: make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2
 OPENCLAW_PROFILE ?=
@@ -77,7 +81,7 @@ openclaw-install:
 ## $(OPENCLAW_REPORT)/ (full results in $(RESULTS)-openclaw; the committed junit.xml leaves out local paths, Ginkgo's
 ## per-spec logs and the transcripts, which report.html and report.json there keep). Fails on drift from the baseline.
 openclaw-conformance: build openclaw-install
-	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) --results-dir "$(OPENCLAW_RESULTS)" \
+	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),+$(OPENCLAW_EXECUTOR))" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) --results-dir "$(OPENCLAW_RESULTS)" \
 		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
 	cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
 	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
@@ -147,3 +151,37 @@ flake-check: engine
 
 clean:
 	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules
+
+## dist: release artefacts in dist/ (gitignored): static harness binaries (CGO_ENABLED=0, the engine embedded, so
+## builtin works) for DIST_PLATFORMS, each as codemode-conformance_<version>_<os>_<arch>.tar.gz, SHA256SUMS over the
+## tarballs, and a CycloneDX SBOM of the harness's modules (cyclonedx-gomod, pinned here, from the module proxy).
+## The version is `git describe`, stamped with -ldflags; `codemode-conformance version` prints it.
+DIST           ?= dist
+DIST_PLATFORMS ?= linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+DIST_VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0)
+CYCLONEDX_GOMOD = github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+.PHONY: dist dist-binaries
+dist: engine dist-binaries
+	cd $(DIST) && sha256sum *.tar.gz > SHA256SUMS
+	@# cyclonedx-gomod reads the main module's version with go-git, which cannot open a git worktree:
+	@# it runs in a plain clone of HEAD (uncommitted changes are not part of a release anyway).
+	tmp=$$(mktemp -d) && git clone -q . "$$tmp/src" && git -C "$$tmp/src" checkout -q "$$(git rev-parse HEAD)" && \
+		(cd "$$tmp/src" && $(GO) run $(CYCLONEDX_GOMOD) app -json -licenses=false -main tools/codemode-conformance \
+			-output "$(abspath $(DIST))/codemode-conformance.cdx.json" .); rc=$$?; rm -rf "$$tmp"; exit $$rc
+dist-binaries: engine
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	for p in $(DIST_PLATFORMS); do os=$${p%/*}; arch=$${p#*/}; d=$(DIST)/codemode-conformance_$(DIST_VERSION)_$${os}_$${arch}; \
+		mkdir -p $$d && CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false \
+			-ldflags "-s -w -X main.version=$(DIST_VERSION)" -o $$d/codemode-conformance ./tools/codemode-conformance && \
+		tar -C $(DIST) -czf $$d.tar.gz $$(basename $$d) && rm -rf $$d || exit 1; done
+
+## image: the harness as a FROM scratch image, HARNESS_IMAGE (tools/codemode-conformance/image/Dockerfile: the static
+## CLI with the reference embedded, entrypoint the CLI, results in the mounted /results; built locally, needs Docker).
+## It judges builtin, a tcp: target on a user-defined network (e.g. the reference image of make container-image)
+## or an exec: target mounted into it.
+HARNESS_IMAGE ?= codemode-conformance:local
+.PHONY: image
+image: engine
+	rm -rf bin/image && mkdir -p bin/image/tmp
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(DIST_VERSION)" -o bin/image/codemode-conformance ./tools/codemode-conformance
+	docker build -q -f tools/codemode-conformance/image/Dockerfile -t "$(HARNESS_IMAGE)" bin/image

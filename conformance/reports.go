@@ -83,6 +83,7 @@ func (o Outcome) Summary() (md, text string) {
 		md += "\nRequirements judged, by basis: " + b + "\n"
 	}
 	md += c.SelfReportedMarkdown()
+	md += c.BlockedMarkdown()
 	md += fmt.Sprintf("\nOverall: **%s**\n", c.Overall)
 	for _, reason := range c.Reasons {
 		md += "- " + reason + "\n"
@@ -92,7 +93,7 @@ func (o Outcome) Summary() (md, text string) {
 	if t.NotDrivable > 0 {
 		nd = fmt.Sprintf(" (%d not drivable)", t.NotDrivable)
 	}
-	text = "\n" + md + fmt.Sprintf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d skip%s\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, nd)
+	text = "\n" + md + fmt.Sprintf("\nrequirements: %d pass, %d fail, %d error, %d xfail, %d xpass, %d blocked, %d skip%s\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Blocked, t.Skip, nd)
 	if c.ExpectedFailures != nil && len(c.ExpectedFailures.Unused) > 0 {
 		text += fmt.Sprintf("expected failures that matched no spec of this run: %s\n", strings.Join(c.ExpectedFailures.Unused, "; "))
 	}

@@ -74,10 +74,13 @@ func init() {
 	framework.UseTargets(Open)
 	RegisterPrefix(Prefix{
 		Prefix: openclaw.Prefix,
-		Syntax: "openclaw:<version>",
-		Help:   "the real OpenClaw code mode (installed on first use with npm; e.g. openclaw:2026.7.35)",
+		Syntax: "openclaw:<version>[+quickjs]",
+		Help:   "the real OpenClaw code mode (installed on first use with npm; e.g. openclaw:2026.7.35; openclaw:2026.9.6+quickjs selects 9.6's bundled QuickJS executor)",
 		Check: func(spec string) error {
-			v := strings.TrimSpace(strings.TrimPrefix(spec, openclaw.Prefix))
+			v, _, err := openclaw.ParseSpec(spec)
+			if err != nil {
+				return fmt.Errorf("%w %q: %w", ErrUnknown, spec, err)
+			}
 			if !slices.Contains(openclaw.Versions(), v) {
 				return fmt.Errorf("%w %q: %w %q (pinned: %s)", ErrUnknown, spec, openclaw.ErrUnknownVersion, v, strings.Join(openclaw.Versions(), ", "))
 			}

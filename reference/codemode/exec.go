@@ -142,7 +142,7 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 	if err != nil {
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
-	s.vm = vm
+	s.useVM(vm)
 	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: guestEntries(c.surface, c.cat), Handles: c.surface != nil, APIFiles: c.surface.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
 		Results: c.results != nil, Store: r.sessions != nil, Timers: s.rt.opts.HasFeature("bridge-queue")}, code); bad {

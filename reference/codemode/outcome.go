@@ -55,6 +55,7 @@ const errorCutMark = "… (error truncated to maxOutputBytes)"
 
 // fail ends the cell: VM discarded, snapshot deleted, nested calls canceled.
 func (s *step) fail(r result.Result) result.Result {
+	s.keepSunk() // output written before the failure stays (CM-EXEC-14)
 	s.closeVM()
 	s.releaseSlot()
 	s.rt.forget(s.c, "failed")
@@ -96,6 +97,7 @@ func (s *step) suspend(reason result.Reason) result.Result {
 	if err := s.rt.opts.Admission.reserveSuspended(); err != nil {
 		return s.fail(tooManySuspended(err))
 	}
+	s.detachSink()
 	snap, err := s.rt.opts.Suspender.Suspend(s.vm, cfg.MaxSnapshotBytes)
 	s.vm = nil // owned by the suspender now
 	s.releaseSlot()

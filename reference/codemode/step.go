@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/codemode-conformance/codemode/reference/engine"
@@ -25,6 +26,8 @@ type step struct {
 	limitErr []result.ErrorCode
 	slot     bool  // holds a live-VM slot of the process (admission.go)
 	memory   int64 // bytes it holds of the process memory budget with the slot (membudget.go)
+	sunkMu   sync.Mutex
+	sunk     []json.RawMessage // output items from the VM's sink, not yet taken (sink.go)
 }
 
 // drive runs the VM until the cell completes, fails or suspends.
@@ -130,6 +133,9 @@ func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end 
 	if err != nil {
 		return p, s.fail(s.trapResult(err)), true
 	}
+	if r, bad := s.takeSunk(); bad {
+		return p, s.fail(r), true
+	}
 	if s.vm.OutOfMemory() {
 		// The engine saw an allocation failure: the VM is terminated even
 		// if the guest caught the error (CM-LIM-02).
@@ -214,6 +220,7 @@ func (s *step) sealIfSettled(ctx context.Context) error {
 }
 
 func (s *step) closeVM() {
+	s.detachSink()
 	if s.vm != nil {
 		s.vm.Close(context.Background())
 		s.vm = nil

@@ -104,7 +104,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 		}
 		return s.fail(result.Failed(result.CodeSnapshotRestoreFailed, "snapshot restore failed: "+err.Error())), nil
 	}
-	s.vm = vm
+	s.useVM(vm)
 	r.noteSnapshot(result.SnapshotRestored, c.id, snap)
 	var ds []prelude.Delivery
 	if yieldID != 0 {

@@ -25,6 +25,9 @@ const global = "__codemode"
 // the global that exposed them. Files that extend the prelude are evaluated
 // here too, after prelude.js and before the bridge is taken.
 func Load(ctx context.Context, vm *engine.VM) (*Bridge, error) {
+	if err := vm.DefineSink(ctx); err != nil { // output as it is written (CM-EXEC-14)
+		return nil, err
+	}
 	for _, sc := range Scripts { // prelude.js, then its extensions (mcp.go)
 		if _, err := vm.Eval(ctx, sc.Source, sc.Filename); err != nil {
 			return nil, err

@@ -36,8 +36,6 @@
   const mapDelete = Map.prototype.delete;
   const mapHas = Map.prototype.has;
   const AsyncFunction = (async function () {}).constructor;
-  const ArrayBufferCtor = ArrayBuffer;
-  const isView = ArrayBuffer.isView;
   const toLower = String.prototype.toLowerCase;
   const indexOf = String.prototype.indexOf;
   const split = String.prototype.split;
@@ -55,9 +53,19 @@
   const toWellFormed = String.prototype.toWellFormed;
   const strIndexOf = String.prototype.indexOf;
   const speciesSymbol = Symbol.species;
+  const ObjectProto = Object.prototype;
+  const ArrayProto = Array.prototype;
+  const numberValueOf = Number.prototype.valueOf;
+  const stringValueOf = String.prototype.valueOf;
+  const booleanValueOf = Boolean.prototype.valueOf;
+  const bigintValueOf = BigInt.prototype.valueOf;
   // namespaces.js, evaluated just before this file, left its builder here.
   const buildNamespaces = global.__codemodeNamespaceKit;
   delete global.__codemodeNamespaceKit;
+  // The host's sink (engine.DefineSink): each output item goes to the host
+  // as it is written, so a cell a limit ends keeps it (CM-EXEC-14).
+  const sink = global.__codemodeSink;
+  delete global.__codemodeSink;
 
   // Bridge containers have no prototype: a guest that installs
   // Array.prototype.toJSON or Object.prototype getters cannot change what
@@ -166,77 +174,116 @@
     return r;
   }
 
-  // toJSONValue is the output adapter: a fresh JSON-compatible copy of v.
-  // Non-serialisable values become plain strings (CM-GUEST-08).
-  function toJSONValue(v, depth, seen) {
+  // unserializable is the reference's text for a value whose conversion
+  // throws (a throwing getter or toJSON, a revoked Proxy): JSON.stringify
+  // would throw there.
+  function unserializable(e) {
+    return "[Unserializable: " + errorInfo(e).message + "]";
+  }
+
+  // isBrand reports whether v has the internal slot that valueOf checks
+  // ([[NumberData]] and the like): the check runs no guest code, not even a
+  // Proxy trap.
+  function isBrand(valueOf, v) {
+    try { apply(valueOf, v, []); return true; } catch (_) { return false; }
+  }
+
+  // unbox is SerializeJSONProperty step 4: a Number, String, Boolean or
+  // BigInt object becomes its primitive (ToNumber and ToString run the
+  // object's own valueOf/toString, as JSON.stringify does). The brand checks
+  // throw for every other object, so an object whose prototype is
+  // Object.prototype, Array.prototype or null skips them: a boxed primitive
+  // re-parented to one of those is the only one converted as a plain object.
+  function unbox(v) {
+    const p = getPrototypeOf(v);
+    if (p === ObjectProto || p === ArrayProto || p === null) return v;
+    if (isBrand(numberValueOf, v)) return +v;
+    if (isBrand(stringValueOf, v)) return StringCtor(v);
+    if (isBrand(booleanValueOf, v)) return apply(booleanValueOf, v, []);
+    if (isBrand(bigintValueOf, v)) return apply(bigintValueOf, v, []);
+    return v;
+  }
+
+  // toLength is ToLength of an array's length (SerializeJSONArray step 4).
+  function toLength(n) {
+    n = +n;
+    if (!(n > 0)) return 0;
+    return n >= 9007199254740991 ? 9007199254740991 : n - (n % 1);
+  }
+
+  // toJSONValue is the output adapter: a fresh JSON-compatible copy of v,
+  // the property key of holder[key] (or "" at the top level). It follows
+  // JSON.stringify's SerializeJSONProperty, SerializeJSONObject and
+  // SerializeJSONArray step by step: toJSON(key) on objects and BigInts,
+  // then unboxing, then own enumerable string keys in their order, array
+  // indexes up to length. The reference's own rules apply only where
+  // JSON.stringify throws or drops a value (CM-GUEST-08, CM-GUEST-13): a
+  // BigInt becomes its decimal string, a function "[Function: name]", a
+  // symbol "Symbol(desc)", a cycle "[Circular]", a throwing getter, toJSON or
+  // Proxy "[Unserializable: message]"; and an Error without toJSON becomes
+  // {name, message, ...own enumerable} (CM-EXEC-22), strings are made
+  // well-formed (CM-EXEC-21). undefined stays undefined: the caller drops the
+  // member (object), writes null (array) or decides (top level).
+  function toJSONValue(v, depth, seen, key) {
+    if (v !== null && (typeof v === "object" || typeof v === "function" || typeof v === "bigint")) {
+      let toJSON;
+      try { toJSON = v.toJSON; } catch (e) { return unserializable(e); }
+      if (typeof toJSON === "function") {
+        try { v = apply(toJSON, v, [key === undefined ? "" : key]); } catch (e) { return unserializable(e); }
+      }
+      if (v !== null && typeof v === "object") {
+        try { v = unbox(v); } catch (e) { return unserializable(e); }
+      }
+    }
     switch (typeof v) {
       case "string": return wf(v);
       case "boolean": return v;
       case "number": return (v === v && v !== Infinity && v !== -Infinity) ? v : null;
       case "undefined": return undefined;
       case "bigint": return StringCtor(v);
-      case "symbol": try { return StringCtor(v); } catch (_) { return "Symbol()"; }
+      case "symbol": try { return wf(StringCtor(v)); } catch (_) { return "Symbol()"; }
       case "function": {
         let n = "";
-        try { n = StringCtor(v.name); } catch (_) {}
+        try { n = wf(StringCtor(v.name)); } catch (_) {}
         return "[Function" + (n ? ": " + n : "") + "]";
       }
     }
     if (v === null) return null;
     if (depth >= MAX_DEPTH) { tooDeep = true; return null; }
     if (apply(mapHas, seen, [v])) return "[Circular]";
-    try {
-      if (v instanceof ArrayBufferCtor || isView(v)) return "[Binary data is not supported]";
-    } catch (_) {}
     apply(mapSet, seen, [v, true]);
     try {
-      let toJSON;
-      try { toJSON = v.toJSON; } catch (e) { return "[Unserializable: " + errorInfo(e).message + "]"; }
-      if (typeof toJSON === "function") {
-        let r;
-        try { r = apply(toJSON, v, [""]); } catch (e) { return "[Unserializable: " + errorInfo(e).message + "]"; }
-        return toJSONValue(r, depth + 1, seen);
-      }
-      // An Error has no enumerable own name or message: without this it
-      // would become {} (CM-EXEC-22).
-      let isErr = false;
-      try { isErr = v instanceof ErrorCtor; } catch (_) {}
-      if (isErr) {
-        const out = create(null);
-        let n, m;
-        try { n = v.name; } catch (_) {}
-        try { m = v.message; } catch (_) {}
-        out.name = n === undefined ? "Error" : toJSONValue(StringCtor(n), depth + 1, seen);
-        out.message = m === undefined ? "" : toJSONValue(StringCtor(m), depth + 1, seen);
-        let ks = [];
-        try { ks = objectKeys(v); } catch (_) {}
-        for (let i = 0; i < ks.length; i++) {
-          const k = ks[i];
-          if (k === "name" || k === "message") continue;
-          let x;
-          try { x = toJSONValue(v[k], depth + 1, seen); } catch (e) { x = "[Unserializable: " + errorInfo(e).message + "]"; }
-          if (x !== undefined) defineProperty(out, wf(k), { value: x, enumerable: true, writable: true, configurable: true });
-        }
-        return out;
-      }
-      if (isArray(v)) {
+      let isArr, isErr;
+      try { isArr = isArray(v); isErr = !isArr && v instanceof ErrorCtor; } catch (e) { return unserializable(e); }
+      if (isArr) {
         const out = list();
-        let n = 0;
-        try { n = v.length; } catch (_) {}
+        let n;
+        try { n = toLength(v.length); } catch (e) { return unserializable(e); }
         for (let i = 0; i < n; i++) {
+          const k = "" + i;
           let x;
-          try { x = toJSONValue(v[i], depth + 1, seen); } catch (e) { x = "[Unserializable: " + errorInfo(e).message + "]"; }
-          out[out.length] = x === undefined ? null : x;
+          try { x = toJSONValue(v[k], depth + 1, seen, k); } catch (e) { x = unserializable(e); }
+          out[i] = x === undefined ? null : x;
         }
         return out;
       }
       const out = create(null);
+      // An Error has no enumerable own name or message: without this it
+      // would become {} (CM-EXEC-22).
+      if (isErr) {
+        let n, m;
+        try { n = v.name; } catch (_) {}
+        try { m = v.message; } catch (_) {}
+        out.name = n === undefined ? "Error" : toJSONValue(StringCtor(n), depth + 1, seen, "name");
+        out.message = m === undefined ? "" : toJSONValue(StringCtor(m), depth + 1, seen, "message");
+      }
       let ks;
-      try { ks = objectKeys(v); } catch (e) { return "[Unserializable: " + errorInfo(e).message + "]"; }
+      try { ks = objectKeys(v); } catch (e) { return unserializable(e); }
       for (let i = 0; i < ks.length; i++) {
         const k = ks[i];
+        if (isErr && (k === "name" || k === "message")) continue;
         let x;
-        try { x = toJSONValue(v[k], depth + 1, seen); } catch (e) { x = "[Unserializable: " + errorInfo(e).message + "]"; }
+        try { x = toJSONValue(v[k], depth + 1, seen, k); } catch (e) { x = unserializable(e); }
         if (x !== undefined) defineProperty(out, wf(k), { value: x, enumerable: true, writable: true, configurable: true });
       }
       return out;
@@ -363,7 +410,10 @@
   function pushOutput(item) {
     const s = stringify(item);
     outChars += lowerBound(s) + 1;
-    if (!cfg || outChars <= cfg.maxOutputBytes) output[output.length] = item;
+    if (!cfg || outChars <= cfg.maxOutputBytes) {
+      // Without a host sink (true: taken) the item waits for the poll.
+      if (typeof sink !== "function" || apply(sink, undefined, [s]) !== true) output[output.length] = item;
+    }
     if (cfg && outChars > cfg.maxOutputBytes) {
       setFatal("output_limit_exceeded", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)");
       throw plainError("RangeError", "output exceeds maxOutputBytes (" + cfg.maxOutputBytes + " bytes)", "output_limit_exceeded");

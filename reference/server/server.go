@@ -83,10 +83,11 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 	srv, stop := protocol.NewServer(methods(rt, inv, opts.Runtime, shutdown), protocol.NewLineChannel(r, w, opts.MaxMessageBytes))
 	stopFn.Store(&stop)
 	inv.set(srv)
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
+	// Not a goroutine waiting on ctx: ctx is the process's for every session
+	// of serve --listen, so that goroutine (and the session it holds) would
+	// outlive the session (issue 28 N1).
+	unwatch := context.AfterFunc(ctx, stop)
+	defer unwatch()
 	return srv.Wait()
 }
 

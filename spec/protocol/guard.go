@@ -19,7 +19,10 @@ import (
 //     when it cannot be read (jrpc2 answers some of these -32700);
 //   - a malformed or oversized response to one of the target's own
 //     requests reaches that request as an error of the same code (it is
-//     never answered), and a response with a null id is dropped.
+//     never answered), and a response with a null id is dropped; a line
+//     that is not JSON (or nests deeper than encoding/json decodes) is a
+//     response or a request by what its bytes show (salvage.go), so a
+//     response is never answered and a readable id is kept.
 //
 // Replies are written from the read loop: LineChannel.Send only queues them.
 func guardServer(ch channel.Channel) channel.Channel { return &guard{Channel: ch} }
@@ -55,6 +58,17 @@ func (g *guard) Recv() ([]byte, error) {
 			if env.ID != nil {
 				bad.Message = "malformed response: " + bad.Message
 				return errorResponse(env.ID, bad), err
+			}
+		case env.ID == nil && bad.Code == jrpc2.ParseError:
+			// Not JSON, or deeper than encoding/json decodes: what its
+			// bytes show of the envelope decides (salvage.go).
+			id, response := salvage(msg)
+			switch {
+			case response && id != nil:
+				bad.Message = "malformed response: " + bad.Message
+				return errorResponse(id, bad), err
+			case !response:
+				g.reply(id, bad)
 			}
 		default:
 			g.reply(env.ID, bad)

@@ -38,7 +38,7 @@ var _ = Describe("abuse", "floods", func() {
 			return len(count())
 		}).WithTimeout(2*time.Minute).WithPolling(100*time.Millisecond).Should(BeNumerically(">=", floodSize),
 			"each of %d pipelined runtime.stats requests must be answered", floodSize)
-		for id, n := range count() {
+		for id, n := range Sorted(count()) {
 			Expect(n).To(Equal(1), "request %s of the flood must be answered exactly once", id)
 		}
 		expectServing(ctx, c, fmt.Sprintf("%d pipelined requests", floodSize))

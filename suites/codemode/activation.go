@@ -127,13 +127,13 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 	})
 
 	It("CM-ACT-03", "raw calls, disableTools and an empty allowlist do not activate code mode", func(ctx SpecContext) {
-		for name, o := range map[string]RunOptions{
+		for name, o := range Sorted(map[string]RunOptions{
 			"raw model call":    {CodeMode: true, Tools: std, Raw: true},
 			"disableTools":      {CodeMode: true, Tools: std, DisableTools: true},
 			"empty allowlist":   {CodeMode: true, Tools: std, Policy: &protocol.Policy{Allow: []string{}}},
 			"everything denied": {CodeMode: true, Tools: std, Policy: &protocol.Policy{Deny: directNames(std)}},
 			"no tools declared": {CodeMode: true},
-		} {
+		}) {
 			r := NewRun(ctx, o)
 			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "%s must not activate code mode", name)
 			Expect(r.ModelToolNames()).NotTo(ContainElements("exec", "wait"), "%s must not expose the code mode surface", name)
@@ -146,7 +146,7 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 		open := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
 		ids := catalogIDs(ctx, open)
 		slowID := ""
-		for k, id := range ids { // sourceName of a core tool may be absent or "core"
+		for k, id := range Sorted(ids) { // sourceName of a core tool may be absent or "core"
 			if strings.HasPrefix(k, "openclaw/") && strings.HasSuffix(k, "/slow") {
 				slowID = id
 			}

@@ -59,7 +59,7 @@ var _ = Describe("codemode", "hidden catalog", func() {
 		first := catalogIDs(ctx, r)
 		Expect(first).To(HaveLen(len(ts)), "every declared tool must have a catalog id: %v", first)
 		seen := map[string]string{}
-		for k, v := range first {
+		for k, v := range Sorted(first) {
 			Expect(seen).NotTo(HaveKey(v), "id %q is used by %s and %s", v, seen[v], k)
 			seen[v] = k
 		}
@@ -74,7 +74,7 @@ var _ = Describe("codemode", "hidden catalog", func() {
 		var m map[string][]string
 		Expect(json.Unmarshal(res.Value, &m)).To(Succeed(), "the cell must return ids per tool name: %s", res.Value)
 		byName := map[string]string{}
-		for k, v := range first {
+		for k, v := range Sorted(first) {
 			name := nameOf(k)
 			byName[name] = v
 			Expect(m[name]).To(Equal([]string{v, v, v}), "tool %s: id in an earlier cell, then from search, describe and search after a nested call", name)
@@ -169,7 +169,7 @@ var _ = Describe("codemode", "hidden catalog", func() {
 			results = append(results, []any{n, n})
 		}
 		wantAll := map[string]any{"results": toAny(results)}
-		for k, v := range want {
+		for k, v := range Sorted(want) {
 			wantAll[k] = v
 		}
 		Expect(res).To(BeCompleted(), "a cell calling every prototype-named tool must complete")
@@ -187,7 +187,7 @@ var _ = Describe("codemode", "hidden catalog", func() {
 	It("CM-CAT-07", "ids follow <source>:<owner>:<tool-name> and are the same for equivalent tool sets", func(ctx SpecContext) {
 		ts := append(tools.Standard(), mixedSources()[1:]...)
 		a := catalogIDs(ctx, NewRun(ctx, RunOptions{CodeMode: true, Tools: ts}))
-		for k, v := range a {
+		for k, v := range Sorted(a) {
 			name := nameOf(k)
 			src := regexp.MustCompile(`/.*$`).ReplaceAllString(k, "")
 			owner := regexp.MustCompile(`^[^/]*/([^/]*)/.*$`).ReplaceAllString(k, "$1")

@@ -16,7 +16,7 @@ import (
 // exec/wait call).
 func suspendable(extra map[string]any) map[string]any {
 	m := map[string]any{"timeoutMs": 1000}
-	for k, v := range extra {
+	for k, v := range Sorted(extra) {
 		m[k] = v
 	}
 	return Enabled(m)
@@ -32,7 +32,7 @@ const slowCall = `const r = (await call("slow", {ms: 1500, tag: "late"})); text(
 // take longer than 1 s, and would end with timeout instead.
 func roomy(extra map[string]any) map[string]any {
 	m := map[string]any{"timeoutMs": 3000}
-	for k, v := range extra {
+	for k, v := range Sorted(extra) {
 		m[k] = v
 	}
 	return suspendable(m)

@@ -40,7 +40,7 @@ var _ = Describe("codemode", "guest API", func() {
 		Expect(json.Unmarshal(res.Value, &entries)).To(Succeed(), "ALL_TOOLS must be an array of objects: %s", res.Value)
 		names := []string{}
 		for _, e := range entries {
-			for k := range e {
+			for k := range Sorted(e) {
 				Expect(k).To(BeElementOf("id", "name", "label", "description", "source", "sourceName"), "ALL_TOOLS entry has non-compact key %q", k)
 			}
 			Expect(e).To(HaveKeyWithValue("id", Not(BeEmpty())), "every ALL_TOOLS entry has a non-empty id: %v", e)
@@ -156,14 +156,14 @@ var _ = Describe("codemode", "guest API", func() {
 			"json() bigint":   `json({ok: 1, b: 5n}); return {ok: 1};`,
 			"call input":      Guest("let r; try { r = await call(\"echo\", {ok: 1, f() {}, b: 2n}); } catch (err) { r = {ok: 1, rejected: String(err.message)}; } return r;"),
 		}
-		for name, code := range cases {
+		for name, code := range Sorted(cases) {
 			res, _ := r.RunToCompletion(ctx, code)
 			switch res.Status {
 			case "completed":
 				v, isMap := res.ValueAny().(map[string]any)
 				Expect(isMap).To(BeTrue(), "%s: completed with a corrupted value: %s", name, res.Raw)
 				Expect(v).To(HaveKeyWithValue("ok", BeEquivalentTo(1)), "%s: the serialisable part was corrupted: %s %s", name, res.Raw, EnvelopeNote)
-				for k, x := range v {
+				for k, x := range Sorted(v) {
 					if k != "ok" && x != nil {
 						Expect(x).To(Or(BeAssignableToTypeOf(""), BeAssignableToTypeOf(map[string]any{}), BeAssignableToTypeOf([]any{}), BeAssignableToTypeOf(0.0), BeAssignableToTypeOf(true)),
 							"%s: %s is not plain JSON", name, k)

@@ -146,7 +146,7 @@ var _ = Describe("codemode", "isolation between cells", func() {
 		// No value may repeat across cells: a sequence restarted from a
 		// booted template repeats all four, one reseeded by a counter shifts.
 		seen := map[float64]string{}
-		for which, v := range seqs {
+		for which, v := range Sorted(seqs) {
 			for _, x := range v {
 				Expect(seen).NotTo(HaveKey(x), "%s gave Math.random() value %v, which %s gave too: the sequences must differ between cells and never repeat\nguest code:\n%s\nsequences: %v", which, x, seen[x], randomFour, seqs)
 				seen[x] = which

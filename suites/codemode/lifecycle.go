@@ -69,7 +69,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		Expect(s1-s0).To(BeNumerically(">=", int64(heldMiB-1)<<20),
 			"a snapshot serialises the VM: one holding %d MiB more live strings must be about that much bigger (snapshotBytes %d for the empty cell, %d for the full one)",
 			heldMiB, s0, s1)
-		for mib, w := range map[int]Result{0: small, heldMiB: big} {
+		for mib, w := range Sorted(map[int]Result{0: small, heldMiB: big}) {
 			final, _ := r.Follow(ctx, w)
 			Expect(final).To(CompleteWith(heldResult(mib)), "the cell holding %d MiB resumes with its state", mib)
 		}

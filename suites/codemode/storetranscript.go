@@ -31,7 +31,7 @@ func storeEntries(ctx SpecContext, r *Run) []storeEntryRow {
 	rows := []storeEntryRow{}
 	for _, e := range tr.Entries {
 		row := storeEntryRow{Type: e.Type, ToolCallID: e.ToolCallID, Branch: e.Branch, Sets: map[string]string{}, Deletes: append([]string{}, e.Deletes...)}
-		for k, v := range e.Sets {
+		for k, v := range Sorted(e.Sets) {
 			row.Sets[k] = canonical(v)
 		}
 		rows = append(rows, row)

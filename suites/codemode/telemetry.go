@@ -122,7 +122,7 @@ func jsonStrings(v any, out []string) []string {
 			out = jsonStrings(e, out)
 		}
 	case map[string]any:
-		for k, e := range v {
+		for k, e := range Sorted(v) {
 			out = jsonStrings(e, append(out, k))
 		}
 	}

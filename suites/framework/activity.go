@@ -52,7 +52,7 @@ func (r *Run) FollowAs(ctx context.Context, res Result, response string) (Result
 	ginkgo.GinkgoHelper()
 	code := res.GuestCode
 	steps := []Result{res}
-	for i := 0; res.Status == result.StatusWaiting && i < Timeouts.MaxWaits; i++ {
+	for i := 0; res.Status == result.StatusWaiting && i < Timeouts.MaxWaits && WaitFits(r.timeout); i++ {
 		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
 		res = r.WaitAs(ctx, res.RunID, ModelCall{AssistantResponseID: response})
 		res.GuestCode = code

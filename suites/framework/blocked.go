@@ -71,3 +71,15 @@ func isBlocked(rep ginkgo.SpecReport) (evidence.Blocked, bool) {
 	}
 	return evidence.Blocked{}, false
 }
+
+// wantsEvidence reports whether the running spec's transcripts are worth
+// attaching: it failed, or it was blocked (the evidence shows the owning
+// requirement's fault).
+func wantsEvidence() bool {
+	rep := ginkgo.CurrentSpecReport()
+	if rep.Failed() {
+		return true
+	}
+	_, blocked := isBlocked(rep)
+	return blocked
+}

@@ -21,8 +21,14 @@ var Timeouts = struct {
 	Call time.Duration
 	// ToolCallSlack is added to a run's timeoutMs to bound one exec/wait.
 	ToolCallSlack time.Duration
-	// MaxWaits bounds how many wait calls RunToCompletion makes.
+	// MaxWaits bounds how many wait calls RunToCompletion makes; fewer
+	// when the next would not fit before the spec's deadline (WaitFits).
 	MaxWaits int
+	// VerdictGrace is what a wait loop leaves, past the last call's own
+	// bound, before the spec's deadline: time to end the run, run the
+	// trivial cell after a corpus case and check the target is alive, so
+	// the spec reaches its verdict (WaitFits).
+	VerdictGrace time.Duration
 	// Spec bounds one spec, cleanup included (the reference's slowest takes
 	// about 25 s on 2 busy cores). Past it the spec ends as an error, and a
 	// call still waiting on the target marks it unresponsive.
@@ -32,7 +38,7 @@ var Timeouts = struct {
 	// unresponsive: killed, and the spec charged with it).
 	Alive time.Duration
 }{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: 15 * time.Second, MaxWaits: 20,
-	Spec: 3 * time.Minute, Alive: 10 * time.Second}
+	VerdictGrace: 40 * time.Second, Spec: 3 * time.Minute, Alive: 10 * time.Second}
 
 // Config says which target the suites run against.
 type Config struct {

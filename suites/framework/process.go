@@ -66,7 +66,7 @@ func KillTargets() {
 
 // spawn starts cmdline under /bin/sh with stdin/stdout as the protocol stream
 // and stderr captured. The target runs in its own process group (pgid = its
-// pid), and its first process gets SIGKILL should the harness die without
+// pid), and (on Linux) its first process gets SIGKILL should the harness die without
 // cleaning up.
 func spawn(cmdline string, stderr io.Writer) (*process, error) {
 	procsMu.Lock()
@@ -75,7 +75,8 @@ func spawn(cmdline string, stderr io.Writer) (*process, error) {
 		return nil, ErrStopping
 	}
 	cmd := exec.Command("/bin/sh", "-c", "exec "+cmdline)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	killWithHarness(cmd.SysProcAttr) // process_linux.go
 	canary, err := newCanary()
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/suites/evidence"
@@ -40,7 +41,13 @@ type RawConn struct {
 	eof    error         // set once the target's output ended
 	nextID int64
 	log    []evidence.Exchange
+	// ownInvokes: the spec answers tool.invoke itself (AnswerInvokes).
+	ownInvokes atomic.Bool
 }
+
+// AnswerInvokes stops c answering the target's tool.invoke requests with
+// -32010: the spec answers them itself (with Write), as it likes.
+func (c *RawConn) AnswerInvokes() { c.ownInvokes.Store(true) }
 
 // RawMessage is one line the target sent, decoded as far as it is a
 // JSON-RPC message. Seq is its position in arrival order (from 1).
@@ -97,7 +104,7 @@ func OpenRaw(ctx context.Context) *RawConn {
 		ginkgo.Fail(fmt.Sprintf("harness could not open a raw connection to the target: %v", err))
 	}
 	ginkgo.DeferCleanup(func() {
-		if ginkgo.CurrentSpecReport().Failed() {
+		if wantsEvidence() {
 			ginkgo.AddReportEntry(evidence.TranscriptPrefix+"raw connection", c.Evidence(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 		}
 		c.Close()
@@ -183,7 +190,7 @@ func (c *RawConn) arrive(line []byte) {
 	} else {
 		m.ID, m.Method, m.Params, m.Result, m.Error = env.ID, env.Method, env.Params, env.Result, env.Error
 	}
-	if m.Method == protocol.MethodToolInvoke && len(m.ID) > 0 {
+	if m.Method == protocol.MethodToolInvoke && len(m.ID) > 0 && !c.ownInvokes.Load() {
 		go c.writeLine(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": map[string]any{
 			"code": protocol.ErrToolFailed, "message": "the harness's raw connection serves no tools"}})
 	}

@@ -3,8 +3,11 @@ package framework
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/codemode-conformance/codemode/suites/evidence"
 )
 
 // RefusedInvoke is a tool.invoke the harness refused to run because guest
@@ -121,6 +124,12 @@ func refusalFailure(list []RefusedInvoke, more int) string {
 	fmt.Fprintf(&b, "the harness refused %d forged tool.invoke %s (guest code could not have made %s through the runtime):",
 		n, plural(n, "call", "calls"), plural(n, "it", "them"))
 	const show = 5
+	// In a stable order (they arrive concurrently), so a rerun of the same
+	// target gives the same message.
+	list = slices.Clone(list)
+	slices.SortStableFunc(list, func(a, b RefusedInvoke) int {
+		return strings.Compare(evidence.Normalise(a.String()), evidence.Normalise(b.String()))
+	})
 	for i, x := range list {
 		if i == show {
 			fmt.Fprintf(&b, "\n- … and %d more", len(list)-show+more)

@@ -74,6 +74,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 			i--
 		}
 	}
+	limit := specTimeout(args)
 	wrapped := func(ctx ginkgo.SpecContext) {
 		if why := notDrivableFeature(req.Feature); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
@@ -84,7 +85,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		if why := notDrivable("", id); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
-		beginSpec(hangFails)
+		beginSpec(hangFails, limit)
 		// Registered first, so they run last: after the runs' own cleanups
 		// (run.end), whose answers may still bring refused invokes; the
 		// failure's evidence once the verdict is in.
@@ -94,9 +95,22 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	}
 	all := append([]any{labels, wrapped, ginkgo.Offset(1)}, args...)
 	if !hasTimeout(args) {
-		all = append(all, ginkgo.SpecTimeout(Timeouts.Spec))
+		all = append(all, ginkgo.SpecTimeout(limit))
 	}
 	return ginkgo.It(id+" "+text, all...)
+}
+
+// specTimeout is the deadline a spec's decorators set, else Timeouts.Spec.
+func specTimeout(args []any) time.Duration {
+	for _, a := range args {
+		switch t := a.(type) {
+		case ginkgo.SpecTimeout:
+			return time.Duration(t)
+		case ginkgo.NodeTimeout:
+			return time.Duration(t)
+		}
+	}
+	return Timeouts.Spec
 }
 
 // hasTimeout reports whether a spec's decorators set its own timeout.
@@ -127,6 +141,24 @@ func specDeadlinePassed() bool {
 	return inSpec.Load() && d != 0 && time.Now().UnixNano() >= d
 }
 
+// WaitFits reports whether one more exec or wait of a run whose time budget
+// is timeout (its effective timeoutMs) can be answered, and the spec still
+// reach its verdict, before the running spec's deadline: the call's own
+// bound (timeout + Timeouts.ToolCallSlack) plus Timeouts.VerdictGrace for
+// what follows (run.end, a trivial cell, the alive check). Wait loops
+// (Follow, the corpus's Drive) stop when it is false, so a target that
+// keeps answering waiting gets a verdict on its still-waiting result,
+// never a spec timeout charged as an error (independent-target review rows
+// 6–9: 20 waits × timeoutMs 10 s outlasted the 3-minute deadline). Outside a
+// spec it is always true.
+func WaitFits(timeout time.Duration) bool {
+	d := deadline.Load()
+	if !inSpec.Load() || d == 0 {
+		return true
+	}
+	return time.Until(time.Unix(0, d)) >= timeout+Timeouts.ToolCallSlack+Timeouts.VerdictGrace
+}
+
 // HangIsFailure is an It decorator for requirements whose violation is a
 // target that stops answering or dies (CM-LIM-01 "never block the runtime",
 // CM-LIM-04 "keeps serving", CM-SEC-04 "fails only its own cell" …): a hang
@@ -136,11 +168,11 @@ var HangIsFailure = hangIsFailure{}
 
 type hangIsFailure struct{}
 
-func beginSpec(hangFails bool) {
+func beginSpec(hangFails bool, limit time.Duration) {
 	rendered.take()
 	hangIsFail.Store(hangFails)
 	specSeq.Add(1)
-	deadline.Store(time.Now().Add(Timeouts.Spec).UnixNano())
+	deadline.Store(time.Now().Add(limit).UnixNano())
 	inSpec.Store(true)
 }
 

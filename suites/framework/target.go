@@ -321,7 +321,7 @@ func dial(spec string, ep Endpoint, logs *syncBuffer) (*Target, error) {
 	t.router.onRefuse = refusals.add
 	t.router.onFlood = t.flooded
 	a := &arrivals{see: t.router.arrive, malformed: t.router.malformed, onFlood: t.flooded, onOversize: t.oversized}
-	a.Channel = protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()
+	a.Channel = validating(spec, protocol.NewLineChannel(t.stdout, writeHook{w, a.written}, MaxMessageBytes).StopAtOversized()) // validate.go
 	d := newDrainOnEnd(a)
 	logf := func(text string) { d.logged(text); t.stdout.clientLog(text) }
 	t.client = protocol.NewClient(d, t.router.invoke, t.router.cancel, logf, runGates{})

@@ -22,7 +22,7 @@ var _ = Describe("limits", "limits", func() {
 			"in a catch":    `for (;;) { try { throw 1 } catch (e) {} }`,
 			"finally loops": `try { return 1 } finally { for (;;) {} }`,
 		}
-		for name, code := range loops {
+		for name, code := range Sorted(loops) {
 			done := make(chan Result, 1)
 			start := time.Now()
 			go func() {
@@ -66,10 +66,10 @@ var _ = Describe("limits", "limits", func() {
 		// counts only part of it passes the unbounded cases below (they end
 		// when the host runs out instead): quickjs-wasi before 3.3.1 counted
 		// 8 bytes per allocation whatever its size (reference/ENGINE.md).
-		for name, code := range map[string]string{
+		for name, code := range Sorted(map[string]string{
 			"64 MiB of live strings":          `const keep = []; for (let i = 0; i < 64; i++) keep.push("x".repeat(1 << 20) + i); return keep.length;`,
 			"4e5 live small objects (~30 MB)": `let head = null; for (let i = 0; i < 4e5; i++) head = {i, next: head}; return "held";`,
-		} {
+		}) {
 			res, _ := r.RunToCompletion(ctx, code)
 			Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "%s: a cell holding several times memoryLimitBytes (8 MiB) must end with memory_limit_exceeded", name)
 		}
@@ -79,14 +79,14 @@ var _ = Describe("limits", "limits", func() {
 		Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "a 64 Mi-element array must exceed memoryLimitBytes 8 MiB")
 		// Terminated means terminated: catching the out-of-memory error, or
 		// tampering with Error first, does not let the guest carry on.
-		for name, code := range map[string]string{
+		for name, code := range Sorted(map[string]string{
 			"caught":              `try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived: " + e; }`,
 			"caught, own hook":    `Error.prepareStackTrace = () => "mine"; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
 			"caught, no Error":    `globalThis.Error = undefined; try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; }`,
 			"caught in a job":     `return await Promise.resolve().then(() => { try { const keep = []; for (;;) keep.push("x".repeat(1 << 20) + keep.length); } catch (e) { return "survived"; } });`,
 			"small objects":       `let keep = []; try { for (;;) keep.push({a: keep.length}); } catch (e) { keep = null; return "survived: " + e; }`,
 			"inside a stack hook": `let out; Error.prepareStackTrace = () => { Error.prepareStackTrace = undefined; try { const k = []; for (;;) k.push("x".repeat(1 << 20) + k.length); } catch (x) { out = "survived"; } return ""; }; new Error(); return out;`,
-		} {
+		}) {
 			res, _ = r.RunToCompletion(ctx, code)
 			Expect(res).To(BeFailedWith(result.CodeMemoryLimitExceeded), "%s: the guest outlived its out-of-memory error", name)
 		}

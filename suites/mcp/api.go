@@ -123,7 +123,7 @@ var _ = Describe("mcp", "the virtual API files", func() {
 			for _, n := range names {
 				Expect(sq).To(ContainSubstring(fmt.Sprintf("function %s(input", n)), "mcp/docs.d.ts must declare MCP.docs.%s as a function taking one input object:\n%s", n, text)
 			}
-			for name, t := range map[string]string{"mcp/docs.d.ts": text, "mcp/index.d.ts": index} {
+			for name, t := range Sorted(map[string]string{"mcp/docs.d.ts": text, "mcp/index.d.ts": index}) {
 				Expect(ParseTypeScript(name, t)).To(BeEmpty(), "%s must parse as TypeScript (esbuild, loader ts):\n%s", name, t)
 			}
 		})
@@ -224,7 +224,7 @@ func holds(v, want any) bool {
 	}
 	switch x := v.(type) {
 	case map[string]any:
-		for _, e := range x {
+		for _, e := range Sorted(x) {
 			if holds(e, want) {
 				return true
 			}

@@ -27,7 +27,7 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 				}
 			}
 			ids := []string{}
-			for id := range candidates {
+			for id := range Sorted(candidates) {
 				ids = append(ids, id)
 			}
 			names, _ := json.Marshal(docsTools)
@@ -97,7 +97,7 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 					ids[id] = true
 				}
 				Expect(ids).To(HaveLen(3), "the three MCP tools called (alpha server_stats, beta server_stats, alpha echo) must run through the executor under three distinct exact catalog ids (telemetry.calledToolIds): %s", res.Raw)
-				for id := range ids {
+				for id := range Sorted(ids) {
 					Expect(id).To(SatisfyAny(ContainSubstring("alpha"), ContainSubstring("beta")), "each called MCP tool's catalog id must name its server: %s", res.Raw)
 				}
 			}

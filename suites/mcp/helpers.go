@@ -57,7 +57,7 @@ func mcpRun(ctx context.Context, transport string, servers map[string]fakemcp.Ki
 func mcpRunWith(ctx context.Context, transport string, servers map[string]fakemcp.Kind, o RunOptions) *Run {
 	ginkgo.GinkgoHelper()
 	names := make([]string, 0, len(servers))
-	for n := range servers {
+	for n := range Sorted(servers) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -140,7 +140,7 @@ func ReadToolResult(v any) (ToolResult, error) {
 			raw, shape = d, "{content, details}"
 			if _, ok := raw["content"]; !ok {
 				raw = map[string]any{"content": m["content"]}
-				for k, v := range d {
+				for k, v := range Sorted(d) {
 					raw[k] = v
 				}
 			}
@@ -160,7 +160,7 @@ func ReadToolResult(v any) (ToolResult, error) {
 		}
 		out.IsError = b
 	}
-	for k, v := range raw {
+	for k, v := range Sorted(raw) {
 		if k != "content" && k != "structuredContent" && k != "isError" {
 			out.Other[k] = v
 		}

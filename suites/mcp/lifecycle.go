@@ -26,7 +26,7 @@ var _ = Describe("mcp", "MCP servers end with their run", func() {
 		return r, pids
 	}
 	gone := func(pids map[string]int, after string) {
-		for name, pid := range pids {
+		for name, pid := range Sorted(pids) {
 			Eventually(func() string { return ProcessState(pid) }).WithTimeout(time.Second).WithPolling(20*time.Millisecond).Should(Equal("gone"),
 				"after %s the stdio server %s (pid %d) must be stopped and reaped: no child process of the run may outlive the answer to %s (protocol.md §5.5), running or as a zombie; checked for 1 s after it", after, name, pid, after)
 		}

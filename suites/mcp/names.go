@@ -57,7 +57,7 @@ var _ = Describe("mcp", "unsafe MCP names", func() {
 			Expect(v["nsProto"]).To(BeElementOf("null", "Object.prototype"), "defining the hostile tools (__proto__ among them) must not change the prototype of MCP.%s: %s", server, res)
 			reached, _ := v["reached"].(map[string]any)
 			var originals []string
-			for k, o := range reached {
+			for k, o := range Sorted(reached) {
 				Expect(k).To(MatchRegexp(identifier.String()), "MCP.%s member %q (tool %v) must be a JavaScript identifier: %s", server, k, o, res)
 				originals = append(originals, fmt.Sprint(o))
 			}
@@ -79,7 +79,7 @@ var _ = Describe("mcp", "unsafe MCP names", func() {
 			decl, _ := v["declaration"].(string)
 			Expect(ParseTypeScript(file, decl)).To(BeEmpty(), "%s must parse as TypeScript (esbuild, loader ts):\n%s", file, decl)
 			Expect(Squeeze(decl)).To(ContainSubstring("declare namespace MCP."+server+"{"), "%s must declare the namespace under the exposed name MCP.%s:\n%s", file, server, decl)
-			for k := range reached {
+			for k := range Sorted(reached) {
 				Expect(Squeeze(decl)).To(ContainSubstring("function "+k+"("), "%s must declare the tool under its exposed name %s:\n%s", file, k, decl)
 			}
 

@@ -32,7 +32,7 @@ var _ = Describe("namespaces", "namespace scopes", func() {
 		rc := r.Params.RunContext
 		want := map[string]any{"agentId": rc.AgentID, "sessionKey": rc.SessionKey, "sessionId": rc.SessionID, "runId": r.ID,
 			"config": map[string]any{"owner": "octo", "limit": float64(3)}, "aborted": false}
-		for k, v := range want {
+		for k, v := range Sorted(want) {
 			Expect(c).To(HaveKeyWithValue(k, v), "createScope's ctx.%s must be the run's (run.prepare %s): got %v", k, r.ID, c)
 		}
 		Expect(c["instance"]).To(BeAssignableToTypeOf(""), "ctx instance is the id of the createScope call: %v", c)

@@ -60,10 +60,10 @@ return { count: open.length, alsoCount: alsoOpen.length, state: alsoOpen[0].stat
 		desc := execDescription(visible)
 		Expect(desc).To(ContainSubstring(reg.Description), "the exec description of a run where namespace %q is visible must carry its description", nsID)
 		Expect(desc).To(ContainSubstring(reg.Prompt), "the exec description of a run where namespace %q is visible must carry its prompt", nsID)
-		for name, ts := range map[string][]tools.Tool{
+		for name, ts := range Sorted(map[string][]tools.Tool{
 			"tools of another plugin": githubTools("evil"),
 			"a required tool missing": {listIssues(plugin), tools.Echo()},
-		} {
+		}) {
 			hidden := NamespaceRun(ctx, RunOptions{CodeMode: true, Tools: ts, Namespaces: register(reg)})
 			Expect(hidden.Prepared.CodeModeActive).To(BeTrue(), "code mode must be active with %s", name)
 			d := execDescription(hidden)

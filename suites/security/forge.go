@@ -50,11 +50,11 @@ const out = await forgeInvokes(%s);
 const echo = ALL_TOOLS.find((t) => t.name === "echo");
 if (echo) await tools.call(echo.id, {after: "forging"});
 return out;`, realmJS, js))
-	Expect(res).To(BeCompleted(), "the forging cell must run to completion")
+	probeCompleted(res, "the forging cell")
 	var rep forgeReport
-	Expect(json.Unmarshal(res.Value, &rep)).To(Succeed(), "the forging cell returns its report as JSON: %s", res.Value)
+	Precondition("CM-EXEC-06").Expect(json.Unmarshal(res.Value, &rep)).To(Succeed(), "the forging cell returns its report as JSON: %s", res.Value)
 	ginkgo.AddReportEntry("forged tool.invoke", fmt.Sprintf("lines:\n%s\nguest report: %s", js, res.Value), ginkgo.ReportEntryVisibilityFailureOrVerbose)
-	Expect(r.Exec(ctx, `return "flush";`)).To(CompleteWith("flush"), "the run keeps serving after the forging cell")
+	probeCompleted(r.Exec(ctx, `return "flush";`), "the flush cell after the forging cell")
 	return rep, steps
 }
 

@@ -160,11 +160,11 @@ var _ = Describe("security", "security boundary", func() {
 			return res.ValueAny().(string)
 		}()
 
-		for name, rc := range map[string]protocol.RunContext{
+		for name, rc := range Sorted(map[string]protocol.RunContext{
 			"another session": {},
 			"the same session": {AgentID: a.Params.AgentID, SessionID: a.Params.SessionID, SessionKey: a.Params.SessionKey,
 				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
-		} {
+		}) {
 			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
 			res, steps := b.RunToCompletion(ctx, fmt.Sprintf(`globalThis.tampered = true;
 				let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
@@ -188,12 +188,12 @@ var _ = Describe("security", "security boundary", func() {
 		res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "private_tool").id;`)
 		Expect(res).To(BeCompleted(), "run A must find its own private_tool")
 		privateID := res.ValueAny().(string)
-		for name, rc := range map[string]protocol.RunContext{
+		for name, rc := range Sorted(map[string]protocol.RunContext{
 			"another agent":  {},
 			"another sender": {AgentID: a.Params.AgentID, SessionID: a.Params.SessionID, SessionKey: a.Params.SessionKey, Channel: a.Params.Channel},
 			"the same identity, another run": {AgentID: a.Params.AgentID, SessionID: a.Params.SessionID, SessionKey: a.Params.SessionKey,
 				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
-		} {
+		}) {
 			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
 			res, _ := b.RunToCompletion(ctx, fmt.Sprintf(`let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
 				const found = (await tools.search("private", {limit: 50})).map((t) => t.name);

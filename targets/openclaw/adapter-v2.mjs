@@ -13,13 +13,15 @@
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
-import { codeModeConfig, modelTools, agentTools } from "./lib/translate.mjs";
+import { discoverChunks, loadSurface, pick, once, has } from "./lib/chunks.mjs";
+import { codeModeConfig, modelTools, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
+import { MCP_V2_REQUIRED, mcpServersConfig, openMcpV2 } from "./lib/mcp.mjs";
+import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -28,6 +30,9 @@ const arg = (name) => {
 };
 const distDir = arg("--dist") ?? process.env.OPENCLAW_DIST;
 const version = arg("--version") ?? "unknown";
+// --executor quickjs (target openclaw:2026.9.6+quickjs): every run's
+// tools.codeMode selects 9.6's bundled QuickJS executor (lib/translate.mjs).
+const executor = arg("--executor");
 
 function fatal(msg) {
   process.stderr.write(`openclaw adapter (generation 2): ${msg}\n`);
@@ -41,12 +46,25 @@ for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(.
 
 if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENCLAW_DIST");
 
-let surface;
+let surface, found;
+const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  surface = await loadSurface(discoverChunks(distDir, V2_REQUIRED, ".mjs"), (file) => import(pathToFileURL(path.join(distDir, file)).href));
+  found = discoverChunks(distDir, V2_REQUIRED, ".mjs", [...MCP_V2_REQUIRED, "ToolsSchema"]);
+  surface = await loadSurface(pick(found, V2_REQUIRED), importer);
 } catch (err) {
   fatal(err.message);
 }
+
+// Loaded on first use (lib/chunks.mjs once), as in adapter.mjs.
+const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_V2_REQUIRED), importer)) }));
+// A build without them (the adapter's test fixtures) declares no mcp and
+// validates no config, and says so in its log.
+const hasMcp = has(found, MCP_V2_REQUIRED);
+const toolsSchema = once(async () => {
+  if (found.ToolsSchema) return loadToolsSchema(distDir, found.ToolsSchema);
+  process.stderr.write("openclaw adapter: this dist exports no ToolsSchema; tools.codeMode goes unvalidated to the resolver\n");
+  return null;
+});
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
@@ -77,7 +95,7 @@ function getRun(params) {
   return r;
 }
 
-function prepare(p) {
+async function prepare(p) {
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
   for (const k of ["agentId", "sessionId", "sessionKey", "senderId", "channel"]) {
@@ -101,8 +119,18 @@ function prepare(p) {
       throw new ProtocolError(-32602, `run.prepare: ${what} is not driven by the generation-2 adapter (feature not declared)`);
     }
   }
-  if (Array.isArray(p.mcpServers) && p.mcpServers.length > 0) throw new ProtocolError(-32602, "run.prepare: mcpServers are not driven by the generation-2 adapter (feature mcp not declared)");
-  const config = codeModeConfig(p);
+  const mcp = mcpServersConfig(p.mcpServers);
+  if (mcp.error) throw new ProtocolError(-32602, `run.prepare: ${mcp.error}`);
+  if (!hasMcp && Object.keys(mcp.servers).length > 0) throw new ProtocolError(-32602, "run.prepare: this OpenClaw dist exports no session MCP runtime (feature mcp not declared)");
+  if (p.namespaces != null) {
+    const nd = V2_NOT_DRIVABLE.find((n) => n.feature === "namespaces");
+    throw new ProtocolError(-32602, `run.prepare: namespaces are not drivable: ${nd.reason}`);
+  }
+  const config = codeModeConfig(p, executor);
+  // OpenClaw validates tools.codeMode when it loads the config (ToolsSchema,
+  // lib/configschema.mjs): a refused config starts no run (§5.1).
+  const configError = codeModeConfigError(await toolsSchema(), config.tools);
+  if (configError) return { run: p.run, codeModeActive: false, tools: [], failure: { code: "invalid_config", error: `OpenClaw's config schema refuses the config: ${configError}` } };
   const run = {
     id: p.run,
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
@@ -110,7 +138,19 @@ function prepare(p) {
     catalogIds: new Map(),
     controller: new AbortController(),
   };
-  const { own, client } = ownAndClient(run, p, p.tools);
+  // The run's MCP servers through OpenClaw's one-run MCP runtime
+  // (lib/mcp.mjs); their tools join the run's own before policy.
+  run.mcp = Object.keys(mcp.servers).length === 0 ? { tools: [], close: async () => {} } : await openMcpV2(await mcpSurface(), { servers: mcp.servers, reservedToolNames: p.tools.map((t) => t.name), log: (m) => process.stderr.write(`openclaw: ${m}\n`) });
+  try {
+    return prepareSurface(p, run, config);
+  } catch (err) {
+    await run.mcp.close();
+    throw err;
+  }
+}
+
+function prepareSurface(p, run, config) {
+  const { own, client } = ownAndClient(run, p, p.tools, run.mcp.tools);
   let core;
   try {
     core = surface.createAgentHarnessToolSurfaceRuntimeCore({
@@ -168,9 +208,9 @@ function toolSearchSurface(run, own, client) {
 // ownAndClient turns ToolSpecs into OpenClaw tools: the run's own (after
 // the agent's tools.allow/deny, through OpenClaw's own policy pipeline,
 // before the tool surface, as in generation 1) and the client tools.
-function ownAndClient(run, p, specs) {
+function ownAndClient(run, p, specs, mcpTools = []) {
   const make = (t) => harnessTool(surface, peer, run, t, { executionMode: true, resultContentSource: true, updates });
-  let own = specs.filter((t) => t.source !== "client").map(make);
+  let own = [...specs.filter((t) => t.source !== "client").map(make), ...mcpTools];
   if (p.policy != null) {
     // The agent's tools.allow/deny through OpenClaw's own policy pipeline,
     // before the tool surface, as in generation 1.
@@ -256,7 +296,7 @@ async function toolCall(which, p) {
   // OpenClaw passes this onUpdate on to the nested tools the cell calls
   // (feature streaming, lib/nestedcalls.mjs).
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
-  const details = out?.details ?? null;
+  const details = withCatalogSources(out?.details ?? null);
   // OpenClaw renders a result of a cell that saw network content as its
   // untrusted-content wrapper (renderToolSearchControlText) and keeps the
   // plain result in details: the wrapper in the model's text is what
@@ -271,11 +311,14 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
+      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
-        implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter-v2.mjs)` },
+        implementation: { name: "openclaw", version: `${version}${executor ? `+${executor}` : ""} (code-mode module via targets/openclaw/adapter-v2.mjs${executor ? `; tools.codeMode.executor ${executor}` : ""})` },
         profile: "v2",
-        features: V2_FEATURES,
+        // QuickJS in WebAssembly is the executor whose isolation 001 claims;
+        // the Node executor's guards are no security boundary (001).
+        features: [...(hasMcp ? V2_FEATURES : V2_FEATURES.filter((f) => f !== "mcp" && f !== "mcp-resources")), ...(executor === "quickjs" ? ["isolation"] : [])],
         notDrivable: V2_NOT_DRIVABLE,
       };
     case "run.prepare":
@@ -298,15 +341,24 @@ peer.handle = async (method, params) => {
       run.controller.abort();
       run.cleanup?.();
       runs.delete(run.id);
+      await run.mcp?.close();
       return true;
     }
-    case "run.abort":
+    case "run.abort": {
+      // OpenClaw's own abort: the abortSignal the tool surface and every
+      // exec/wait got. What a later exec or wait does is OpenClaw's; the
+      // run stays prepared (cleanup is run.end's). Its MCP servers stop (§5.6).
+      const run = getRun(params);
+      run.controller.abort();
+      await run.mcp?.close();
+      return true;
+    }
     case "runtime.stats": {
-      if (method === "run.abort") getRun(params);
       const nd = V2_NOT_DRIVABLE.find((n) => n.surface === method);
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
     case "shutdown":
+      await Promise.allSettled([...runs.values()].map((r) => r.mcp?.close()));
       setImmediate(() => gateways.close().finally(() => process.exit(0)));
       return true;
     default:

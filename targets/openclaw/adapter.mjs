@@ -14,12 +14,15 @@
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface } from "./lib/chunks.mjs";
-import { codeModeConfig, modelTools, isCodeModeSurface, agentTools } from "./lib/translate.mjs";
+import { discoverChunks, loadSurface, REQUIRED, pick, once, has } from "./lib/chunks.mjs";
+import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool } from "./lib/gateway.mjs";
+import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
+import { applyNamespaces, registrations } from "./lib/namespaces.mjs";
+import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -42,9 +45,11 @@ for (const k of ["log", "info", "debug"]) console[k] = (...a) => console.error(.
 
 if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENCLAW_DIST");
 
-let surface;
+let surface, found;
+const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  surface = await loadSurface(discoverChunks(distDir), (file) => import(pathToFileURL(path.join(distDir, file)).href));
+  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, "ToolsSchema"]);
+  surface = await loadSurface(pick(found, REQUIRED), importer);
 } catch (err) {
   fatal(err.message);
 }
@@ -61,7 +66,12 @@ try {
 // (lib/gateway.mjs).
 // streaming: OpenClaw hands a nested tool the exec/wait's onUpdate
 // (lib/nestedcalls.mjs).
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api"];
+// mcp, mcp-resources: run.prepare's mcpServers go through OpenClaw's
+// session MCP runtime (lib/mcp.mjs); the MCP global, API files, resources
+// and prompts are code mode's own projection of those tools.
+// namespaces: registrations go into OpenClaw's process-wide namespace
+// registry (lib/namespaces.mjs); visibility, scopes and calls are OpenClaw's.
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api", "mcp", "mcp-resources", "namespaces"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
@@ -71,21 +81,29 @@ const NOT_DRIVABLE = [
   { surface: "disableTools", reason: "OpenClaw decides disableTools before it builds any tool; the code-mode module is never called" },
   { surface: "raw", reason: "a raw model call builds no tools in OpenClaw; the code-mode module is never called" },
   { surface: "runtime.stats", reason: "OpenClaw keeps suspended runs in a module-private map (activeRuns) and runs each cell in a worker thread; neither is exported, so live VMs, snapshots and suspended runs cannot be counted" },
-  { surface: "run.abort", reason: "OpenClaw 2026.7.35 code mode has no abort entry point: an aborted agent run only aborts the signal of in-flight nested calls, and suspended runs stay in activeRuns until their TTL" },
   // Features OpenClaw 2026.7.35 has that this adapter does not drive, so
   // does not declare (§3 notDrivable[].feature): their specs are skipped as
   // not drivable with the reason, never as "not declared". The profile-v2
   // features (bridge-queue, execution-mode, results, session-store,
   // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
-  { feature: "hooks", reason: "not wired yet, though drivable: 7.35 runs before_tool_call hooks from its global plugin hook runner (getGlobalHookRunner, filled by plugins' api.on); applyCodeModeCatalog wraps every catalog tool with wrapToolWithBeforeToolCallHook when given a toolHookContext, and the agent loop wraps exec (toolKind code_mode_exec). The adapter registers no hook there that asks the harness (hook.beforeToolCall) and passes no toolHookContext, so no hook runs" },
-  { feature: "approvals", reason: "not wired yet: 7.35 asks for approval when a before_tool_call hook answers requireApproval, and decides it through its plugin approval broker (plugin.approval.requested/resolved); driving it needs the hooks wiring plus a broker client that answers through approval.request" },
-  { feature: "mcp", reason: "not wired yet, though drivable: 7.35 connects to MCP servers in its run setup, not in the code-mode module, through getOrCreateSessionMcpRuntime (mcp.servers config) and materializeBundleMcpToolsForRun, whose tools carry the bundle-mcp metadata the MCP global and API files come from. The adapter does not start that runtime for run.prepare's mcpServers, and making MCP tools itself would be emulation" },
-  { feature: "mcp-resources", reason: "needs the mcp wiring (see feature mcp)" },
-  { feature: "namespaces", reason: "not wired yet: 7.35's namespaces are plugin registrations (registerCodeModeNamespace, kept in the process-wide registry Symbol.for(\"openclaw.codeMode.namespaces\")) whose createScope returns catalog-tool markers; run.prepare's namespaces (§5.5) need a translation into such registrations, which the adapter does not have" },
-  { feature: "trajectory", reason: "7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module; the module's executeTool sees no transcript" },
+  { feature: "hooks", reason: "not wired yet, though drivable: 7.35 runs before_tool_call hooks from its global hook runner (initializeGlobalHookRunner and getGlobalHookRunner, hook-runner-global chunk, filled from a plugin registry's typedHooks), and applyCodeModeCatalog wraps every catalog tool with wrapToolWithBeforeToolCallHook when given a toolHookContext; the adapter installs no before_tool_call hook that asks the harness (hook.beforeToolCall) and passes no toolHookContext" },
+  { feature: "approvals", reason: "not wired yet, though drivable: 7.35 asks for approval when a before_tool_call hook answers requireApproval and decides it through its plugin approval broker (plugin.approval.requested/resolved); it needs the hooks wiring (see hooks) plus a broker client that answers through approval.request" },
+  { feature: "trajectory", reason: "not wired yet: 7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module, whose executeTool sees no transcript; the gateway records them for agent turns (lib/gateway.mjs reads its session store), but run.trajectory for module-level runs has no OpenClaw transcript to translate" },
   { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
   SANDBOX_NOT_DRIVABLE,
 ];
+
+// Loaded on first use (lib/chunks.mjs once): the MCP runtime for a run with
+// mcpServers, the config schema for the first run.prepare.
+const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_REQUIRED), importer)) }));
+// A build without them (the adapter's test fixtures) declares no mcp and
+// validates no config, and says so in its log.
+const hasMcp = has(found, MCP_REQUIRED);
+const toolsSchema = once(async () => {
+  if (found.ToolsSchema) return loadToolsSchema(distDir, found.ToolsSchema);
+  process.stderr.write("openclaw adapter: this dist exports no ToolsSchema; tools.codeMode goes unvalidated to the resolver\n");
+  return null;
+});
 
 const peer = new Peer(process.stdin, protocolOut, (m) => process.stderr.write(m + "\n"));
 const updates = new Updates(peer); // partial updates (feature streaming, lib/nestedcalls.mjs)
@@ -121,7 +139,7 @@ function getRun(params, method) {
   return r;
 }
 
-function prepare(p) {
+async function prepare(p) {
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
   for (const k of ["agentId", "sessionId", "sessionKey", "senderId", "channel"]) {
@@ -140,7 +158,16 @@ function prepare(p) {
       throw new ProtocolError(-32602, `run.prepare: tool ${JSON.stringify(t?.name)} needs name, owner and a known source`);
     }
   }
+  const mcp = mcpServersConfig(p.mcpServers);
+  if (mcp.error) throw new ProtocolError(-32602, `run.prepare: ${mcp.error}`);
+  if (!hasMcp && Object.keys(mcp.servers).length > 0) throw new ProtocolError(-32602, "run.prepare: this OpenClaw dist exports no session MCP runtime (feature mcp not declared)");
+  const nsError = applyNamespaces(p.namespaces);
+  if (nsError) throw new ProtocolError(-32602, `run.prepare: namespaces: ${nsError}`);
   const config = codeModeConfig(p);
+  // OpenClaw validates tools.codeMode when it loads the config: a refused
+  // config starts no run (§5.1 invalid_config; the run is not registered).
+  const configError = codeModeConfigError(await toolsSchema(), config.tools);
+  if (configError) return { run: p.run, codeModeActive: false, tools: [], failure: { code: "invalid_config", error: `OpenClaw's config schema refuses the config: ${configError}` } };
   const run = {
     id: p.run,
     context: { agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, senderId: p.senderId, channel: p.channel },
@@ -149,6 +176,21 @@ function prepare(p) {
     controller: new AbortController(),
   };
   let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(surface, peer, run, t, { updates }));
+  // The run's MCP servers: OpenClaw's session MCP runtime connects to them
+  // and makes their tools (lib/mcp.mjs); they join the run's own tools
+  // before policy, as in OpenClaw's run setup. An unreachable server leaves
+  // its tools out (OpenClaw's catalog diagnostics), it does not fail the run.
+  run.mcp = Object.keys(mcp.servers).length === 0 ? { tools: [], close: async () => {} } : await openMcp(await mcpSurface(), { run: p.run, sessionKey: p.sessionKey, servers: mcp.servers, reservedToolNames: p.tools.map((t) => t.name), log: (m) => process.stderr.write(`openclaw: ${m}\n`) });
+  own = [...own, ...run.mcp.tools];
+  try {
+    return prepareTools(p, run, config, own);
+  } catch (err) {
+    await run.mcp.close();
+    throw err;
+  }
+}
+
+function prepareTools(p, run, config, own) {
   if (p.policy != null) {
     // policy is the agent's tools.allow/deny (agents.list[].tools), run
     // through OpenClaw's own tool-policy pipeline before code mode, as its
@@ -206,17 +248,20 @@ async function toolCall(which, p) {
   // (feature streaming, lib/nestedcalls.mjs).
   const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
   // .details is the code-mode result the model receives (jsonResult).
-  return out?.details ?? null;
+  return withCatalogSources(out?.details ?? null);
 }
 
 peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
+      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs; agent turns via the openclaw gateway)` },
-        features: FEATURES,
+        // mcp and namespaces only where this dist has the session MCP runtime
+        // and the namespace registry (the test fixtures have neither).
+        features: FEATURES.filter((f) => (hasMcp || (f !== "mcp" && f !== "mcp-resources")) && (f !== "namespaces" || registrations() !== null)),
         notDrivable: NOT_DRIVABLE,
       };
     case "run.prepare":
@@ -236,11 +281,19 @@ peer.handle = async (method, params) => {
       const run = getRun(params, method);
       run.controller.abort();
       runs.delete(run.id);
+      await run.mcp?.close();
       return true;
     }
-    case "run.abort":
+    case "run.abort": {
+      // OpenClaw's own abort: the signal its code-mode tools got as
+      // ctx.abortSignal (and every exec/wait call's signal). What a later
+      // exec or wait does is OpenClaw's. The run's MCP servers stop (§5.6).
+      const run = getRun(params, method);
+      run.controller.abort();
+      await run.mcp?.close();
+      return true;
+    }
     case "runtime.stats": {
-      if (method === "run.abort") getRun(params, method);
       const nd = NOT_DRIVABLE.find((n) => n.surface === method);
       throw new ProtocolError(-32601, `${method} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
@@ -248,6 +301,8 @@ peer.handle = async (method, params) => {
       // Feature results (profile v2): generation 1 has no results store.
       throw new ProtocolError(-32601, "run.update belongs to feature results (profile v2); OpenClaw generation 1 (this adapter) has no results store");
     case "shutdown":
+      // No MCP child outlives the answer (§5.6 Stopping).
+      await Promise.allSettled([...runs.values()].map((r) => r.mcp?.close()));
       setImmediate(() => gateways.close().finally(() => process.exit(0)));
       return true;
     default:

@@ -80,13 +80,19 @@ func CacheDir() (string, error) {
 	return filepath.Join(d, "codemode-conformance"), nil
 }
 
-// Resolve turns "openclaw:<version>" into the command line of an exec:
+// Resolve turns "openclaw:<version>[+<executor>]" into the command line of an exec:
 // target, installing first when needed. Progress goes to progress.
 func Resolve(ctx context.Context, spec string, progress io.Writer) (string, error) {
-	version := strings.TrimSpace(strings.TrimPrefix(spec, Prefix))
+	version, executor, err := ParseSpec(spec)
+	if err != nil {
+		return "", err
+	}
 	inst, err := Install(ctx, version, progress)
 	if err != nil {
 		return "", err
+	}
+	if executor != "" {
+		return inst.CommandLine() + " --executor " + shellQuote(executor), nil
 	}
 	return inst.CommandLine(), nil
 }

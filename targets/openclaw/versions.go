@@ -1,5 +1,10 @@
 package openclaw
 
+import (
+	"fmt"
+	"strings"
+)
+
 // generations maps a pinned version to the OpenClaw generation of its code
 // mode; absent means generation 1 (2026.5–2026.7.x, profile v1).
 // Generation 2 (2026.8–2026.9.x, profile v2) has another run setup and
@@ -14,4 +19,22 @@ func adapterEntry(version string) string {
 		return "adapter-v2.mjs"
 	}
 	return "adapter.mjs"
+}
+
+// Executors a target spec can select with "+<executor>" after the version
+// (openclaw:2026.9.6+quickjs): generation 2 ships QuickJS as a bundled
+// plugin executor beside its default Node executor (001), chosen by
+// tools.codeMode.executor.
+var executors = map[string]bool{"quickjs": true}
+
+// ParseSpec splits "openclaw:<version>[+<executor>]" into the pinned
+// version and the executor ("" for OpenClaw's default). An unknown
+// executor, or one on a generation-1 version, is ErrUnknownVersion.
+func ParseSpec(spec string) (version, executor string, err error) {
+	v := strings.TrimSpace(strings.TrimPrefix(spec, Prefix))
+	version, executor, _ = strings.Cut(v, "+")
+	if executor != "" && (!executors[executor] || generations[version] != 2) {
+		return "", "", fmt.Errorf("%w %q: the executor %q is selectable only on a generation-2 version (2026.9.6+quickjs)", ErrUnknownVersion, v, executor)
+	}
+	return version, executor, nil
 }

@@ -1,6 +1,7 @@
 package openclaw
 
 import (
+	"errors"
 	"io/fs"
 	"slices"
 	"testing"
@@ -18,6 +19,20 @@ func TestAdapterEntryPerGeneration(t *testing.T) {
 		}
 		if _, err := fs.Stat(files, adapterEntry(version)); err != nil {
 			t.Errorf("%s: its adapter %s is not embedded: %v", version, adapterEntry(version), err)
+		}
+	}
+}
+
+func TestParseSpecExecutor(t *testing.T) {
+	for spec, want := range map[string][2]string{"openclaw:2026.9.6": {"2026.9.6", ""}, "openclaw:2026.9.6+quickjs": {"2026.9.6", "quickjs"}, "openclaw:2026.7.35": {"2026.7.35", ""}} {
+		v, e, err := ParseSpec(spec)
+		if err != nil || v != want[0] || e != want[1] {
+			t.Errorf("ParseSpec(%q) = %q, %q, %v; want %q, %q", spec, v, e, err, want[0], want[1])
+		}
+	}
+	for _, bad := range []string{"openclaw:2026.7.35+quickjs", "openclaw:2026.9.6+node2"} {
+		if _, _, err := ParseSpec(bad); !errors.Is(err, ErrUnknownVersion) {
+			t.Errorf("ParseSpec(%q): err %v, want ErrUnknownVersion (an executor only on generation 2, and only a known one)", bad, err)
 		}
 	}
 }

@@ -134,6 +134,10 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 		}
 	case report.Skip:
 		reason("skipped: ", r.Failure.Message)
+	case report.Blocked:
+		// The message starts "blocked by CM-X: ": the requirement that owns
+		// the failed precondition, whose own specs judge the fault.
+		reason(fmt.Sprintf("not judged (%s): ", v.Requirement), r.Failure.Message)
 	case report.XPass:
 		reason(fmt.Sprintf("passed, but listed in %s (%s): remove the stale entry", baselineFile, v.Expected), "")
 	case report.XFail:
@@ -150,6 +154,9 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 		reason(fmt.Sprintf("error, not a failure of %s: ", v.Requirement), why)
 	default:
 		reason("", r.Failure.Message)
+	}
+	if v.BaselineError != "" {
+		fmt.Fprintf(&b, "        baseline error: %s lists this spec, but %s\n", baselineFile, report.Line(v.BaselineError, reasonMaxRunes))
 	}
 	return b.String()
 }

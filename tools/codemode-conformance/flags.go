@@ -27,6 +27,10 @@ func usage(w io.Writer) {
        codemode-conformance case FILE [--target T] [--profile P]   (one hostile-case corpus file; case -h)
        codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
        codemode-conformance list fakes   (every fake:<variant> target, the requirement it breaks and how; list -h)
+       codemode-conformance smoke --target T   (a protocol check in seconds; smoke -h)
+       codemode-conformance init --lang node|python|go DIR   (a skeleton adapter, baseline and CI workflow; init -h)
+       codemode-conformance baseline --from RESULTS_DIR [--update FILE]   (expected failures from a run; baseline -h)
+       codemode-conformance version
        codemode-conformance help
 
 Runs the code mode conformance suites (abuse, codemode, e2e, limits, mcp, namespaces, security) against a target,
@@ -85,6 +89,7 @@ func runFlags() *flag.FlagSet {
 	fs.IntVar(&framework.MaxMessageBytes, "max-message-bytes", framework.MaxMessageBytes, "longest message the harness reads from the target, in `bytes` (without the newline); a longer one is a target fault: that spec is an error and the target is restarted (spec/protocol.md §1)")
 	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
+	fs.BoolVar(&framework.ValidateProtocol, "validate-protocol", false, "check every message the target sends against spec/schema; the first violation (message and schema path) fails the run (exit 1) and goes to protocol-violation.txt")
 	return fs
 }
 

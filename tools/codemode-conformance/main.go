@@ -93,8 +93,16 @@ func cli(args []string) int {
 		return bench.LoadCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	case "list":
 		return listCommand(args[1:], os.Stdout, os.Stderr) // list.go
+	case "version", "--version":
+		return versionCommand(args[1:], os.Stdout, os.Stderr) // version.go
+	case "smoke":
+		return smokeCommand(args[1:], os.Stdout, os.Stderr) // smoke.go
+	case "init":
+		return initCommand(args[1:], os.Stdout, os.Stderr) // initcmd.go
+	case "baseline":
+		return baselineCommand(args[1:], os.Stdout, os.Stderr) // baselinecmd.go
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, bench, bench-load, case, list or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, list or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}
@@ -205,6 +213,7 @@ func run() int {
 	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
 		code = 0
 	}
+	code = protocolVerdict(code, con) // validate.go
 	con.Verdict(closingLine(out, code), out.overall)
 	return code
 }

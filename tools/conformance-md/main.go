@@ -173,8 +173,10 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 		return nil, fmt.Errorf("coverage: %s", strings.Join(problems, "; "))
 	}
 	verdicts := make([]map[string]report.Verdict, len(runs))
+	blockedBy := make([]map[string][]string, len(runs))
 	for i, r := range runs {
-		verdicts[i] = report.Verdicts(r.Specs)
+		ev := report.Evaluate(r.Specs, nil)
+		verdicts[i], blockedBy[i] = ev.Requirements, ev.BlockedBy
 	}
 	var b strings.Builder
 	b.WriteString("# Conformance coverage\n\n")
@@ -203,6 +205,14 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 		}
 	}
 	fmt.Fprintf(&b, "**%d requirements: %d covered, %d excluded, %d not yet covered (%d of them MUST, each with a planned: note).**\n\n", len(reqs), covered, excluded, uncovered, mustUncovered)
+	b.WriteString("\"blocked by CM-X\": a precondition owned by requirement CM-X failed, so the requirement was not judged (neither pass nor fail; the fault is CM-X's). Requirements per verdict, by column:\n\n")
+	for i, r := range runs {
+		fmt.Fprintf(&b, "- %s: %s\n", verdictTitle(r.Profile), countLine(report.Count(verdicts[i])))
+	}
+	for _, p := range peers {
+		fmt.Fprintf(&b, "- %s: %s\n", p.Title, countLine(p.Report.Totals))
+	}
+	b.WriteString("\n")
 	if line := basisCounts(reqs, byReq); line != "" {
 		fmt.Fprintf(&b, "By basis (a requirement resting on two counts under both): %s.\n\n", line)
 	}
@@ -229,6 +239,9 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 		cells := make([]string, len(runs))
 		for i, run := range runs {
 			cells[i] = string(verdicts[i][r.ID])
+			if by := blockedBy[i][r.ID]; verdicts[i][r.ID] == report.Blocked && len(by) > 0 {
+				cells[i] = "blocked by " + strings.Join(by, " ")
+			}
 			if p, err := spec.LookupProfile(run.Profile); err == nil && !p.Has(r.Feature) {
 				cells[i] = "n/a (not in " + p.Name + ")"
 			}
@@ -265,6 +278,12 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |%s %s |\n", r.ID, r.Level, r.Feature, strings.Join(r.Basis, " + "), r.Source, cells[0], peerCells, specsCell)
 	}
 	return []byte(b.String()), nil
+}
+
+// countLine is a column's requirements per verdict, e.g. "160 pass, 0 fail,
+// 0 error, 0 xfail, 0 xpass, 1 blocked, 6 skip".
+func countLine(t report.Totals) string {
+	return fmt.Sprintf("%d pass, %d fail, %d error, %d xfail, %d xpass, %d blocked, %d skip", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Blocked, t.Skip)
 }
 
 // verdictTitle is the column title of a profile's verdicts.

@@ -82,6 +82,17 @@ var _ = Describe("render over a fixture", func() {
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-02 | MUST | core | seed | 000 [exec] | excluded: not observable | — | — |"))
 		Expect(string(md)).To(ContainSubstring("| CM-EXEC-04 | SHOULD | core | hardening | 000 [exec] | not covered | not drivable | — |"))
 	})
+	It("shows a blocked requirement as blocked by its blocker, and counts blocked per column", func() {
+		peer := Peer{Title: "Other 1.0", Path: "reports/other/conformance-report.yaml", Report: report.Conformance{
+			Implementation: report.Peer{Name: "other", Version: "1.0"}, Overall: report.Partial, Totals: report.Totals{Pass: 0, Blocked: 1},
+			Requirements: []report.RequirementLine{{ID: "CM-EXEC-01", Verdict: report.Blocked, BlockedBy: []string{"CM-EXEC-06"}}},
+		}}
+		md, err := render(v1([]report.SpecResult{ok}), reqs, peer)
+		Expect(err).NotTo(HaveOccurred(), "the file renders")
+		Expect(string(md)).To(ContainSubstring("| CM-EXEC-01 | MUST | core | seed + openclaw-source | 000 [exec] | pass | blocked by CM-EXEC-06 | `/x/suites/codemode/exec.go:10` |"), "the peer's cell names the blocker")
+		Expect(string(md)).To(ContainSubstring("- Other 1.0: 0 pass, 0 fail, 0 error, 0 xfail, 0 xpass, 1 blocked, 0 skip"), "blocked is counted apart per column")
+		Expect(string(md)).To(ContainSubstring(`"blocked by CM-X": a precondition owned by requirement CM-X failed`), "the legend says what blocked means")
+	})
 	It("names the profile a peer report was judged against, and the committed peers hold a v2 column for OpenClaw 2026.9.6", func() {
 		v2peer := Peer{Title: "Other 2.0 (v2)", Path: "reports/other2/conformance-report.yaml", Report: report.Conformance{
 			Implementation: report.Peer{Name: "other", Version: "2.0"}, Overall: report.Failure, Profile: report.NewProfile("v2", "v2", "v2"),

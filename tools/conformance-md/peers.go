@@ -17,6 +17,7 @@ import (
 var DefaultPeers = []string{
 	"OpenClaw 2026.7.35=reports/openclaw-2026.7.35/conformance-report.yaml",
 	"OpenClaw 2026.9.6 (v2)=reports/openclaw-2026.9.6/conformance-report.yaml",
+	"OpenClaw 2026.9.6 (v2, QuickJS)=reports/openclaw-2026.9.6-quickjs/conformance-report.yaml",
 }
 
 // profileNote is ", profile <name>" for a peer report that names the
@@ -58,7 +59,8 @@ func LoadPeers(root string, entries []string) ([]Peer, error) {
 
 // Verdict is the peer's cell for requirement id: its verdict, "not
 // drivable" for a skip its adapter declared, "fail (baselined)" for an
-// xfail, "—" when the run has no verdict for it.
+// xfail, "blocked by CM-X" for a blocked requirement, "—" when the run has
+// no verdict for it.
 func (p Peer) Verdict(id string) string {
 	for _, r := range p.Report.Requirements {
 		if r.ID != id {
@@ -67,6 +69,10 @@ func (p Peer) Verdict(id string) string {
 		switch r.Verdict {
 		case report.XFail:
 			return "fail (baselined)"
+		case report.Blocked:
+			if len(r.BlockedBy) > 0 {
+				return "blocked by " + strings.Join(r.BlockedBy, " ")
+			}
 		case report.Skip:
 			for _, s := range r.Specs {
 				if strings.HasPrefix(s.Message, protocol.NotDrivablePrefix) {

@@ -15,7 +15,9 @@ import (
 //	requirements:
 //	  - CM-LIM-03                 # a requirement ID
 //	  - id: CM-EXEC-08            # or an ID with a reason
+//	    class: deviation          # deviation (from the seeds) | decision (a project decision the target does not follow)
 //	    reason: "not implemented yet (#12)"
+//	    note: "…"                 # optional: e.g. a triage row that questions the entry
 //	specs:
 //	  - "CM-RUN-01 while waiting exactly zero live VMs …"   # a spec's text as progress lines print it
 //	  - name: "…"                                            # (or its full text, as junit.xml names it)
@@ -23,6 +25,15 @@ import (
 //	  - name: "…"                                            # a spec whose outcome is known to vary
 //	    flaky: true
 //	    reason: "…"                                          # required with flaky: why it varies
+//
+// Class says what kind of known failure an entry is (issue 24): a deviation
+// of the target from the seed pages, or a project decision the target does
+// not follow. There is no "not drivable" class: a spec the target cannot
+// drive is skipped (protocol.NotDrivablePrefix) and never an expected
+// failure; a baseline that lists a spec or requirement whose verdict is
+// skip or blocked gets a baseline error (Evaluation.BaselineErrors) that
+// fails the run. Class is optional in the syntax (a bare ID has none); the
+// committed baselines under reports/ carry one on every entry (a test checks).
 //
 // A spec listed by name, or any spec of a listed requirement, that fails is
 // an xfail; a spec listed by name that passes, or a listed requirement none
@@ -40,13 +51,40 @@ type Baseline struct {
 // ExpectedRequirement is one requirements: entry: an ID, or {id, reason}.
 type ExpectedRequirement struct {
 	ID     string `yaml:"id"`
+	Class  Class  `yaml:"class,omitempty"`
 	Reason string `yaml:"reason,omitempty"`
+	Note   string `yaml:"note,omitempty"`
+}
+
+// Class is a baseline entry's kind of known failure.
+type Class string
+
+// Classes of a baseline entry.
+const (
+	// ClassDeviation: the target deviates from what the seed pages say.
+	ClassDeviation Class = "deviation"
+	// ClassDecision: the target does not follow a project decision
+	// (spec/protocol.md §12) that the seeds leave open.
+	ClassDecision Class = "decision"
+)
+
+// checkClass accepts "", deviation and decision.
+func checkClass(c Class) error {
+	switch c {
+	case "", ClassDeviation, ClassDecision:
+		return nil
+	case "not-drivable", "not drivable", "skip":
+		return fmt.Errorf("class %q: a spec the target cannot drive is skipped as not drivable, never an expected failure (remove the entry)", c)
+	}
+	return fmt.Errorf("unknown class %q (want %s or %s)", c, ClassDeviation, ClassDecision)
 }
 
 // ExpectedSpec is one specs: entry: a spec name, or {name, reason, flaky}.
 type ExpectedSpec struct {
 	Name   string `yaml:"name"`
+	Class  Class  `yaml:"class,omitempty"`
 	Reason string `yaml:"reason,omitempty"`
+	Note   string `yaml:"note,omitempty"`
 	// Flaky marks a spec whose outcome is known to vary from run to run:
 	// a pass is accepted (reported as a flaky pass) as well as a failure.
 	Flaky bool `yaml:"flaky,omitempty"`
@@ -99,6 +137,9 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 		if _, ok := spec.Lookup(r.ID); !ok {
 			return nil, fmt.Errorf("requirements[%d]: unknown requirement ID %q (not in spec/requirements.yaml)", i, r.ID)
 		}
+		if err := checkClass(r.Class); err != nil {
+			return nil, fmt.Errorf("requirements[%d] %s: %w", i, r.ID, err)
+		}
 	}
 	for i, s := range b.Specs {
 		if s.Name == "" {
@@ -106,6 +147,9 @@ func ParseBaseline(data []byte) (*Baseline, error) {
 		}
 		if id := specID(s.Name); id == "" {
 			return nil, fmt.Errorf("specs[%d]: spec name %q does not contain a known requirement ID (spec names start with one, e.g. \"CM-EXEC-08 …\")", i, s.Name)
+		}
+		if err := checkClass(s.Class); err != nil {
+			return nil, fmt.Errorf("specs[%d] %q: %w", i, s.Name, err)
 		}
 		if s.Flaky && strings.TrimSpace(s.Reason) == "" {
 			return nil, fmt.Errorf("specs[%d]: %q is flaky: true without a reason (say why its outcome varies)", i, s.Name)

@@ -3,11 +3,13 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/goccy/go-yaml"
 )
 
@@ -21,6 +23,10 @@ type SpecVerdict struct {
 	// Flaky is true when the spec's own entry says its outcome varies
 	// (flaky: true): then a pass stays a pass instead of an xpass.
 	Flaky bool
+	// BaselineError says why the spec's own baseline entry is wrong: it
+	// lists a spec whose verdict is blocked or skip, which cannot be an
+	// expected failure (Evaluation.BaselineErrors).
+	BaselineError string
 }
 
 // Verdict is a spec's verdict with the baseline b applied (b may be nil): a
@@ -42,8 +48,19 @@ func (b *Baseline) Verdict(s SpecResult) SpecVerdict {
 		out.Verdict = XFail
 	case out.Verdict == Pass && bySpec && !es.Flaky:
 		out.Verdict = XPass
+	case (out.Verdict == Blocked || out.Verdict == Skip) && bySpec:
+		out.BaselineError = unexpectable(out)
 	}
 	return out
+}
+
+// unexpectable says why a blocked or skipped spec cannot be listed in a
+// baseline: an expected failure is a failure the target was judged on.
+func unexpectable(s SpecVerdict) string {
+	if s.Verdict == Blocked {
+		return fmt.Sprintf("its verdict is blocked by %s: a blocked verdict cannot be an expected failure (the fault is %s's; remove the entry)", s.BlockedBy, s.BlockedBy)
+	}
+	return "its verdict is skip (" + Short(s.Message) + "): a skipped or not-drivable spec cannot be an expected failure (remove the entry)"
 }
 
 func orListed(reason string) string {
@@ -63,6 +80,13 @@ type Evaluation struct {
 	// Flaky lists each spec of the run listed flaky: true, with the
 	// verdict it got this time (pass, xfail, or skip/error).
 	Flaky []FlakyOutcome
+	// BlockedBy lists, sorted, the requirements that blocked the specs of
+	// each requirement whose verdict is blocked.
+	BlockedBy map[string][]string
+	// BaselineErrors are baseline entries that match a spec or requirement
+	// whose verdict is blocked or skip (not drivable included): such an
+	// entry is stale and fails the run, it is never an xfail.
+	BaselineErrors []string
 }
 
 // FlakyOutcome is one flaky baseline entry's outcome in a run.
@@ -79,7 +103,7 @@ type FlakyOutcome struct {
 // junit.xml shows the stale entry as failing, as the run is). Specs without
 // a requirement are ignored.
 func Evaluate(specs []SpecResult, b *Baseline) Evaluation {
-	ev := Evaluation{Requirements: map[string]Verdict{}}
+	ev := Evaluation{Requirements: map[string]Verdict{}, BlockedBy: map[string][]string{}}
 	usedReq, usedSpec := map[string]bool{}, map[string]bool{}
 	for _, s := range specs {
 		if s.Requirement == "" {
@@ -95,6 +119,31 @@ func Evaluate(specs []SpecResult, b *Baseline) Evaluation {
 		}
 		usedReq[s.Requirement] = true
 		usedSpec[s.Text], usedSpec[s.FullText] = true, true
+		if sv.BaselineError != "" {
+			ev.BaselineErrors = append(ev.BaselineErrors, fmt.Sprintf("expected-failures entry %q: %s", s.Text, sv.BaselineError))
+		}
+	}
+	for _, s := range ev.Specs {
+		if s.Verdict == Blocked && ev.Requirements[s.Requirement] == Blocked && !slices.Contains(ev.BlockedBy[s.Requirement], s.BlockedBy) {
+			ev.BlockedBy[s.Requirement] = append(ev.BlockedBy[s.Requirement], s.BlockedBy)
+			sort.Strings(ev.BlockedBy[s.Requirement])
+		}
+	}
+	var listedIDs []string
+	for id := range ev.Requirements {
+		listedIDs = append(listedIDs, id)
+	}
+	sort.Strings(listedIDs)
+	for _, id := range listedIDs {
+		if _, listed := b.requirement(id); !listed {
+			continue
+		}
+		switch ev.Requirements[id] {
+		case Blocked:
+			ev.BaselineErrors = append(ev.BaselineErrors, fmt.Sprintf("expected-failures entry %s: its verdict is blocked by %s: a blocked verdict cannot be an expected failure (remove the entry)", id, strings.Join(ev.BlockedBy[id], " ")))
+		case Skip:
+			ev.BaselineErrors = append(ev.BaselineErrors, fmt.Sprintf("expected-failures entry %s: its verdict is skip: a skipped or not-drivable requirement cannot be an expected failure (remove the entry)", id))
+		}
 	}
 	for id, v := range ev.Requirements {
 		if e, listed := b.requirement(id); listed && v == Pass {
@@ -132,7 +181,10 @@ const (
 )
 
 // Judge decides the overall verdict from requirement verdicts and says why
-// it is not success. It judges the requirements that ran, so a filtered run
+// it is not success. A blocked requirement alone makes the run at most
+// partial, never success: the blocking requirement's own failure (when it
+// ran) already fails the run, and a run whose every requirement is skipped
+// or blocked judged nothing and fails. It judges the requirements that ran, so a filtered run
 // (--req, --label-filter) is judged on its selection only (Selection records
 // it): failure if no spec ran or every requirement that ran was skipped
 // (nothing was tested), on a suite error, or if any requirement is fail,
@@ -152,6 +204,8 @@ func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, 
 		reasons = append(reasons, "no spec ran")
 	} else if len(by[Skip]) == len(v) {
 		reasons = append(reasons, "nothing tested: every selected requirement was skipped: "+strings.Join(by[Skip], " "))
+	} else if len(by[Skip])+len(by[Blocked]) == len(v) {
+		reasons = append(reasons, "nothing judged: every selected requirement was skipped or blocked: "+strings.Join(append(slices.Clone(by[Blocked]), by[Skip]...), " "))
 	}
 	for _, e := range suiteErrors {
 		reasons = append(reasons, "suite error: "+e)
@@ -176,6 +230,9 @@ func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, 
 	if len(core) > 0 {
 		reasons = append(reasons, "core requirements skipped: "+strings.Join(core, " "))
 	}
+	if ids := by[Blocked]; len(ids) > 0 {
+		reasons = append(reasons, "blocked (a precondition owned by another requirement failed; not judged): "+strings.Join(ids, " "))
+	}
 	if baseline {
 		reasons = append(reasons, "run with an expected-failures baseline")
 	}
@@ -193,6 +250,9 @@ type Totals struct {
 	XFail int `yaml:"xfail"`
 	XPass int `yaml:"xpass"`
 	Error int `yaml:"error"`
+	// Blocked counts the requirements not judged because a precondition
+	// owned by another requirement failed (verdict blocked).
+	Blocked int `yaml:"blocked"`
 	// NotDrivable counts the skipped requirements that the target declared
 	// it cannot drive (a subset of Skip; see NotDrivable).
 	NotDrivable int `yaml:"notDrivable,omitempty"`
@@ -231,6 +291,8 @@ func Count(v map[string]Verdict) Totals {
 			t.XPass++
 		case Error:
 			t.Error++
+		case Blocked:
+			t.Blocked++
 		}
 	}
 	return t
@@ -266,20 +328,21 @@ func Count(v map[string]Verdict) Totals {
 //	  requirements: {catalogue, withSpecs, selected, ran}
 //	  specs: {inBuild, selected, ran}
 //	  notRun: {noSpec, excluded, filteredOut, notReached}
-//	expectedFailures: {file, unused, flaky}    # with --expected-failures; unused: entries that matched no spec; flaky: [{name, verdict, reason}] of the flaky: true entries
+//	expectedFailures: {file, unused, flaky, errors}    # with --expected-failures; unused: entries that matched no spec; flaky: [{name, verdict, reason}] of the flaky: true entries; errors: entries listing a blocked or skipped verdict (each fails the run)
 //	overall: success | partial | failure   # judges the selected specs only (see Judge)
 //	reasons: […]                        # why not success
-//	totals: {pass, fail, skip, xfail, xpass, error, notDrivable}   # requirements per verdict; notDrivable ⊂ skip
+//	totals: {pass, fail, skip, xfail, xpass, error, blocked, notDrivable}   # requirements per verdict; notDrivable ⊂ skip
 //	suiteErrors: […]                    # failures outside specs (e.g. the target could not be connected)
 //	requirements:                       # those with specs in the run, in requirements.yaml order
 //	  - id: CM-LIM-03
 //	    level: MUST
 //	    feature: core
 //	    basis: [seed]                   # what it rests on: seed, openclaw-source, hardening
-//	    verdict: xfail
+//	    verdict: xfail                  # pass, fail, error, xfail, xpass, blocked, skip
 //	    expected: "reason"              # when listed in the baseline
+//	    blockedBy: [CM-EXEC-01]         # verdict blocked: the requirements whose preconditions failed
 //	    selfReported: […]               # a pass that trusts what the target reports about itself (SelfReportedEntry)
-//	    specs: [{name, verdict, message, selfReported}]   # message: the failure or skip reason, shortened
+//	    specs: [{name, verdict, message, blockedBy, selfReported}]   # message: the failure or skip reason, shortened ("blocked by CM-X: …" for blocked)
 type Conformance struct {
 	Implementation   Peer              `yaml:"implementation"`
 	Harness          Peer              `yaml:"harness"`
@@ -360,7 +423,7 @@ func (c Catalogue) BasisLine() string {
 		for _, x := range []struct {
 			k int
 			v Verdict
-		}{{t.Pass, Pass}, {t.Fail, Fail}, {t.Error, Error}, {t.XFail, XFail}, {t.XPass, XPass}, {t.Skip, Skip}} {
+		}{{t.Pass, Pass}, {t.Fail, Fail}, {t.Error, Error}, {t.XFail, XFail}, {t.XPass, XPass}, {t.Blocked, Blocked}, {t.Skip, Skip}} {
 			if x.k > 0 {
 				n = append(n, fmt.Sprintf("%d %s", x.k, x.v))
 			}
@@ -388,6 +451,9 @@ type ExpectedFailures struct {
 	Unused []string `yaml:"unused,omitempty"`
 	// Flaky: each spec listed flaky: true and its verdict in this run.
 	Flaky []FlakyOutcome `yaml:"flaky,omitempty"`
+	// Errors: entries that list a spec or requirement whose verdict is
+	// blocked or skip (Evaluation.BaselineErrors); each fails the run.
+	Errors []string `yaml:"errors,omitempty"`
 }
 
 // RequirementLine is one requirement's verdict and its specs.
@@ -398,6 +464,9 @@ type RequirementLine struct {
 	Basis    []string `yaml:"basis,flow"`
 	Verdict  Verdict  `yaml:"verdict"`
 	Expected string   `yaml:"expected,omitempty"`
+	// BlockedBy lists the requirements whose failed preconditions blocked
+	// the specs of a blocked requirement ("blocked by CM-X").
+	BlockedBy []string `yaml:"blockedBy,omitempty,flow"`
 	// SelfReported lists what the passing specs of a passing requirement
 	// trusted the target to report about itself: the pass is "pass
 	// (self-reported)".
@@ -410,6 +479,9 @@ type SpecLine struct {
 	Name    string  `yaml:"name"`
 	Verdict Verdict `yaml:"verdict"`
 	Message string  `yaml:"message,omitempty"`
+	// BlockedBy is the requirement whose failed precondition blocked the
+	// spec (verdict blocked; message "blocked by CM-X: …").
+	BlockedBy string `yaml:"blockedBy,omitempty"`
 	// SelfReported is what a passing spec trusted the target to report
 	// about itself.
 	SelfReported string `yaml:"selfReported,omitempty"`
@@ -433,7 +505,11 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 		}
 	}
 	if b != nil {
-		c.ExpectedFailures = &ExpectedFailures{Unused: ev.Unused, Flaky: ev.Flaky}
+		c.ExpectedFailures = &ExpectedFailures{Unused: ev.Unused, Flaky: ev.Flaky, Errors: ev.BaselineErrors}
+	}
+	if len(ev.BaselineErrors) > 0 {
+		c.Overall = Failure
+		c.Reasons = append(c.Reasons, "expected-failures baseline errors (entries that list a blocked or skipped verdict): "+strings.Join(ev.BaselineErrors, "; "))
 	}
 	byReq := map[string][]SpecLine{}
 	for _, s := range ev.Specs {
@@ -442,6 +518,9 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 			msg = s.HarnessError + " — " + msg
 		}
 		line := SpecLine{Name: s.Text, Verdict: s.Verdict}
+		if s.Verdict == Blocked {
+			line.BlockedBy = s.BlockedBy
+		}
 		if s.Flaky {
 			line.Flaky = s.Expected
 		}
@@ -457,7 +536,7 @@ func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformanc
 		if !ok {
 			continue
 		}
-		line := RequirementLine{ID: r.ID, Level: r.Level, Feature: r.Feature, Basis: r.Basis, Verdict: v, Specs: byReq[r.ID]}
+		line := RequirementLine{ID: r.ID, Level: r.Level, Feature: r.Feature, Basis: r.Basis, Verdict: v, Specs: byReq[r.ID], BlockedBy: ev.BlockedBy[r.ID]}
 		if e, ok := b.requirement(r.ID); ok {
 			line.Expected = orListed(e.Reason)
 		}
@@ -487,6 +566,30 @@ func (c Conformance) SelfReportedMarkdown() string {
 		return ""
 	}
 	return "\nPasses that trust what the target reports about itself (runtime.stats), not behaviour seen from outside:\n" + b.String()
+}
+
+// BlockedMarkdown lists, for summary.md, each blocked requirement as
+// "CM-A: blocked by CM-X" with the first blocked spec's message; empty when
+// there is none.
+func (c Conformance) BlockedMarkdown() string {
+	var b strings.Builder
+	for _, r := range c.Requirements {
+		if r.Verdict != Blocked {
+			continue
+		}
+		msg := ""
+		for _, s := range r.Specs {
+			if s.Verdict == Blocked {
+				msg = strings.TrimPrefix(s.Message, evidence.BlockedPrefix+s.BlockedBy+": ")
+				break
+			}
+		}
+		fmt.Fprintf(&b, "- %s: blocked by %s (%s)\n", r.ID, strings.Join(r.BlockedBy, " "), msg)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\nBlocked, not judged (a precondition owned by another requirement failed; that requirement's own specs judge the fault):\n" + b.String()
 }
 
 // YAML renders the report.

@@ -91,10 +91,12 @@ func RenderHTML(w io.Writer, r types.Report, ev Evaluation, c Conformance) error
 	}
 	for i, v := range ev.Specs {
 		p.Specs[v.Verdict]++
-		switch v.Verdict {
-		case Fail, Error, XPass:
+		switch {
+		case v.Verdict == Fail || v.Verdict == Error || v.Verdict == XPass || v.BaselineError != "":
 			p.Failing = append(p.Failing, newHTMLSpec(i, v, reports[i]))
-		case XFail:
+		case v.Verdict == Blocked:
+			p.Blocked = append(p.Blocked, newHTMLSpec(i, v, reports[i]))
+		case v.Verdict == XFail:
 			p.XFail = append(p.XFail, newHTMLSpec(i, v, reports[i]))
 		default:
 			row := htmlRow{Requirement: v.Requirement, Text: v.Text, Verdict: v.Verdict}
@@ -152,7 +154,7 @@ type htmlPage struct {
 	Unused                                                            []string
 	Flaky                                                             string
 	SuiteErrors                                                       []htmlSuiteError
-	Failing, XFail                                                    []htmlSpec
+	Failing, XFail, Blocked                                           []htmlSpec
 	Others                                                            []htmlRow
 }
 
@@ -171,6 +173,7 @@ type htmlSpec struct {
 	Text, FullText, Location, Duration            string
 	Verdict                                       Verdict
 	Expected, HarnessError                        string
+	BlockedBy, BaselineError                      string
 	Message, Result, GuestCode, FailureAt, Output string
 	Transcripts                                   []htmlTranscript
 	Entries                                       []htmlEntry
@@ -192,15 +195,17 @@ type htmlExchange struct {
 
 func newHTMLSpec(i int, v SpecVerdict, s types.SpecReport) htmlSpec {
 	h := htmlSpec{
-		Anchor:       fmt.Sprintf("spec-%d", i+1),
-		Requirement:  v.Requirement,
-		Text:         v.Text,
-		FullText:     v.FullText,
-		Location:     v.Location,
-		Verdict:      v.Verdict,
-		Expected:     v.Expected,
-		HarnessError: v.HarnessError,
-		Output:       clip(s.CapturedGinkgoWriterOutput),
+		Anchor:        fmt.Sprintf("spec-%d", i+1),
+		Requirement:   v.Requirement,
+		Text:          v.Text,
+		FullText:      v.FullText,
+		Location:      v.Location,
+		Verdict:       v.Verdict,
+		Expected:      v.Expected,
+		HarnessError:  v.HarnessError,
+		BaselineError: v.BaselineError,
+		BlockedBy:     v.BlockedBy,
+		Output:        clip(s.CapturedGinkgoWriterOutput),
 	}
 	if s.RunTime > 0 {
 		h.Duration = s.RunTime.Round(time.Millisecond).String()
@@ -231,7 +236,7 @@ func newHTMLSpec(i int, v SpecVerdict, s types.SpecReport) htmlSpec {
 			}
 			message = f.Message
 			h.Result, h.GuestCode = clip(evidence.Text(f.Result)), clip(f.GuestCode)
-		case e.Name == HarnessErrorEntry:
+		case e.Name == HarnessErrorEntry, e.Name == evidence.BlockedEntry:
 		default:
 			h.Entries = append(h.Entries, htmlEntry{Name: e.Name, Value: clip(e.StringRepresentation())})
 		}
@@ -375,7 +380,7 @@ pre.code { background: #fffbe8; border-color: #eadb9c; }
 code { background: #f2f2f2; padding: 0 .2em; }
 .v { display: inline-block; padding: 0 .5em; border-radius: .3em; font-weight: bold; font-size: .9em; color: #fff; background: #777; }
 .v-pass, .v-success { background: #2a7d2a; } .v-fail, .v-failure { background: #c62828; } .v-error { background: #8e24aa; }
-.v-xpass { background: #e65100; } .v-xfail, .v-partial { background: #b28704; } .v-skip { background: #78909c; }
+.v-xpass { background: #e65100; } .v-xfail, .v-partial { background: #b28704; } .v-skip { background: #78909c; } .v-blocked { background: #6a1b9a; }
 section.spec { border: 1px solid #ddd; border-left: 6px solid #c62828; padding: .6em 1em; margin: 1em 0; }
 section.spec.error { border-left-color: #8e24aa; } section.spec.xpass { border-left-color: #e65100; }
 blockquote { margin: .4em 0; padding: .2em .8em; border-left: 3px solid #bbb; color: #444; }
@@ -409,9 +414,9 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 </table>
 <p>{{.Selection}}{{if .NotRun}} {{.NotRun}}{{end}}</p>
 <table>
-<tr><th></th><th>pass</th><th>fail</th><th>error</th><th>xfail</th><th>xpass</th><th>skip</th></tr>
-<tr><th>requirements</th><td>{{.Totals.Pass}}</td><td>{{.Totals.Fail}}</td><td>{{.Totals.Error}}</td><td>{{.Totals.XFail}}</td><td>{{.Totals.XPass}}</td><td>{{.Totals.Skip}}</td></tr>
-<tr><th>specs</th><td>{{count .Specs "pass"}}</td><td>{{count .Specs "fail"}}</td><td>{{count .Specs "error"}}</td><td>{{count .Specs "xfail"}}</td><td>{{count .Specs "xpass"}}</td><td>{{count .Specs "skip"}}</td></tr>
+<tr><th></th><th>pass</th><th>fail</th><th>error</th><th>xfail</th><th>xpass</th><th>blocked</th><th>skip</th></tr>
+<tr><th>requirements</th><td>{{.Totals.Pass}}</td><td>{{.Totals.Fail}}</td><td>{{.Totals.Error}}</td><td>{{.Totals.XFail}}</td><td>{{.Totals.XPass}}</td><td>{{.Totals.Blocked}}</td><td>{{.Totals.Skip}}</td></tr>
+<tr><th>specs</th><td>{{count .Specs "pass"}}</td><td>{{count .Specs "fail"}}</td><td>{{count .Specs "error"}}</td><td>{{count .Specs "xfail"}}</td><td>{{count .Specs "xpass"}}</td><td>{{count .Specs "blocked"}}</td><td>{{count .Specs "skip"}}</td></tr>
 </table>
 {{- if .SuiteErrors}}
 <h2>Suite errors</h2>
@@ -447,6 +452,21 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 </details>
 {{- end}}
 {{- end}}
+{{- if .Blocked}}
+<h2>Blocked, not judged (blocked: {{len .Blocked}})</h2>
+<p class="muted">A precondition owned by another requirement failed: the fault is charged to that requirement, whose own specs judge it.</p>
+<table>
+<tr><th>requirement</th><th>spec</th><th>blocked by</th></tr>
+{{- range .Blocked}}
+<tr><td>{{.Requirement}}</td><td><a href="#{{.Anchor}}">{{.Text}}</a></td><td>{{.BlockedBy}}</td></tr>
+{{- end}}
+</table>
+{{- range .Blocked}}
+<details class="x" id="{{.Anchor}}"><summary><span class="v v-blocked">blocked by {{.BlockedBy}}</span> {{.Text}}</summary>
+{{template "spec" .}}
+</details>
+{{- end}}
+{{- end}}
 {{- if .Others}}
 <h2>Other specs ({{len .Others}})</h2>
 <table>
@@ -470,6 +490,9 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 {{- end}}
 {{- if eq .Verdict "xfail"}}
 <p>Expected failure: {{.Expected}}</p>
+{{- end}}
+{{- if .BaselineError}}
+<p>Baseline error: listed in the expected-failures baseline, but {{.BaselineError}}</p>
 {{- end}}
 {{- if .HarnessError}}
 <p>Harness error, not a failure of {{.Requirement}}: {{.HarnessError}}</p>

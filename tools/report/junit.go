@@ -23,9 +23,16 @@ import (
 //     starting "xfail: expected failure (reason)": it does not fail the run,
 //     and CI systems list skips with their message rather than hide them
 //     among the passes;
-//   - an error (harness fault or target crash) is an <error type="error">.
+//   - an error (harness fault or target crash) is an <error type="error">;
+//   - a blocked spec (a precondition owned by another requirement failed)
+//     is <skipped> with the message "blocked by CM-X: …" and the property
+//     verdict=blocked: not judged, so neither a pass nor a failure, and CI
+//     lists it with its reason; the blocking requirement's own specs fail;
+//   - a spec listed in the baseline whose verdict is blocked or skip is a
+//     <failure type="baseline-error">: the entry is stale and fails the run.
 //
-// The status attribute is the verdict for those three. <testsuite> counts
+// The status attribute is the verdict for those (baseline-error for the
+// last). <testsuite> counts
 // skipped (skips and xfails) and disabled (pending) apart, and <testsuites>
 // carries their sums under the same names. suiteProps are added to every
 // <testsuite>'s properties (the run's "profile", protocol.md §9).
@@ -123,7 +130,17 @@ func patchCase(tc *reporters.JUnitTestCase, v SpecVerdict) {
 	} else if tc.Error != nil {
 		description = tc.Error.Description
 	}
+	if v.BaselineError != "" {
+		tc.Failure = &reporters.JUnitFailure{Type: "baseline-error", Message: "baseline error: the spec is listed in the expected-failures baseline, but " + v.BaselineError,
+			Description: "A blocked or skipped (not drivable) spec is never an expected failure: the entry is stale and fails the run. Remove it. The spec's own outcome: " + Short(v.Message)}
+		tc.Error, tc.Skipped = nil, nil
+		tc.Status = "baseline-error"
+		return
+	}
 	switch v.Verdict {
+	case Blocked:
+		tc.Failure, tc.Error = nil, nil
+		tc.Skipped = &reporters.JUnitSkipped{Message: Short(v.Message)}
 	case XFail:
 		tc.Failure, tc.Error = nil, nil
 		tc.Skipped = &reporters.JUnitSkipped{Message: "xfail: expected failure (" + v.Expected + "): " + Short(v.Message)}

@@ -169,21 +169,25 @@ func Verdicts(specs []SpecResult) map[string]Verdict {
 }
 
 // rank orders verdicts for aggregation: a requirement gets the worst verdict
-// of its specs.
+// of its specs. Blocked ranks above pass and skip (part of the requirement
+// was not judged) and below every failure, xfail included: a requirement
+// whose specs are blocked is blocked unless one of its specs fails.
 func rank(v Verdict) int {
 	switch v {
 	case Pass:
 		return 1
 	case Skip:
 		return 2
-	case XFail:
+	case Blocked:
 		return 3
-	case XPass:
+	case XFail:
 		return 4
-	case Error:
+	case XPass:
 		return 5
-	case Fail:
+	case Error:
 		return 6
+	case Fail:
+		return 7
 	}
 	return 0
 }
@@ -191,9 +195,9 @@ func rank(v Verdict) int {
 // AreaSummary counts verdicts in one requirement area. Failing lists the
 // requirements that fail the run (fail, xpass, error).
 type AreaSummary struct {
-	Area, Title                                       string
-	Pass, Fail, Skip, Error, XFail, XPass, NotCovered int
-	Failing                                           []string
+	Area, Title                                                string
+	Pass, Fail, Skip, Error, XFail, XPass, Blocked, NotCovered int
+	Failing                                                    []string
 }
 
 // Summarize groups verdicts by area, in requirement order. Requirements
@@ -226,6 +230,8 @@ func Summarize(v map[string]Verdict) []AreaSummary {
 			a.XPass++
 		case Skip:
 			a.Skip++
+		case Blocked:
+			a.Blocked++
 		default:
 			a.NotCovered++
 		}
@@ -249,13 +255,14 @@ func Markdown(target, impl string, areas []AreaSummary) string {
 		fmt.Fprintf(&b, " (%s)", impl)
 	}
 	fmt.Fprintf(&b, "\n\nRequirement catalogue: version %d (spec/requirements.yaml; spec/CHANGES.md)\n\n", spec.Version())
-	b.WriteString("| area | title | pass | fail | error | xfail | xpass | skip | not run | failing |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| area | title | pass | fail | error | xfail | xpass | blocked | skip | not run | failing |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var t AreaSummary
 	for _, a := range areas {
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %s |\n", a.Area, a.Title, a.Pass, a.Fail, a.Error, a.XFail, a.XPass, a.Skip, a.NotCovered, strings.Join(a.Failing, " "))
-		t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, t.NotCovered = t.Pass+a.Pass, t.Fail+a.Fail, t.Error+a.Error, t.XFail+a.XFail, t.XPass+a.XPass, t.Skip+a.Skip, t.NotCovered+a.NotCovered
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %d | %d | %s |\n", a.Area, a.Title, a.Pass, a.Fail, a.Error, a.XFail, a.XPass, a.Blocked, a.Skip, a.NotCovered, strings.Join(a.Failing, " "))
+		t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Blocked, t.Skip, t.NotCovered = t.Pass+a.Pass, t.Fail+a.Fail, t.Error+a.Error, t.XFail+a.XFail, t.XPass+a.XPass, t.Blocked+a.Blocked, t.Skip+a.Skip, t.NotCovered+a.NotCovered
 	}
-	fmt.Fprintf(&b, "| **total** | | %d | %d | %d | %d | %d | %d | %d | |\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Skip, t.NotCovered)
+	fmt.Fprintf(&b, "| **total** | | %d | %d | %d | %d | %d | %d | %d | %d | |\n", t.Pass, t.Fail, t.Error, t.XFail, t.XPass, t.Blocked, t.Skip, t.NotCovered)
+	b.WriteString("\nblocked: a precondition owned by another requirement failed (\"blocked by CM-X\"), so the requirement was not judged; it is neither a pass nor a failure, and keeps the run from success.\n")
 	return b.String()
 }
 

@@ -60,14 +60,16 @@ function readTail(file) {
 // that defines it (`function name(`). Missing names throw an error that says
 // which, where it looked, and what that means.
 // ext is the chunk file extension (generation 2 ships .mjs chunks).
-export function discoverChunks(dir, wanted = REQUIRED, ext = ".js") {
+// optional names are looked for in the same scan but may be missing (the
+// answer then has no entry for them).
+export function discoverChunks(dir, wanted = REQUIRED, ext = ".js", optional = []) {
   let files;
   try {
     files = fs.readdirSync(dir).filter((f) => f.endsWith(ext)).sort();
   } catch (err) {
     throw new Error(`cannot read OpenClaw dist directory ${dir}: ${err.message}`);
   }
-  const candidates = new Map(wanted.map((n) => [n, []]));
+  const candidates = new Map([...wanted, ...optional].map((n) => [n, []]));
   for (const f of files) {
     const tail = readTail(path.join(dir, f));
     if (!tail.includes("export {")) continue;
@@ -79,7 +81,7 @@ export function discoverChunks(dir, wanted = REQUIRED, ext = ".js") {
   const missing = [];
   for (const [name, list] of candidates) {
     if (list.length === 0) {
-      missing.push(name);
+      if (!optional.includes(name)) missing.push(name);
       continue;
     }
     let pick = list[0];
@@ -118,4 +120,23 @@ export async function loadSurface(found, importer) {
     out[name] = fn;
   }
   return out;
+}
+
+// pick is the part of discoverChunks' answer for names.
+export function pick(found, names) {
+  return Object.fromEntries(names.map((n) => [n, found[n]]));
+}
+
+// has reports whether every name was found.
+export function has(found, names) {
+  return names.every((n) => found[n] !== undefined);
+}
+
+// once returns a function that runs load the first time it is called and
+// hands every caller the same promise (chunks loaded on first use: the MCP
+// runtime and the config schema pull in modules a run may never need, and
+// the adapter must answer initialize quickly on a loaded machine).
+export function once(load) {
+  let p;
+  return () => (p ??= load());
 }

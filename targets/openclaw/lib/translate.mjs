@@ -4,10 +4,21 @@
 // codeModeConfig builds the OpenClaw config for a run.prepare: the raw
 // `codeMode` value goes to `tools.codeMode` unchanged; absent means the
 // setting is omitted.
-export function codeModeConfig(prepare) {
+// With executor (generation 2's tools.codeMode.executor, chosen by the
+// target spelling openclaw:<version>+<executor>), an enabling codeMode
+// (true, or an object without its own executor) gets that executor: the
+// operator's config choice, as an OpenClaw config would carry it.
+export function codeModeConfig(prepare, executor) {
   const tools = {};
-  if (Object.prototype.hasOwnProperty.call(prepare, "codeMode")) tools.codeMode = prepare.codeMode;
+  if (Object.prototype.hasOwnProperty.call(prepare, "codeMode")) tools.codeMode = withExecutor(prepare.codeMode, executor);
   return { tools };
+}
+
+function withExecutor(codeMode, executor) {
+  if (!executor) return codeMode;
+  if (codeMode === true || codeMode === "auto") return { enabled: codeMode, executor };
+  if (codeMode !== null && typeof codeMode === "object" && !Array.isArray(codeMode) && !Object.prototype.hasOwnProperty.call(codeMode, "executor")) return { ...codeMode, executor };
+  return codeMode;
 }
 
 // agentTools turns a run.prepare policy into the agent's tools config
@@ -34,4 +45,16 @@ export function modelTools(visible) {
 // own exec and wait control tools.
 export function isCodeModeSurface(visible, codeModeTools) {
   return visible.length === 2 && visible[0] === codeModeTools[0] && visible[1] === codeModeTools[1];
+}
+
+// withCatalogSources translates OpenClaw's telemetry.sources (its catalog
+// broken down by source, {openclaw, mcp, client, …: count}) into the
+// protocol's telemetry.catalogSources (§6), leaving out sources with no
+// entry; everything else in the result is passed through unchanged.
+export function withCatalogSources(result) {
+  const t = result?.telemetry;
+  if (!t || typeof t !== "object" || t.catalogSources !== undefined || !t.sources || typeof t.sources !== "object") return result;
+  const catalogSources = {};
+  for (const [source, n] of Object.entries(t.sources)) if (typeof n === "number" && n > 0) catalogSources[source] = n;
+  return { ...result, telemetry: { ...t, catalogSources } };
 }

@@ -53,6 +53,8 @@ export const V2_FEATURES = [
   "untrusted-content",
   "streaming", // OpenClaw hands a nested tool the exec's onUpdate (lib/nestedcalls.mjs)
   "agent-turn",
+  "mcp", // run.prepare's mcpServers through OpenClaw's createBundleMcpToolRuntime (lib/mcp.mjs)
+  "mcp-resources",
 ];
 
 export const V2_NOT_DRIVABLE = [
@@ -60,12 +62,12 @@ export const V2_NOT_DRIVABLE = [
   { surface: "disableTools", reason: "OpenClaw's tool-surface plan only turns code mode off for disableTools; which tools the model then sees is decided by the agent setup outside the module" },
   { surface: "raw", reason: "a raw model call builds no tools in OpenClaw; the tool-surface module only turns code mode off" },
   { surface: "runtime.stats", reason: "OpenClaw keeps suspended runs in a module-private map (activeRuns in code-mode-state) and runs cells in worker threads it pools privately; neither count is exported" },
-  { surface: "run.abort", reason: "OpenClaw 2026.9.6 exports no abort entry point for one code-mode run; aborting the agent run's signal is what run.end does, and it ends the run" },
-  { surface: "hooks", reason: "before_tool_call hooks are registered by plugins through OpenClaw's plugin loader and hook runner (a gateway or agent process), not through the code-mode module" },
-  { surface: "approvals", reason: "approvals go through OpenClaw's gateway approval flow, not through the code-mode module" },
+  { surface: "hooks", reason: "not wired yet, though drivable: 2026.9.6 runs before_tool_call hooks from its global hook runner (initializeGlobalHookRunner, hook-runner-global chunk) and the tool surface passes a toolHookContext (createAgentHarnessToolSurfaceRuntimeCore's hookContext option); the adapter installs no hook that asks the harness and passes no hookContext" },
+  { surface: "approvals", reason: "not wired yet: approvals follow a before_tool_call hook's requireApproval through OpenClaw's plugin approval broker; they need the hooks wiring first" },
   // A feature 2026.9.6 has that this adapter cannot drive (§3
   // notDrivable[].feature): its specs are skipped as not drivable.
   { feature: "nested-activity", reason: "2026.9.6 writes nested activity (openclaw.nested-tool.v1 custom messages) in the embedded agent runner's tool-search executor (createSubscribedToolSearchExecutor, builtin-openclaw chunk) through an agent attempt's session manager, and projects history and agent-end hook input (projectNestedToolActivityForHooks) there too; the tool-surface module this adapter drives has no session manager, transcript or before_message_write/agent_end hook runner, so neither run.trajectory's activity and replay views nor the message hooks can be translated. assistantResponseId could be (runWithAgentToolExecutionContext's assistantMessage.responseId feeds codeModeReplayIdForToolCall), but the module's nested toolCallIds are tool_search_code:<exec call id>:<tool>:<n>, counted per exec, so the replay identity reaches only the persisted rows' runId and scopeId" },
+  { feature: "namespaces", reason: "2026.9.6 has no plugin namespace registry: its createCodeModeNamespaceRuntime(catalog) (tool-surface-bridge chunk) builds only the MCP namespace and the swarm agents API; registerCodeModeNamespace, listCodeModeNamespaces and the Symbol.for(\"openclaw.codeMode.namespaces\") registry of 2026.7.35 are gone, so there is nothing to register a namespace in" },
   SANDBOX_NOT_DRIVABLE,
 ];
 

@@ -1,0 +1,85 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/codemode-conformance/codemode/tools/report"
+	"github.com/goccy/go-yaml"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// resultsWith writes a results directory whose conformance-report.yaml
+// holds the given requirement lines.
+func resultsWith(reqs ...report.RequirementLine) string {
+	GinkgoHelper()
+	dir := GinkgoT().TempDir()
+	data, err := yaml.Marshal(report.Conformance{Target: "fake:x", Requirements: reqs})
+	Expect(err).NotTo(HaveOccurred(), "marshalling a report")
+	Expect(os.WriteFile(filepath.Join(dir, "conformance-report.yaml"), data, 0o644)).To(Succeed(), "writing the report")
+	return dir
+}
+
+var _ = Describe("codemode-conformance baseline", Label("baseline"), func() {
+	It("writes one entry per failing spec of a real run, which makes that run partial", func() {
+		run := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03")
+		Expect(run.Code).To(Equal(1), "fake:no-output-limit fails CM-LIM-03")
+		out := filepath.Join(GinkgoT().TempDir(), "expected-failures.yaml")
+		o := invoke(os.Environ(), "baseline", "--from", run.Dir, "--out", out)
+		Expect(o.Code).To(Equal(0), "baseline exits 0; stderr: %s", o.Stderr)
+		text, err := os.ReadFile(out)
+		Expect(err).NotTo(HaveOccurred(), "baseline wrote --out")
+		var failing int
+		for _, r := range run.Report.Requirements {
+			for _, s := range r.Specs {
+				if s.Verdict == report.Fail {
+					failing++
+					Expect(string(text)).To(ContainSubstring(`name: "`+s.Name+`"`), "the failing spec %q has an entry", s.Name)
+				}
+			}
+		}
+		Expect(failing).To(BeNumerically(">", 0), "the run has failing specs to write")
+		Expect(string(text)).To(ContainSubstring("# CM-LIM-03\n"), "each entry names its requirement")
+		Expect(string(text)).To(ContainSubstring("reason: \"TODO: "), "each entry has a reason placeholder")
+		Expect(string(text)).To(ContainSubstring("class: deviation"), "each entry has a class")
+		again := conformance("--target", "fake:no-output-limit", "--req", "CM-LIM-03", "--expected-failures", out)
+		Expect(again.Code).To(Equal(0), "the written baseline loads and makes the same run partial; stdout:\n%s\nstderr:\n%s", again.Stdout, again.Stderr)
+		Expect(again.Report.Overall).To(Equal(report.Partial), "the run with the written baseline is partial")
+	})
+
+	It("--update drops entries that now pass, keeps reasons and adds new failures", func() {
+		dir := resultsWith(
+			report.RequirementLine{ID: "CM-LIM-03", Verdict: report.XFail, Specs: []report.SpecLine{
+				{Name: "CM-LIM-03 still failing", Verdict: report.XFail}, {Name: "CM-LIM-03 now passing", Verdict: report.XPass}}},
+			report.RequirementLine{ID: "CM-SEC-01", Verdict: report.Pass, Specs: []report.SpecLine{{Name: "CM-SEC-01 a", Verdict: report.Pass}}},
+			report.RequirementLine{ID: "CM-EXEC-08", Verdict: report.Fail, Specs: []report.SpecLine{{Name: "CM-EXEC-08 new failure", Verdict: report.Fail}}},
+		)
+		old := file("old.yaml", `requirements:
+  - id: CM-SEC-01
+    reason: "fixed since"
+  - id: CM-RUN-02
+    reason: "not run this time"
+specs:
+  - name: "CM-LIM-03 still failing"
+    reason: "output is not bounded yet (#7)"
+    class: decision
+  - "CM-LIM-03 now passing"
+`)
+		o := invoke(os.Environ(), "baseline", "--from", dir, "--update", old)
+		Expect(o.Code).To(Equal(0), "baseline --update exits 0; stderr: %s", o.Stderr)
+		Expect(o.Stdout).To(ContainSubstring("2 dropped"), "the passing requirement and spec entries are dropped")
+		text, err := os.ReadFile(old)
+		Expect(err).NotTo(HaveOccurred(), "--update rewrites its file")
+		Expect(string(text)).NotTo(ContainSubstring("CM-SEC-01"), "a requirement that now passes is dropped")
+		Expect(string(text)).NotTo(ContainSubstring("now passing"), "a spec that now passes is dropped")
+		Expect(string(text)).To(ContainSubstring("id: CM-RUN-02\n    reason: \"not run this time\""), "an entry not run is kept with its reason")
+		Expect(string(text)).To(ContainSubstring("reason: \"output is not bounded yet (#7)\"\n    class: decision"), "a still-failing entry keeps reason and class")
+		Expect(string(text)).To(ContainSubstring(`name: "CM-EXEC-08 new failure"`), "a new failure is added")
+	})
+
+	It("exits 1 on a directory without a report and 2 without --from", func() {
+		Expect(invoke(os.Environ(), "baseline", "--from", GinkgoT().TempDir()).Code).To(Equal(1), "no conformance-report.yaml")
+		Expect(invoke(os.Environ(), "baseline").Code).To(Equal(2), "--from is required")
+	})
+})
