@@ -39,6 +39,10 @@ type Limits struct {
 	// MaxSuspendedRuns bounds cells waiting in a snapshot at once, over
 	// every session (CM-RUN-05). A suspension beyond it fails at once.
 	MaxSuspendedRuns int
+	// MaxMemoryBytes bounds the sum of the memoryLimitBytes of live VMs
+	// (0: no budget; membudget.go). A cell whose VM does not fit waits
+	// within its timeoutMs, then fails with runtime_unavailable.
+	MaxMemoryBytes int64
 }
 
 // Admission is one process's admission control: the live VMs and suspended
@@ -48,6 +52,7 @@ type Limits struct {
 type Admission struct {
 	limits Limits
 	slots  chan struct{} // one token per live VM
+	memory *memoryBudget // nil: no budget
 
 	mu        sync.Mutex
 	suspended int
@@ -62,7 +67,11 @@ func NewAdmission(l Limits) *Admission {
 	if l.MaxSuspendedRuns <= 0 {
 		l.MaxSuspendedRuns = DefaultMaxSuspendedRuns
 	}
-	return &Admission{limits: l, slots: make(chan struct{}, l.MaxLiveVMs), runtimes: map[*Runtime]struct{}{}}
+	a := &Admission{limits: l, slots: make(chan struct{}, l.MaxLiveVMs), runtimes: map[*Runtime]struct{}{}}
+	if l.MaxMemoryBytes > 0 {
+		a.memory = &memoryBudget{limit: l.MaxMemoryBytes}
+	}
+	return a
 }
 
 var (
@@ -161,7 +170,12 @@ func (s *step) admitVM(ctx context.Context) error {
 	if err := s.rt.opts.Admission.acquireVM(ctx); err != nil {
 		return err
 	}
-	s.slot = true
+	n := s.c.run.cfg.MemoryLimitBytes
+	if err := s.rt.opts.Admission.memory.reserve(ctx, n); err != nil { // membudget.go: --max-memory
+		s.rt.opts.Admission.releaseVM()
+		return err
+	}
+	s.slot, s.memory = true, n
 	return nil
 }
 
@@ -170,5 +184,7 @@ func (s *step) releaseSlot() {
 	if s.slot {
 		s.slot = false
 		s.rt.opts.Admission.releaseVM()
+		s.rt.opts.Admission.memory.release(s.memory)
+		s.memory = 0
 	}
 }

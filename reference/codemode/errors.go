@@ -41,6 +41,8 @@ func (s *step) startFailure(vctx context.Context, err error, code result.ErrorCo
 	case errors.Is(err, ErrTooManyLiveVMs):
 		return result.Failed(result.CodeRuntimeUnavailable,
 			fmt.Sprintf("no VM could be created within timeoutMs (%d ms): %v; retry later", s.c.run.cfg.TimeoutMs, err))
+	case errors.Is(err, ErrMemoryBudget):
+		return result.Failed(result.CodeRuntimeUnavailable, fmt.Sprintf("no VM could be created: %v", err))
 	case errors.Is(vctx.Err(), context.DeadlineExceeded) || errors.Is(err, engine.ErrDeadline) || errors.Is(err, context.DeadlineExceeded):
 		return s.limit(result.CodeTimeout,
 			fmt.Sprintf("the cell exceeded timeoutMs (%d ms) before its VM was %s (the runtime is under load)", s.c.run.cfg.TimeoutMs, what))

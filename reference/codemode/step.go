@@ -24,7 +24,8 @@ type step struct {
 	output   []result.Output
 	outBytes int64
 	limitErr []result.ErrorCode
-	slot     bool // holds a live-VM slot of the process (admission.go)
+	slot     bool  // holds a live-VM slot of the process (admission.go)
+	memory   int64 // bytes it holds of the process memory budget with the slot (membudget.go)
 	sunkMu   sync.Mutex
 	sunk     []json.RawMessage // output items from the VM's sink, not yet taken (sink.go)
 }

@@ -65,6 +65,9 @@ func Validate(servers []protocol.MCPServer) error {
 		case s.Transport != protocol.MCPTransportStdio && s.Transport != protocol.MCPTransportHTTP:
 			return fmt.Errorf("%w: mcpServers[%d] (%q): unknown transport %q (want stdio or http)", ErrBadServer, i, s.Name, s.Transport)
 		}
+		if err := Allowed(i, s); err != nil { // limits.go: serve --mcp-allow
+			return err
+		}
 		seen[s.Name] = true
 	}
 	return nil
@@ -88,6 +91,7 @@ type Run struct {
 	sessions map[string]*sdk.ClientSession // by server name
 	tools    map[string]map[string]*sdk.Tool
 	closed   bool
+	released []func() // the places of its stdio children in the process cap (limits.go)
 }
 
 // Connect starts or connects to every server concurrently and lists its
@@ -108,7 +112,7 @@ func Connect(ctx context.Context, servers []protocol.MCPServer, opts Options) *R
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cs, tools, err := connect(ctx, s, opts)
+			cs, tools, release, err := connect(ctx, s, opts)
 			if err != nil {
 				fmt.Fprintf(opts.Stderr, "codemode-reference: MCP server %q is not reachable and has no tools in this run: %v\n", s.Name, err)
 				return
@@ -120,6 +124,7 @@ func Connect(ctx context.Context, servers []protocol.MCPServer, opts Options) *R
 			r.mu.Lock()
 			r.sessions[s.Name] = cs
 			r.tools[s.Name] = byName
+			r.released = append(r.released, release)
 			r.mu.Unlock()
 		}()
 	}
@@ -127,12 +132,21 @@ func Connect(ctx context.Context, servers []protocol.MCPServer, opts Options) *R
 	return r
 }
 
-func connect(ctx context.Context, s protocol.MCPServer, opts Options) (*sdk.ClientSession, []*sdk.Tool, error) {
+func connect(ctx context.Context, s protocol.MCPServer, opts Options) (_ *sdk.ClientSession, _ []*sdk.Tool, release func(), err error) {
 	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
 	defer cancel()
+	release = func() {}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	var t sdk.Transport
 	switch s.Transport {
 	case protocol.MCPTransportStdio:
+		if release, err = acquireProcess(ctx); err != nil { // limits.go: serve --max-mcp-processes
+			return nil, nil, func() {}, err
+		}
 		// Not CommandContext: the child lives as long as the run, not as
 		// long as this connect call.
 		cmd := exec.Command(s.Command, s.Args...)
@@ -147,7 +161,7 @@ func connect(ctx context.Context, s protocol.MCPServer, opts Options) (*sdk.Clie
 	case protocol.MCPTransportHTTP:
 		t = &sdk.StreamableClientTransport{Endpoint: s.URL, HTTPClient: &http.Client{}, DisableStandaloneSSE: true, MaxRetries: -1}
 	default:
-		return nil, nil, fmt.Errorf("%w: unknown transport %q", ErrBadServer, s.Transport)
+		return nil, nil, release, fmt.Errorf("%w: unknown transport %q", ErrBadServer, s.Transport)
 	}
 	c := sdk.NewClient(&sdk.Implementation{Name: "codemode-reference", Version: "0.1.0"}, nil)
 	cs, err := c.Connect(ctx, t, nil)
@@ -156,17 +170,17 @@ func connect(ctx context.Context, s protocol.MCPServer, opts Options) (*sdk.Clie
 			_ = ct.Command.Process.Kill() // a child that never finished the handshake must not linger
 			go func() { _ = ct.Command.Wait() }()
 		}
-		return nil, nil, err
+		return nil, nil, release, err
 	}
 	var tools []*sdk.Tool
 	for t, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			_ = cs.Close()
-			return nil, nil, fmt.Errorf("listing tools: %w", err)
+			return nil, nil, release, fmt.Errorf("listing tools: %w", err)
 		}
 		tools = append(tools, t)
 	}
-	return cs, tools, nil
+	return cs, tools, release, nil
 }
 
 // ToolSpecs are the catalog entries of every reachable server's tools:
@@ -271,7 +285,13 @@ func (r *Run) Close() error {
 	}
 	r.closed = true
 	sessions := r.sessions
+	released := r.released
 	r.mu.Unlock()
+	defer func() { // after every child was waited for
+		for _, release := range released {
+			release()
+		}
+	}()
 	var wg sync.WaitGroup
 	errs := make([]error, 0, len(sessions))
 	var emu sync.Mutex

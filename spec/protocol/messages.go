@@ -48,6 +48,9 @@ type Peer struct {
 type InitializeParams struct {
 	ProtocolVersion string `json:"protocolVersion"`
 	Harness         Peer   `json:"harness"`
+	// Token is the session token a listening target may require
+	// (spec/protocol.md §2 item 4); empty: none sent.
+	Token string `json:"token,omitempty"`
 }
 
 // InitializeResult declares the target and its features (see spec/protocol.md
