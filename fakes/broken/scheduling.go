@@ -95,9 +95,17 @@ func dropOverflow() serveFunc {
 				return false
 			}
 			return editCode(msg, func(code string) string {
-				return fmt.Sprintf(`const tools = (() => { const real = globalThis.tools; let n = 0; const t = Object.assign(Object.create(null), real); `+
-					`t.call = (id, input) => { if (n++ === 0) Promise.resolve().then(() => { n = 0; }); return n > %d ? new Promise(() => {}) : real.call(id, input); }; `+
-					`return Object.freeze(t); })(); `, c) + code
+				// One synchronous front's counter for both surfaces: 000's
+				// tools.call and 001's catalog handles (the v2 guest dialect's
+				// call/dispatch go through catalog.all()).
+				return fmt.Sprintf(`const __front = (() => { let n = 0; return (f) => { if (n++ === 0) Promise.resolve().then(() => { n = 0; }); return n > %d ? new Promise(() => {}) : f(); }; })(); `+
+					`const tools = (() => { const real = globalThis.tools; if (!real) return real; const t = Object.assign(Object.create(null), real); `+
+					`t.call = (id, input) => __front(() => real.call(id, input)); return Object.freeze(t); })(); `+
+					`const catalog = (() => { const real = globalThis.catalog; if (!real) return real; `+
+					`const gate = (h) => { if (typeof h !== "function") return h; const g = (...a) => __front(() => h(...a)); `+
+					`for (const k of ["toolName", "label", "description", "source", "sourceName", "callableName"]) g[k] = h[k]; return g; }; `+
+					`const c = Object.assign(Object.create(null), real); c.all = () => real.all().map(gate); `+
+					`c.search = async (...a) => (await real.search(...a)).map(gate); return Object.freeze(c); })(); `, c) + code
 			})
 		}
 		return false

@@ -34,17 +34,19 @@ func TestDialectRendersOntoTheProfilesSurface(t *testing.T) {
 			res, _ := r.RunToCompletion(ctx, guest)
 			got = res.Result
 		})
-		// A target without the v2 surface (here: a body hiding catalog): the
+		// A target without the v2 surface (here: a body hiding catalog, and
+		// 000's tools, through which the dialect would reach a target
+		// declaring tools-api): the
 		// dialect is a precondition, so the spec is blocked by CM-TS-06, the
 		// owner of the catalog handles; a spec of CM-TS-06 itself fails.
 		framework.It("CM-NEST-01", "a missing v2 surface blocks a spec that only relies on it", func(ctx framework.SpecContext) {
 			r := framework.NewRun(ctx, framework.RunOptions{CodeMode: true, Tools: tools.Standard()})
-			r.Exec(ctx, framework.Guest(`const catalog = undefined; return await call("add", {a: 1, b: 1});`))
+			r.Exec(ctx, framework.Guest(`const catalog = undefined, tools = undefined; return await call("add", {a: 1, b: 1});`))
 			ginkgo.Fail("unreachable: the missing dialect surface stops the spec as blocked")
 		})
 		framework.It("CM-TS-06", "a missing v2 surface fails a spec of its owner", func(ctx framework.SpecContext) {
 			r := framework.NewRun(ctx, framework.RunOptions{CodeMode: true, Tools: tools.Standard()})
-			res := r.Exec(ctx, framework.Guest(`const catalog = undefined; return await call("add", {a: 1, b: 1});`))
+			res := r.Exec(ctx, framework.Guest(`const catalog = undefined, tools = undefined; return await call("add", {a: 1, b: 1});`))
 			gomega.Expect(string(res.Status)).To(gomega.Equal("failed"), "the owner's spec sees the failed cell itself")
 		})
 	})

@@ -31,14 +31,21 @@
 //   cells still written in 000's tools.* API; without ALL_TOOLS, id(name)
 //   is name, so callValue(id(name), x) is x (no v2 surface has envelopes).
 const __dialectMissing = (what) => { throw new Error("codemode-dialect: blocked by CM-TS-06: " + what + " (page 001 [TypeScript]: catalog handles; spec/protocol.md §12.13)"); };
-const __dialectHandles = () => { if (typeof catalog === "undefined" || catalog === null || typeof catalog.all !== "function") __dialectMissing("the cell has no catalog global with catalog.all()"); const a = catalog.all(); if (!Array.isArray(a)) __dialectMissing("catalog.all() did not return an array of handles"); return a; };
+// A v2 target that has no catalog global but declares 000's surface
+// (feature tools-api, which v2 allows) is reached through tools.call: these
+// helpers only carry a spec's cell to its tools, and CM-TS-06 judges the
+// catalog surface itself. The stand-in handles keep 000's catalog id, so
+// call unwraps an envelope with callValue as v1.js does.
+const __dialectOldSurface = () => (typeof catalog === "undefined" || catalog === null) && typeof tools === "object" && tools !== null && typeof tools.call === "function" && Array.isArray(typeof ALL_TOOLS === "undefined" ? undefined : ALL_TOOLS);
+const __dialectStandIn = (t) => { const h = (...input) => tools.call(t.id, ...input); h.toolName = t.name; h.label = t.label; h.description = t.description; h.source = t.source; h.sourceName = t.sourceName; h.catalogId = t.id; h.describe = () => tools.describe(t.id); return h; };
+const __dialectHandles = () => { if (__dialectOldSurface()) return ALL_TOOLS.map(__dialectStandIn); if (typeof catalog === "undefined" || catalog === null || typeof catalog.all !== "function") __dialectMissing("the cell has no catalog global with catalog.all()"); const a = catalog.all(); if (!Array.isArray(a)) __dialectMissing("catalog.all() did not return an array of handles"); return a; };
 const __dialectHandle = (n) => { const h = __dialectHandles().find((h) => typeof h === "function" && h.toolName === n); if (!h) throw new Error("no tool named " + n); return h; };
 const __dialectEntry = (h) => { const e = {name: h.toolName}; if (h.label !== undefined) e.label = h.label; e.description = h.description; e.source = h.source; if (h.sourceName !== undefined) e.sourceName = h.sourceName; e.callableName = h.callableName; return e; };
 const id = (n) => { if (typeof ALL_TOOLS === "undefined") return n; const t = ALL_TOOLS.find((t) => t.name === n); if (!t) throw new Error("no tool named " + n); return t.id; };
 const callValue = (catalogId, x) => { if (x === null || typeof x !== "object" || Array.isArray(x)) return x; const k = Object.keys(x).sort(); if (k.length !== 2 || k[0] !== "result" || k[1] !== "tool") return x; const t = x.tool, r = x.result; if (t === null || typeof t !== "object" || t.id !== catalogId || r === null || typeof r !== "object" || !Object.prototype.hasOwnProperty.call(r, "details")) return x; return r.details; };
 const dispatch = (n, ...input) => __dialectHandle(n)(...input);
-const call = async (n, ...input) => await dispatch(n, ...input);
-const search = async (q, ...options) => { __dialectHandles(); return (await catalog.search(q, ...options)).map(__dialectEntry); };
-const describe = async (n) => { const d = await __dialectHandle(n).describe(); return Object.assign({name: d.toolName}, d); };
+const call = async (n, ...input) => { const h = __dialectHandle(n); const v = await h(...input); return h.catalogId === undefined ? v : callValue(h.catalogId, v); };
+const search = async (q, ...options) => { if (__dialectOldSurface()) return tools.search(q, ...options); __dialectHandles(); return (await catalog.search(q, ...options)).map(__dialectEntry); };
+const describe = async (n) => { const h = __dialectHandle(n); const d = await h.describe(); if (h.catalogId !== undefined) return d; return Object.assign({name: d.toolName}, d); };
 const listTools = () => __dialectHandles().map(__dialectEntry);
 const refKey = (ref) => (ref !== null && typeof ref === "object" && !Array.isArray(ref) && typeof ref.id === "string") ? ref.id : ref;
