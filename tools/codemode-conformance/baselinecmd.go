@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -83,13 +82,8 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance baseline --from RESULTS_DIR [--update expected-failures.yaml] [--out FILE]\n\nWrites an expected-failures file from a run: one entry per failing spec, with its requirement,\na reason to fill in and its class (deviation | decision). --update drops the\nentries that now pass and keeps the reasons of the others.\nExit status: 0 written, 1 a file cannot be read or written, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return 0
-		}
-		return 2
+	if code, done := parseSubcommand(fs, args, stdout); done {
+		return code
 	}
 	if *from == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "baseline takes --from RESULTS_DIR and no arguments (see baseline -h)")

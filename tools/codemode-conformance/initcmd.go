@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,13 +48,8 @@ func initCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance init --lang node|python|go DIR\n\nWrites a minimal driver-protocol adapter (answering runtime_unavailable), an empty\nexpected-failures.yaml and .github/workflows/conformance.yml into DIR; then\n  codemode-conformance smoke --target exec:node DIR/adapter.mjs   (the line init prints)\nSee docs/implementers.md. Exit status: 0 written, 1 a file exists, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(reorder(args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return 0
-		}
-		return 2
+	if code, done := parseSubcommand(fs, reorder(args), stdout); done {
+		return code
 	}
 	l, ok := initLangs[*lang]
 	if !ok || fs.NArg() != 1 {

@@ -42,13 +42,8 @@ func smokeCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance smoke --target T\n\nChecks in under 10 s that T speaks the driver protocol: initialize (features, profile), one trivial\ncell, one nested call, shutdown. Prints one line per step and, for a fault, a diagnosis: stdout\npollution, a missing newline, ids not echoed, an unknown feature, a crash with output on stderr only.\nExit status: 0 all steps pass, 1 a diagnosis, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return 0
-		}
-		return 2
+	if code, done := parseSubcommand(fs, args, stdout); done {
+		return code
 	}
 	if *tgt == "" || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "smoke takes --target T and no arguments (see smoke -h)")
