@@ -128,8 +128,12 @@ async function decide(peer, broker, id, { run, call }) {
 // the executor's parentToolCallId on to the tool); done() forgets it.
 // An MCP entry's tool is named as the MCP server names it (§4.1), from the
 // catalog entry OpenClaw classified (run.catalogEntries, tool → entry).
+// 2026.9.6 hands the executor a per-call execution copy of the entry's
+// tool, so there the entry is the one with the executor's source,
+// sourceName and name.
 export function recordCall(run, c) {
-  const entry = run.catalogEntries?.get(c.tool);
+  const entries = run.catalogEntries ?? new Map();
+  const entry = entries.get(c.tool) ?? [...entries.values()].find((e) => e.source === c.source && e.sourceName === c.sourceName && e.name === c.toolName);
   const call = { toolCallId: c.toolCallId, parent: c.parentToolCallId, catalogId: entry?.id ?? run.catalogIds.get(c.tool), tool: entry?.mcp?.toolName ?? c.toolName, input: c.input };
   run.calls.set(c.toolCallId, call);
   return () => {
