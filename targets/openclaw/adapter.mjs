@@ -19,7 +19,7 @@ import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogS
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
-import { GatewayPool } from "./lib/gateway.mjs";
+import { GatewayPool, trajectoryCalls } from "./lib/gateway.mjs";
 import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
 import { applyNamespaces, registrations } from "./lib/namespaces.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
@@ -74,7 +74,11 @@ try {
 // registry (lib/namespaces.mjs); visibility, scopes and calls are OpenClaw's.
 // hooks, approvals: a before_tool_call plugin hook in OpenClaw's global hook
 // runner and its embedded plugin approval broker (lib/hooks.mjs).
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api", "mcp", "mcp-resources", "namespaces", "hooks", "approvals"];
+// trajectory: for runs driven by agent.turn, the transcript projection of
+// the nested calls that OpenClaw's embedded attempt hands its agent_end
+// hooks (lib/gateway.mjs trajectoryCalls); module-level runs have none
+// (CM-NEST-07 is not drivable).
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api", "mcp", "mcp-resources", "namespaces", "hooks", "approvals", "trajectory"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
@@ -89,7 +93,7 @@ const NOT_DRIVABLE = [
   // not drivable with the reason, never as "not declared". The profile-v2
   // features (bridge-queue, execution-mode, results, session-store,
   // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
-  { feature: "trajectory", reason: "not wired yet: 7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module, whose executeTool sees no transcript; the gateway records them for agent turns (lib/gateway.mjs reads its session store), but run.trajectory for module-level runs has no OpenClaw transcript to translate" },
+  { requirement: "CM-NEST-07", reason: "its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and 7.35 projects nested calls into a transcript only inside its embedded agent attempt (runEmbeddedAttempt's toolSearchCatalogExecutor pushes to the closure-local toolSearchTargetTranscriptProjections; no exported recorder or projection), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)" },
   { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
   SANDBOX_NOT_DRIVABLE,
 ];
@@ -302,8 +306,19 @@ peer.handle = async (method, params) => {
       }
       return gateways.turn(run, p);
     }
+    case "run.trajectory": {
+      // Agent turns only: the projection of the run's last turn that
+      // OpenClaw handed its agent_end hooks (lib/gateway.mjs).
+      const run = getRun(params, method);
+      const users = gateways.turnsOf(run.id);
+      if (users.length === 0) throw new ProtocolError(-32601, `run.trajectory: run ${JSON.stringify(run.id)} had no agent turn; module-level runs have no OpenClaw transcript (see notDrivable CM-NEST-07)`);
+      const messages = await gateways.agentEndMessages(users[users.length - 1], 10000);
+      if (messages === null) throw new ProtocolError(-32603, "run.trajectory: OpenClaw ran no agent_end hook for the run's last turn within 10 s");
+      return { run: run.id, calls: trajectoryCalls(messages) };
+    }
     case "run.end": {
       const run = getRun(params, method);
+      gateways.forgetRun(run.id);
       run.controller.abort();
       runs.delete(run.id);
       await run.mcp?.close();
