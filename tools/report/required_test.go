@@ -27,10 +27,10 @@ var _ = Describe("required features the target lacks", func() {
 	}
 
 	It("are named at the top of report.html and summary.md, and in the reasons of a failing run", func() {
-		r := types.Report{SpecReports: types.SpecReports{spec("CM-SEC-01", types.SpecStateFailed, "not implemented: profile v1 requires feature isolation")}}
+		r := types.Report{SpecReports: types.SpecReports{spec("CM-SEC-01", types.SpecStateFailed, "an escape reached the host process")}}
 		c, page := judge(r, report.RequiredFeatures{Missing: []string{"isolation", "snapshot-executor"}})
 		Expect(c.Overall).To(Equal(report.Failure), "overall")
-		Expect(c.Reasons).To(ContainElement("required features missing under profile v1: isolation, snapshot-executor (not implemented)"), "reasons")
+		Expect(c.Reasons).To(ContainElement("required features missing under profile v1: isolation, snapshot-executor (not declared)"), "reasons")
 		head, _, _ := strings.Cut(page, "<table>")
 		Expect(head).To(ContainSubstring("required features missing: profile v1 requires isolation, snapshot-executor"), "report.html names them before its first table")
 		Expect(c.RequiredMarkdown()).To(HavePrefix("- **Required features missing: profile v1 requires isolation, snapshot-executor"), "summary.md's block")
