@@ -409,10 +409,11 @@ func CheckFeatureSet(profile string, features []string) error {
 // FeatureTable is the feature table of protocol.md §9, generated from the
 // features section (spec/features_test.go keeps protocol.md equal to it):
 // one row per feature in file order with its profiles, the profiles that
-// require it (requires:; the others only allow it), exclusions and meaning.
+// require it (requires:; the others only allow it), exclusions, driver and
+// meaning.
 func FeatureTable() string {
 	var b strings.Builder
-	b.WriteString("| feature | profiles | required by | excludes | declaring it means the target implements |\n|---|---|---|---|---|\n")
+	b.WriteString("| feature | profiles | required by | excludes | driven through | declaring it means the target implements |\n|---|---|---|---|---|---|\n")
 	profs := Profiles()
 	for _, f := range Features() {
 		ex := "—"
@@ -429,7 +430,11 @@ func FeatureTable() string {
 		if len(req) > 0 {
 			rq = strings.Join(req, ", ")
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, strings.Join(f.Profiles, ", "), rq, ex, strings.ReplaceAll(f.Meaning, "|", `\|`))
+		drv := "—"
+		if f.Driver != "" {
+			drv = "`" + f.Driver + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", f.Name, strings.Join(f.Profiles, ", "), rq, ex, drv, strings.ReplaceAll(f.Meaning, "|", `\|`))
 	}
 	return b.String()
 }
