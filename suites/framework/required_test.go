@@ -48,3 +48,35 @@ func TestRequiredFeatures(t *testing.T) {
 		t.Errorf("before a target connected RequiredFeatures() = %+v, want empty", g)
 	}
 }
+
+// A driven feature's one verdict goes to its lowest requirement id with a
+// spec, whatever order the specs registered in (Ginkgo shuffles them).
+func TestVerdictOwner(t *testing.T) {
+	featureReqMu.Lock()
+	saved := featureReqs
+	featureReqs = map[string][]string{}
+	featureReqMu.Unlock()
+	defer func() { featureReqMu.Lock(); featureReqs = saved; featureReqMu.Unlock() }()
+
+	if got := verdictOwner("agent-turn"); got != "" {
+		t.Errorf("verdictOwner before any spec registered = %q, want \"\"", got)
+	}
+	for _, id := range []string{"CM-E2E-03", "CM-CFG-10", "CM-E2E-01", "CM-ACT-09", "CM-CFG-10"} {
+		registerRequirement("agent-turn", id)
+	}
+	registerRequirement("hooks", "CM-NEST-21")
+	if got := verdictOwner("agent-turn"); got != "CM-ACT-09" {
+		t.Errorf("verdictOwner(agent-turn) = %q, want CM-ACT-09", got)
+	}
+	if got := verdictOwner("hooks"); got != "CM-NEST-21" {
+		t.Errorf("verdictOwner(hooks) = %q, want CM-NEST-21", got)
+	}
+	if n := len(featureReqs["agent-turn"]); n != 4 {
+		t.Errorf("a requirement with two specs registered twice: %v", featureReqs["agent-turn"])
+	}
+	for d, want := range map[string]string{"agent.turn": "`agent.turn`", "run.prepare sandbox": "`run.prepare`'s `sandbox` member"} {
+		if got := driverText(d); got != want {
+			t.Errorf("driverText(%q) = %q, want %q", d, got, want)
+		}
+	}
+}
