@@ -87,15 +87,21 @@ func registerRequirement(feature, id string) {
 
 // verdictOwner is the requirement that carries the one verdict of driven
 // feature f when the target does not declare it: the lowest requirement id
-// of f with a spec (CM-ACT-09 for agent-turn). By id, not by run order,
-// since Ginkgo shuffles the top-level containers.
+// of f with a spec (CM-ACT-09 for agent-turn) that the target did not
+// declare not drivable. By id, not by run order, since Ginkgo shuffles the
+// top-level containers.
 func verdictOwner(f string) string {
 	featureReqMu.Lock()
 	defer featureReqMu.Unlock()
-	if len(featureReqs[f]) == 0 {
-		return ""
+	owner := ""
+	for _, id := range featureReqs[f] {
+		// One the target declared not drivable skips, so it cannot carry
+		// the verdict.
+		if (owner == "" || id < owner) && notDrivable("", id) == "" {
+			owner = id
+		}
 	}
-	return slices.Min(featureReqs[f])
+	return owner
 }
 
 // absentFeature decides a spec of requirement req whose feature the run's

@@ -71,6 +71,12 @@ func TestVerdictOwner(t *testing.T) {
 	if got := verdictOwner("hooks"); got != "CM-NEST-21" {
 		t.Errorf("verdictOwner(hooks) = %q, want CM-NEST-21", got)
 	}
+	savedInit := lastInit
+	lastInit = protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{{Requirement: "CM-ACT-09", Reason: "skipped, so it cannot carry the verdict"}}}
+	if got := verdictOwner("agent-turn"); got != "CM-CFG-10" {
+		t.Errorf("verdictOwner(agent-turn) with CM-ACT-09 not drivable = %q, want CM-CFG-10", got)
+	}
+	lastInit = savedInit
 	if n := len(featureReqs["agent-turn"]); n != 4 {
 		t.Errorf("a requirement with two specs registered twice: %v", featureReqs["agent-turn"])
 	}

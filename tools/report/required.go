@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/codemode-conformance/codemode/spec"
 )
 
 // RequiredFeatures records the features the judged profile requires
@@ -37,7 +39,17 @@ func (r *RequiredFeatures) Lines(profile string) []string {
 	}
 	var out []string
 	if len(r.Missing) > 0 {
-		out = append(out, fmt.Sprintf("required features missing: profile %s requires %s, which the target does not declare; their specs ran and are judged on behaviour, except that a feature the harness drives through a surface of its own fails once, as not implemented or not drivable, and blocks its other requirements", profile, strings.Join(r.Missing, ", ")))
+		var driven []string
+		for _, f := range r.Missing {
+			if sf, err := spec.LookupFeature(f); err == nil && sf.Driver != "" {
+				driven = append(driven, f)
+			}
+		}
+		line := fmt.Sprintf("required features missing: profile %s requires %s, which the target does not declare; their specs ran and are judged on behaviour", profile, strings.Join(r.Missing, ", "))
+		if len(driven) > 0 {
+			line += fmt.Sprintf(", except %s, which the harness drives only through a surface of its own: one failure each, as not implemented or not drivable, and their other requirements blocked", strings.Join(driven, ", "))
+		}
+		out = append(out, line)
 	}
 	if len(r.Exempted) > 0 {
 		out = append(out, fmt.Sprintf("required features exempted by the user (--exempt-features): %s; profile %s requires them, their requirements were skipped", strings.Join(r.Exempted, ", "), profile))
