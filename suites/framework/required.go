@@ -184,8 +184,17 @@ func undriven(ctx context.Context, d string) string {
 // caller.
 func NotAnswered(f, method string, err error) {
 	ginkgo.GinkgoHelper()
+	if msg := notAnsweredMessage(f, method, err); msg != "" {
+		ginkgo.Fail(fmt.Sprintf("%s (requirement %s)", msg, currentRequirement()))
+	}
+}
+
+// notAnsweredMessage is NotAnswered's failure message, "" when err is not
+// a -32601 answer.
+func notAnsweredMessage(f, method string, err error) string {
 	var je *jrpc2.Error
 	if errors.As(err, &je) && je.Code == jrpc2.MethodNotFound {
-		ginkgo.Fail(fmt.Sprintf("%sthe target declares feature %s but does not answer `%s` (-32601: %s) (requirement %s)", NotImplementedPrefix, f, method, je.Message, currentRequirement()))
+		return fmt.Sprintf("%sthe target declares feature %s but does not answer `%s` (-32601: %s)", NotImplementedPrefix, f, method, je.Message)
 	}
+	return ""
 }

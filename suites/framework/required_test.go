@@ -1,11 +1,14 @@
 package framework
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/creachadair/jrpc2"
 )
 
 // RequiredFeatures sorts each required feature the run lacks into missing,
@@ -83,6 +86,21 @@ func TestVerdictOwner(t *testing.T) {
 	for d, want := range map[string]string{"agent.turn": "`agent.turn`", "run.prepare sandbox": "`run.prepare`'s `sandbox` member"} {
 		if got := driverText(d); got != want {
 			t.Errorf("driverText(%q) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// A declared feature's driver method answering -32601 reads "not
+// implemented or not drivable" (audit F3); any other error is the caller's.
+func TestNotAnsweredMessage(t *testing.T) {
+	nf := fmt.Errorf("call: %w", &jrpc2.Error{Code: jrpc2.MethodNotFound, Message: `method "agent.turn" not found`})
+	want := NotImplementedPrefix + "the target declares feature agent-turn but does not answer `agent.turn` (-32601: method \"agent.turn\" not found)"
+	if got := notAnsweredMessage("agent-turn", "agent.turn", nf); got != want {
+		t.Errorf("notAnsweredMessage(-32601) = %q, want %q", got, want)
+	}
+	for _, err := range []error{nil, &jrpc2.Error{Code: jrpc2.InvalidParams, Message: "bad"}, errors.New("connection closed")} {
+		if got := notAnsweredMessage("agent-turn", "agent.turn", err); got != "" {
+			t.Errorf("notAnsweredMessage(%v) = %q, want \"\"", err, got)
 		}
 	}
 }
