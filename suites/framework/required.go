@@ -140,7 +140,7 @@ func absentFeature(req spec.Requirement) func(context.Context) {
 			p.Name, f.Name, driverText(f.Driver), owner, req.ID)
 	}
 	return func(ctx context.Context) {
-		ginkgo.Fail(fmt.Sprintf("%sprofile %s requires feature %s; the target declares no feature %s and %s (requirement %s, %s: %s)",
+		ginkgo.Fail(fmt.Sprintf("%sprofile %s requires feature %s; the target declares no feature %s and %s (requirement %s, %s: %s). An adapter that cannot drive it lists it in initialize notDrivable[].feature (docs/targets.md)",
 			NotImplementedPrefix, p.Name, f.Name, f.Name, undriven(ctx, f.Driver), req.ID, req.Level, req.Text))
 	}
 }
