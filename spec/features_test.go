@@ -223,7 +223,7 @@ func TestProfileRequiredFeatures(t *testing.T) {
 	// surface §3 lets an undeclaring target ignore (audit F2/F3); the others
 	// run when undeclared.
 	for f, want := range map[string]string{"agent-turn": "agent.turn", "trajectory": "run.trajectory", "sandbox": "run.prepare sandbox",
-		"namespaces": "run.prepare namespaces", "hooks": "run.prepare hooks", "mcp": "run.prepare mcpServers",
+		"namespaces": "run.prepare namespaces", "hooks": "run.prepare hooks", "mcp": "run.prepare mcpServers", "session-store": "run.prepare session", "results": "",
 		"isolation": "", "telemetry": "", "typescript": "", "yield": "", "pending-call-limit": "", "snapshot-executor": "", "tools-api": "", "shell-exec": ""} {
 		if got, err := LookupFeature(f); err != nil || got.Driver != want {
 			t.Errorf("feature %s: driver %q (%v), want %q", f, got.Driver, err, want)
