@@ -130,10 +130,20 @@ var _ = Describe("codemode", "hidden catalog", func() {
 			const viaId = callValue(e.id, await tools.call(e.id, {command: "echo hi"}));
 			const viaHelper = typeof tools.exec === "function" ? callValue(e.id, await tools.exec({command: "echo helper"})) : null;
 			return {source: e.source, viaId, viaHelper};`))
-		Expect(res).To(CompleteWith(map[string]any{"source": "openclaw",
+		// 000 installs tools.exec "solo se" (only if) the name is unambiguous:
+		// that forbids a helper for an ambiguous name and requires none here.
+		// A helper that exists must call the shell exec.
+		Expect(res).To(BeCompleted(), "the cell calling the shell exec by id must complete: %s", res)
+		v, _ := res.ValueAny().(map[string]any)
+		calls := 1
+		if v["viaHelper"] != nil {
+			calls = 2
+			Expect(v).To(HaveKeyWithValue("viaHelper", map[string]any{"ran": map[string]any{"command": "echo helper"}}), "a tools.exec helper, when there is one, must call the shell exec %s: %s", EnvelopeNote, res.Value)
+		}
+		Expect(v).To(Equal(map[string]any{"source": "openclaw",
 			"viaId":     map[string]any{"ran": map[string]any{"command": "echo hi"}},
-			"viaHelper": map[string]any{"ran": map[string]any{"command": "echo helper"}}}), "the shell exec must be in the catalog as an openclaw tool, callable by id and through the tools.exec helper %s", EnvelopeNote)
-		Expect(r.Tools.CallsOf("exec")).To(HaveLen(2), "the shell exec must be invoked once by id and once by helper")
+			"viaHelper": v["viaHelper"]}), "the shell exec must be in the catalog as an openclaw tool and callable by id %s", EnvelopeNote)
+		Expect(r.Tools.CallsOf("exec")).To(HaveLen(calls), "the shell exec must be invoked once by id and once by a helper if there is one")
 
 		denied := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"exec"}}})
 		Expect(catalogNames(ctx, denied)).To(ConsistOf("echo"), "a denied shell exec must leave the catalog")
@@ -215,8 +225,12 @@ var _ = Describe("codemode", "guest helpers", func() {
 			tools.Named(protocol.SourcePlugin, "traps", "describe", "A tool named describe."),
 			tools.Named(protocol.SourcePlugin, "traps", "call", "A tool named call."),
 			tools.Named(protocol.SourcePlugin, "weather", "get_weather", "Weather for a city."),
-			// Two names that differ but normalise to the same safe name (000
-			// [Nomi degli strumenti]: the helper is omitted).
+			// Two names that differ and may normalise alike. 000 [Nomi degli
+			// strumenti] omits the helper when they do, but names no rule
+			// (protocol.md §12.4), so only what holds under any rule is
+			// checked: both are reachable by id, and a tools.list_calendars
+			// helper, if there is one, calls list_calendars, never
+			// list-calendars.
 			tools.Named(protocol.SourcePlugin, "cal-a", "list-calendars", "List calendars (plugin a)."),
 			tools.Named(protocol.SourcePlugin, "cal-b", "list_calendars", "List calendars (plugin b)."),
 		}
@@ -224,9 +238,18 @@ var _ = Describe("codemode", "guest helpers", func() {
 		res, _ := r.RunToCompletion(ctx, Guest(`const cals = ALL_TOOLS.filter((t) => t.name === "list-calendars" || t.name === "list_calendars");
 			const reached = [];
 			for (const t of cals) reached.push(callValue(t.id, await tools.call(t.id, {})).tool);
-			return {helper: typeof tools.list_calendars, inTools: "list_calendars" in tools, reached: reached.sort()};`))
-		Expect(res).To(CompleteWith(map[string]any{"helper": "undefined", "inTools": false, "reached": []any{"list-calendars", "list_calendars"}}),
-			"list-calendars and list_calendars normalise to the same safe name list_calendars: the helper must be omitted and both tools reached through tools.call(id) %s", EnvelopeNote)
+			const helper = typeof tools.list_calendars === "function";
+			if (helper) await tools.list_calendars({});
+			return {helper, reached: reached.sort()};`))
+		Expect(res).To(BeCompleted(), "the cell calling list-calendars and list_calendars by id must complete: %s", res)
+		v, _ := res.ValueAny().(map[string]any)
+		Expect(v).To(HaveKeyWithValue("reached", []any{"list-calendars", "list_calendars"}), "list-calendars and list_calendars must both be reached through tools.call(id) %s: %s", EnvelopeNote, res.Value)
+		byHelper := 0
+		if v["helper"] == true {
+			byHelper = 1
+		}
+		Expect(r.Tools.CallsOf("list-calendars")).To(HaveLen(1), "list-calendars must be invoked once, by id: a tools.list_calendars helper must not call it")
+		Expect(r.Tools.CallsOf("list_calendars")).To(HaveLen(1+byHelper), "list_calendars must be invoked once by id and once by its tools.list_calendars helper if there is one")
 		res, _ = r.RunToCompletion(ctx, Guest(`const lookups = ALL_TOOLS.filter((t) => t.name === "lookup");
 			const viaCall = [];
 			for (const t of lookups) viaCall.push(callValue(t.id, await tools.call(t.id, {})).tool);

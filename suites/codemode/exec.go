@@ -128,15 +128,13 @@ var _ = Describe("codemode", "exec and wait", func() {
 	})
 
 	It("CM-EXEC-07", "a promise that stays pending with no host work fails instead of completing or hanging", func(ctx SpecContext) {
-		// A target that merely runs out the budget hangs for timeoutMs: the
-		// never-settles failure must come before it, and not as a timeout.
+		// The text asks only that the cell fails and does not hang: a failure
+		// at the end of the budget conforms (protocol.md §14.8), and the
+		// failure's code is not CM-EXEC-07's to judge. A hang runs into the
+		// harness bound (timeoutMs + 15 s) and fails the spec there.
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
-		start := time.Now()
 		res, _ := r.RunToCompletion(ctx, `await new Promise(() => {}); return "never";`)
-		took := time.Since(start)
 		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang")
-		Expect(res.Code).NotTo(Equal(result.CodeTimeout), "a promise that never settles with no host work pending must be detected, not run out timeoutMs: %s", res)
-		Expect(took).To(BeNumerically("<", 5*time.Second), "the never-settles failure must come within the 5000 ms budget, not at its end (took %s)", took)
 	})
 
 	It("CM-EXEC-08", "wait resumes a suspended cell and the resumed cell receives the nested tool result", func(ctx SpecContext) {
