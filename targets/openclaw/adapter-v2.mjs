@@ -19,7 +19,7 @@ import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
-import { GatewayPool } from "./lib/gateway.mjs";
+import { GatewayPool, trajectoryCalls } from "./lib/gateway.mjs";
 import { MCP_V2_REQUIRED, mcpServersConfig, openMcpV2 } from "./lib/mcp.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
 import { HOOKS_REQUIRED, gatesOf, hookContext, installGates, recordCall } from "./lib/hooks.mjs";
@@ -365,8 +365,24 @@ peer.handle = async (method, params) => {
       }
       return gateways.turn(run, p);
     }
+    case "run.trajectory": {
+      // Feature trajectory, agent turns only: the nested activity OpenClaw
+      // hands its agent_end hooks for the run's last turn (lib/gateway.mjs
+      // trajectoryCalls). The views of nested-activity are not drivable.
+      const run = getRun(params);
+      if (params?.view != null || params?.reload != null) {
+        const nd = V2_NOT_DRIVABLE.find((n) => n.feature === "nested-activity");
+        throw new ProtocolError(-32601, `run.trajectory views are feature nested-activity, not drivable: ${nd.reason}`);
+      }
+      const users = gateways.turnsOf(run.id);
+      if (users.length === 0) throw new ProtocolError(-32601, `run.trajectory: run ${JSON.stringify(run.id)} had no agent turn; module-level runs have no OpenClaw transcript (see notDrivable CM-NEST-07)`);
+      const messages = await gateways.agentEndMessages(users[users.length - 1], 10000);
+      if (messages === null) throw new ProtocolError(-32603, "run.trajectory: OpenClaw ran no agent_end hook for the run's last turn within 10 s");
+      return { run: run.id, calls: trajectoryCalls(messages) };
+    }
     case "run.end": {
       const run = getRun(params);
+      gateways.forgetRun(run.id);
       run.controller.abort();
       run.cleanup?.();
       runs.delete(run.id);

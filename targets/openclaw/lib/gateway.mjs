@@ -796,20 +796,30 @@ export class GatewayPool {
   }
 }
 
-// trajectoryCalls turns the messages of agent_end (OpenClaw's agent
-// messages with its projection of the nested calls: an assistant message
-// with one toolCall and its toolResult, placed after the exec/wait result
-// they were made under) into run.trajectory's calls (spec/protocol.md):
-// each exec/wait call of the model, then the nested calls, whose parent is
-// the one OpenClaw names in the nested call id (nestedParent). The
-// projection carries no catalog id, so none is reported; a nested call's
-// status is "error" when its result is marked isError, else "ok"; an
+// trajectoryCalls turns the messages OpenClaw hands its agent_end hooks
+// into run.trajectory's calls (spec/protocol.md): each exec/wait call of
+// the model in order, each followed by the nested calls made under it.
+// The nested calls are OpenClaw's own records of them:
+// - 2026.7.35 projects each as an assistant message with one toolCall and
+//   its toolResult (projectToolSearchTargetTranscriptMessages), its parent
+//   named only in the nested call id (nestedParent);
+// - 2026.9.6 appends its nested activity (projectNestedToolActivityForHooks:
+//   custom messages "openclaw.nested-tool.v1" whose details carry
+//   parentToolCallId, toolCallId, toolName, input, isError, startOrder).
+// Neither record carries the catalog id, so none is reported. A nested
+// call's status is "error" when its result is marked isError, else "ok"; an
 // exec/wait's is its result's details.status.
 export function trajectoryCalls(messages) {
   const results = new Map();
   for (const m of messages) if (m?.role === "toolResult" && typeof m.toolCallId === "string") results.set(m.toolCallId, m);
-  const calls = [];
+  const top = [];
+  const nested = [];
   for (const m of messages) {
+    if (m?.role === "custom" && m.customType === "openclaw.nested-tool.v1" && m.details && typeof m.details.toolCallId === "string") {
+      const d = m.details;
+      nested.push({ order: [1, d.startOrder ?? 0], call: { toolCallId: d.toolCallId, parentToolCallId: d.parentToolCallId ?? "", tool: d.toolName, input: d.input ?? {}, status: d.isError ? "error" : "ok" } });
+      continue;
+    }
     if (m?.role !== "assistant" || !Array.isArray(m.content)) continue;
     for (const c of m.content) {
       if (c?.type !== "toolCall" || typeof c.id !== "string") continue;
@@ -817,12 +827,23 @@ export function trajectoryCalls(messages) {
       const parent = nestedParent(c.id, String(c.name ?? ""));
       const input = c.arguments ?? c.input ?? {};
       if (parent !== "") {
-        calls.push({ toolCallId: c.id, parentToolCallId: parent, tool: c.name, input, status: r ? (r.isError ? "error" : "ok") : "pending" });
+        nested.push({ order: [0, nested.length], call: { toolCallId: c.id, parentToolCallId: parent, tool: c.name, input, status: r ? (r.isError ? "error" : "ok") : "pending" } });
       } else if (c.name === "exec" || c.name === "wait") {
         const status = r?.details?.status;
-        calls.push({ toolCallId: c.id, tool: c.name, input, status: typeof status === "string" ? status : r ? "failed" : "running" });
+        top.push({ toolCallId: c.id, tool: c.name, input, status: typeof status === "string" ? status : r ? "failed" : "running" });
       }
     }
   }
+  nested.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);
+  const calls = [];
+  const placed = new Set();
+  for (const t of top) {
+    calls.push(t);
+    for (const n of nested) if (n.call.parentToolCallId === t.toolCallId) {
+      calls.push(n.call);
+      placed.add(n);
+    }
+  }
+  for (const n of nested) if (!placed.has(n)) calls.push(n.call); // a parent the transcript does not hold
   return calls;
 }

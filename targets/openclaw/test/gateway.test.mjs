@@ -211,3 +211,16 @@ test("trajectoryCalls: exec/wait calls of the model, then the nested calls OpenC
     { toolCallId: "tool_search_code:call2:add:2", parentToolCallId: "call2", tool: "add", input: { a: 1 }, status: "error" },
   ]);
 });
+
+test("trajectoryCalls: 2026.9.6's nested activity (openclaw.nested-tool.v1) goes under its parent, by startOrder", async () => {
+  const { trajectoryCalls } = await import("../lib/gateway.mjs");
+  const act = (toolCallId, parentToolCallId, toolName, startOrder, isError = false) => ({ role: "custom", customType: "openclaw.nested-tool.v1", details: { runId: "r", scopeId: "s", toolCallId, parentToolCallId, toolName, input: { n: startOrder }, startOrder, isError } });
+  const msgs = [
+    { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "exec", arguments: { code: "x" } }] },
+    { role: "toolResult", toolCallId: "c1", details: { status: "waiting" }, content: [] },
+    { role: "assistant", content: [{ type: "toolCall", id: "c2", name: "wait", arguments: {} }] },
+    { role: "toolResult", toolCallId: "c2", details: { status: "completed" }, content: [] },
+    act("n3", "c2", "add", 3, true), act("n1", "c1", "echo", 1), act("n2", "c1", "slow", 2),
+  ];
+  assert.deepEqual(trajectoryCalls(msgs).map((c) => [c.toolCallId, c.parentToolCallId ?? "", c.status]), [["c1", "", "waiting"], ["n1", "c1", "ok"], ["n2", "c1", "ok"], ["c2", "", "completed"], ["n3", "c2", "error"]]);
+});
