@@ -51,10 +51,14 @@ let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
   found = discoverChunks(distDir, V2_REQUIRED, ".mjs", [...MCP_V2_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema"]);
-  surface = await loadSurface(pick(found, V2_REQUIRED), importer);
 } catch (err) {
   fatal(err.message);
 }
+
+// OpenClaw's code-mode chunks are loaded after initialize is answered (a
+// loaded machine takes tens of seconds to compile them, and the harness
+// gives initialize one minute); run.prepare awaits them.
+const surfaceLoaded = once(async () => (surface = await loadSurface(pick(found, V2_REQUIRED), importer)));
 
 // Loaded on first use (lib/chunks.mjs once), as in adapter.mjs.
 const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_V2_REQUIRED), importer)) }));
@@ -101,6 +105,11 @@ function getRun(params) {
 }
 
 async function prepare(p) {
+  try {
+    await surfaceLoaded();
+  } catch (err) {
+    throw new ProtocolError(-32603, `run.prepare: cannot load OpenClaw's code-mode chunks: ${err.message}`);
+  }
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
   for (const k of ["agentId", "sessionId", "sessionKey", "senderId", "channel"]) {
@@ -340,7 +349,7 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
-      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
+      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm them for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version}${executor ? `+${executor}` : ""} (code-mode module via targets/openclaw/adapter-v2.mjs${executor ? `; tools.codeMode.executor ${executor}` : ""})` },

@@ -21,7 +21,7 @@ import { harnessTool } from "./lib/harnesstool.mjs";
 import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool, trajectoryCalls } from "./lib/gateway.mjs";
 import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
-import { applyNamespaces, registrations } from "./lib/namespaces.mjs";
+import { applyNamespaces } from "./lib/namespaces.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
 import { HOOKS_REQUIRED, gatesOf, hookContext, installGates, recordCall } from "./lib/hooks.mjs";
 
@@ -49,11 +49,15 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema"]);
-  surface = await loadSurface(pick(found, REQUIRED), importer);
+  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
 } catch (err) {
   fatal(err.message);
 }
+
+// OpenClaw's code-mode chunks are loaded after initialize is answered (a
+// loaded machine takes tens of seconds to compile them, and the harness
+// gives initialize one minute); run.prepare awaits them.
+const surfaceLoaded = once(async () => (surface = await loadSurface(pick(found, REQUIRED), importer)));
 
 // Features whose behaviour this adapter really drives through the module
 // surface (spec/protocol.md §9). yield: OpenClaw's yield_control suspends with
@@ -149,6 +153,11 @@ function getRun(params, method) {
 }
 
 async function prepare(p) {
+  try {
+    await surfaceLoaded();
+  } catch (err) {
+    throw new ProtocolError(-32603, `run.prepare: cannot load OpenClaw's code-mode chunks: ${err.message}`);
+  }
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
   for (const k of ["agentId", "sessionId", "sessionKey", "senderId", "channel"]) {
@@ -284,13 +293,14 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
-      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
+      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm them for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs; agent turns via the openclaw gateway)` },
         // mcp and namespaces only where this dist has the session MCP runtime
-        // and the namespace registry (the test fixtures have neither).
-        features: FEATURES.filter((f) => (hasMcp || (f !== "mcp" && f !== "mcp-resources")) && (f !== "namespaces" || registrations() !== null) && (hasHooks || (f !== "hooks" && f !== "approvals"))),
+        // and the namespace registry (the chunk that creates it exports
+        // describeCodeModeNamespacesForPrompt; the test fixtures have neither).
+        features: FEATURES.filter((f) => (hasMcp || (f !== "mcp" && f !== "mcp-resources")) && (f !== "namespaces" || found.describeCodeModeNamespacesForPrompt !== undefined) && (hasHooks || (f !== "hooks" && f !== "approvals"))),
         notDrivable: NOT_DRIVABLE,
       };
     case "run.prepare":
