@@ -55,10 +55,13 @@ try {
   fatal(err.message);
 }
 
-// OpenClaw's code-mode chunks are loaded after initialize is answered (a
-// loaded machine takes tens of seconds to compile them, and the harness
-// gives initialize one minute); run.prepare awaits them.
+// OpenClaw's code-mode chunks load from process start; initialize waits for
+// them at most INIT_WAIT_MS and run.prepare awaits the rest (a loaded machine
+// takes tens of seconds to compile them; the harness gives initialize one
+// minute and each call half a minute, so the load may use both).
 const surfaceLoaded = once(async () => (surface = await loadSurface(pick(found, V2_REQUIRED), importer)));
+const INIT_WAIT_MS = 45000;
+surfaceLoaded().catch(() => {}); // its error is run.prepare's answer
 
 // Loaded on first use (lib/chunks.mjs once), as in adapter.mjs.
 const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_V2_REQUIRED), importer)) }));
@@ -349,7 +352,8 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
-      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm them for the first run.prepare
+      await Promise.race([surfaceLoaded().catch(() => {}), new Promise((r) => setTimeout(r, INIT_WAIT_MS).unref())]);
+      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version}${executor ? `+${executor}` : ""} (code-mode module via targets/openclaw/adapter-v2.mjs${executor ? `; tools.codeMode.executor ${executor}` : ""})` },

@@ -54,10 +54,13 @@ try {
   fatal(err.message);
 }
 
-// OpenClaw's code-mode chunks are loaded after initialize is answered (a
-// loaded machine takes tens of seconds to compile them, and the harness
-// gives initialize one minute); run.prepare awaits them.
+// OpenClaw's code-mode chunks load from process start; initialize waits for
+// them at most INIT_WAIT_MS and run.prepare awaits the rest (a loaded machine
+// takes tens of seconds to compile them; the harness gives initialize one
+// minute and each call half a minute, so the load may use both).
 const surfaceLoaded = once(async () => (surface = await loadSurface(pick(found, REQUIRED), importer)));
+const INIT_WAIT_MS = 45000;
+surfaceLoaded().catch(() => {}); // its error is run.prepare's answer
 
 // Features whose behaviour this adapter really drives through the module
 // surface (spec/protocol.md §9). yield: OpenClaw's yield_control suspends with
@@ -293,7 +296,8 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
-      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm them for the first run.prepare
+      await Promise.race([surfaceLoaded().catch(() => {}), new Promise((r) => setTimeout(r, INIT_WAIT_MS).unref())]);
+      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs; agent turns via the openclaw gateway)` },

