@@ -17,7 +17,7 @@ import (
 func init() {
 	Variants = append(Variants, Variant{Name: "refusals-outside-union", Breaks: "CM-EXEC-05", Spec: "completed / waiting / failed union",
 		Defect: "a refused exec input and every refused wait answer {status: \"error\", tool, error} instead of a failed result, as OpenClaw 2026.7.35 does",
-		Serve: refusalsOutsideUnion()})
+		Serve:  refusalsOutsideUnion()})
 }
 
 // refusalsOutsideUnion rewrites the failed results that refuse a call (not
