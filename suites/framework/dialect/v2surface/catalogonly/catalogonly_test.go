@@ -4,8 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/codemode-conformance/codemode/suites/codemode" // CM-CAT-01, CM-CAT-03, CM-ACT-04, CM-NEST-16
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/suites/framework/dialect/v2surface"
+	_ "github.com/codemode-conformance/codemode/suites/mcp"      // CM-CAT-05
 	_ "github.com/codemode-conformance/codemode/suites/security" // CM-EXEC-16, CM-ACT-05, CM-SEC-05, CM-SEC-02
 	"github.com/codemode-conformance/codemode/targets"
 	"github.com/onsi/ginkgo/v2"
@@ -26,12 +28,13 @@ func TestSpecsPassOnCatalogHandlesAlone(t *testing.T) {
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	framework.Define()
 	cfg, rep := ginkgo.GinkgoConfiguration()
-	cfg.FocusStrings = []string{`\bCM-(EXEC-16|ACT-05|SEC-05|SEC-02) `}
+	cfg.FocusStrings = []string{`\bCM-(EXEC-16|ACT-05|SEC-05|SEC-02|CAT-01|CAT-03|CAT-05|ACT-04|NEST-16) `}
 	cfg.LabelFilter = "!/^case:/"
 	ginkgo.RunSpecs(&recordT{}, "v2 with catalog handles only", cfg, rep)
 
 	g := gomega.NewWithT(t)
-	want := map[string]bool{"CM-EXEC-16": false, "CM-ACT-05": false, "CM-SEC-05": false, "CM-SEC-02": false}
+	want := map[string]bool{"CM-EXEC-16": false, "CM-ACT-05": false, "CM-SEC-05": false, "CM-SEC-02": false,
+		"CM-CAT-01": false, "CM-CAT-03": false, "CM-CAT-05": false, "CM-ACT-04": false, "CM-NEST-16": false}
 	for name, r := range reports {
 		f := strings.Fields(name)
 		if _, ok := want[f[0]]; !ok || f[1] == "case" { // corpus cases (label case:) are left out
