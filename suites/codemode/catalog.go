@@ -21,8 +21,8 @@ var _ = Describe("codemode", "hidden catalog", func() {
 	It("CM-CAT-01", "the catalog holds core, bundled-plugin, external-plugin and client tools with their source", func(ctx SpecContext) {
 		ts := mixedSources()
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-		res := r.Exec(ctx, `return ALL_TOOLS.map((t) => ({name: t.name, source: t.source, sourceName: t.sourceName || null}));`)
-		Expect(res).To(BeCompleted(), "a cell listing ALL_TOOLS with their sources must complete")
+		res := r.Exec(ctx, Guest(`return listTools().map((t) => ({name: t.name, source: t.source, sourceName: t.sourceName || null}));`))
+		Expect(res).To(BeCompleted(), "a cell listing the catalog's tools with their sources must complete")
 		var got []map[string]any
 		Expect(json.Unmarshal(res.Value, &got)).To(Succeed(), "the cell must return an array of entries: %s", res.Value)
 		want := []map[string]any{
@@ -31,10 +31,10 @@ var _ = Describe("codemode", "hidden catalog", func() {
 			{"name": "forecast", "source": "plugin", "sourceName": "acme-weather"},
 			{"name": "select_file", "source": "client", "sourceName": "app"},
 		}
-		Expect(got).To(ConsistOf(want), "ALL_TOOLS %v", got)
+		Expect(got).To(ConsistOf(want), "catalog entries (listTools) %v", got)
 		// Every source is callable through the normal executor, with its own name.
-		res, _ = r.RunToCompletion(ctx, Guest(`const out = []; for (const n of ["echo", "browser_request", "forecast", "select_file"]) out.push(await tools.call(id(n), {q: n})); return out.length;`))
-		Expect(res).To(CompleteWith(4), "a tool of every source must be callable by id")
+		res, _ = r.RunToCompletion(ctx, Guest(`const out = []; for (const n of ["echo", "browser_request", "forecast", "select_file"]) out.push(await call(n, {q: n})); return out.length;`))
+		Expect(res).To(CompleteWith(4), "a tool of every source must be callable")
 		for _, t := range ts {
 			calls := r.Tools.CallsOf(t.Spec.Name)
 			Expect(calls).To(HaveLen(1), "tool %s was not invoked exactly once", t.Spec.Name)
@@ -45,8 +45,8 @@ var _ = Describe("codemode", "hidden catalog", func() {
 		// (CM-CAT-05): only telemetry can show it.
 		if Features().Has("telemetry") {
 			withMCP := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(mixedSources(), tools.Named(protocol.SourceMCP, "github", "create_issue", "Create an issue."))})
-			res := withMCP.Exec(ctx, `return ALL_TOOLS.length;`)
-			Expect(res).To(CompleteWith(4), "MCP entries are not in ALL_TOOLS")
+			res := withMCP.Exec(ctx, Guest(`return listTools().length;`))
+			Expect(res).To(CompleteWith(4), "MCP entries are not in the guest's catalog (listTools)")
 			Expect(res.Telemetry).NotTo(BeNil(), "a completed result must carry telemetry under feature telemetry: %s", res.Raw)
 			Expect(res.Telemetry.CatalogSize).To(Equal(5), "the MCP tool must be in the run catalog")
 			Expect(res.Telemetry.CatalogSources).To(Equal(map[string]int{"openclaw": 1, "plugin": 2, "client": 1, "mcp": 1}), "the run catalog must count one MCP tool beside the guest-visible ones")
@@ -105,9 +105,10 @@ var _ = Describe("codemode", "hidden catalog", func() {
 			guesses = append(guesses, "openclaw:core:"+n, "plugin:shell:"+n, "plugin:toolsearch:"+n, n)
 		}
 		g, _ := json.Marshal(guesses)
-		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const found = (await tools.search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
+		// The guessed ids are the subject: 000's tools.call, inside a try.
+		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const found = (await search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
 			let reached = 0; for (const g of %s) { try { await tools.call(g, {}); reached++; } catch (e) {} }
-			return {found, reached};`, g))
+			return {found, reached};`, g)))
 		Expect(res).To(CompleteWith(map[string]any{"found": []any{"echo"}, "reached": 0}), "search must find only echo and no guessed control-tool id may be callable")
 		for _, n := range append(controlTools, "exec") {
 			Expect(r.Tools.CallsOf(n)).To(BeEmpty(), "control tool %s was invoked", n)

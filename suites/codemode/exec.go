@@ -103,6 +103,27 @@ var _ = Describe("codemode", "exec and wait", func() {
 			Expect(result.ErrorCode(c.(string)).Valid()).To(BeTrue(), "unknown error code %v", c)
 		}
 
+		// A refused call is a result of the same union (000 [wait]: "L'output
+		// è la stessa union"; CM-EXEC-08 "the same result union"): a failed
+		// result, not an error of another shape. Every other spec is blocked
+		// by this requirement on such a refusal (framework.UnionOwner).
+		for _, refused := range []struct {
+			what string
+			res  func() Result
+		}{
+			{"an exec input without code or command", func() Result { return r.ExecInput(ctx, map[string]any{}) }},
+			{"a wait for an unknown runId", func() Result { return r.Wait(ctx, "no-such-run-id") }},
+		} {
+			res := refused.res()
+			m = rawJSON(res.Raw)
+			Expect(m).To(HaveKeyWithValue("status", "failed"), "%s is refused with a failed result of the union: %s", refused.what, res.Raw)
+			Expect(m).To(HaveKeyWithValue("error", BeAssignableToTypeOf("")), "the failed result refusing %s has an error string: %s", refused.what, res.Raw)
+			Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})), "the failed result refusing %s has a telemetry object: %s", refused.what, res.Raw)
+			if c, ok := m["code"]; ok {
+				Expect(result.ErrorCode(fmt.Sprint(c)).Valid()).To(BeTrue(), "unknown error code %v refusing %s", c, refused.what)
+			}
+		}
+
 		waiting := r.Exec(ctx, Guest(roomySlowCall))
 		m = rawJSON(waiting.Raw)
 		Expect(m).To(HaveKeyWithValue("status", "waiting"), "a nested call that outlives the exec gives status waiting: %s", waiting.Raw)
