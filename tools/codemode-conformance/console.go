@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -56,7 +57,33 @@ func (c *console) Write(p []byte) (int, error) {
 	if !c.verbose && (c.phase != shown || signaled() != nil) {
 		return len(p), nil
 	}
-	return c.write(p)
+	if _, err := c.write(termSafe(p, c.color)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// sgr is a colour sequence of Ginkgo's (ESC [ params m).
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// termSafe is what Ginkgo writes, with the target's strings it quotes (a
+// suite failure before the first spec, everything under --verbose) made
+// safe for a terminal by report.CleanText (issue 28 N5). Only Ginkgo's own
+// colour sequences are kept, and only when the console is in colour.
+func termSafe(p []byte, color bool) []byte {
+	s := string(p)
+	if !color {
+		return []byte(report.CleanText(s))
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range sgr.FindAllStringIndex(s, -1) {
+		b.WriteString(report.CleanText(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(report.CleanText(s[last:]))
+	return []byte(b.String())
 }
 
 func (c *console) write(p []byte) (int, error) {

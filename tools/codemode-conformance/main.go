@@ -43,7 +43,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -185,6 +184,7 @@ func run() int {
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
 		line := ""
 		if report.Selected(r) {
+			r = report.SanitiseSpec(r) // what the target sent, escaped and bounded (issue 28 N5)
 			line = progressLine(n.Add(1), r, baseline.Verdict(report.Spec(r)), expectedFailures)
 		}
 		con.SpecDone(line)
@@ -199,7 +199,6 @@ func run() int {
 	sc.FailFast = failFast
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target
-	rc.JSONReport = filepath.Join(resultsDir, "report.json")
 	rc.Succinct = !verbose
 	rc.SilenceSkips = true
 	rc.Verbose = verbose
