@@ -121,6 +121,22 @@ var _ = Describe("Run", func() {
 		Entry("yield_control", "yield_control", `{}`, nil, namespaces.ErrBuiltinCollision),
 		Entry("__openclaw prefix", "__openclawX", `{}`, nil, namespaces.ErrBuiltinCollision),
 		Entry("a standard global", "JSON", `{}`, nil, namespaces.ErrBuiltinCollision),
+		Entry("markup", "<script>", `{}`, nil, namespaces.ErrGlobalName),
+		Entry("a line separator", "a\u2028b", `{}`, nil, namespaces.ErrGlobalName),
+		Entry("a zero-width joiner first", "\u200dx", `{}`, nil, namespaces.ErrGlobalName),
+		Entry("the v2 timer setTimeout, caught on the host before the exec description names it (issue 28 nits)", "setTimeout", `{}`, nil, namespaces.ErrBuiltinCollision),
+		Entry("clearTimeout", "clearTimeout", `{}`, nil, namespaces.ErrBuiltinCollision),
+	)
+
+	DescribeTable("accepts any ECMAScript identifier, not only ASCII ones (issue 28 nits)", func(globalName string) {
+		r := reg(`{}`, nil)
+		r.GlobalName = globalName
+		Expect(run(r).Err).NotTo(HaveOccurred())
+	},
+		Entry("ಠ_ಠ", "ಠ_ಠ"),
+		Entry("Ünïcödé", "Ünïcödé"),
+		Entry("$ and digits", "$gh2"),
+		Entry("a combining mark after the first", "e\u0301t"),
 	)
 
 	It("resolves a guest call only for a visible namespace's own callables and maps its arguments (CM-NS-03, CM-NS-06)", func() {
