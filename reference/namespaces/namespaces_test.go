@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/codemode-conformance/codemode/reference/namespaces"
@@ -64,6 +65,30 @@ var _ = Describe("Registry", func() {
 		Expect(r.Apply(&protocol.NamespaceChanges{ClearAll: true})).To(Succeed())
 		Expect(r.List()).To(BeEmpty())
 		Expect(r.Register(protocol.NamespaceRegistration{ID: "x", Scope: json.RawMessage(`{}`)})).To(MatchError(namespaces.ErrInvalidRegistration))
+	})
+
+	It("bounds the registrations it holds in number and bytes; a replacement and a clear make room (issue 28 nits)", func() {
+		r := namespaces.NewRegistry()
+		a := reg(`{}`, nil)
+		for i := 0; i < namespaces.MaxRegistrations; i++ {
+			a.ID = fmt.Sprintf("ns-%d", i)
+			Expect(r.Register(a)).To(Succeed())
+		}
+		a.ID = "one-too-many"
+		Expect(r.Register(a)).To(MatchError(ContainSubstring("holds 1024 registrations")))
+		a.ID = "ns-7"
+		Expect(r.Register(a)).To(Succeed(), "replacing one is not one more")
+		Expect(r.ClearPlugin("github")).To(Equal(namespaces.MaxRegistrations))
+		big := reg(`{"data":"`+strings.Repeat("x", namespaces.MaxRegistrationsBytes/2)+`"}`, nil)
+		big.ID = "big-1"
+		Expect(r.Register(big)).To(Succeed())
+		big.ID = "big-2"
+		Expect(r.Register(big)).To(MatchError(ContainSubstring("over its limit of 16777216")))
+		big.ID = "big-1"
+		Expect(r.Register(big)).To(Succeed(), "a replacement counts its own size once")
+		r.ClearAll()
+		big.ID = "big-2"
+		Expect(r.Register(big)).To(Succeed(), "clearAll frees the bytes")
 	})
 })
 
