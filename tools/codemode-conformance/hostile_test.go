@@ -12,12 +12,15 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
+	"github.com/codemode-conformance/codemode/internal/clitest"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/goccy/go-yaml"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gexec"
 )
 
 // hostileEnv makes this test binary a driver-protocol target whose every
@@ -261,3 +264,18 @@ func xmlWellFormed(b []byte) error {
 		}
 	}
 }
+
+var _ = Describe("a report.json that cannot be written (issue 28 N10)", func() {
+	It("fails the run instead of leaving it a success with a missing or truncated report", func() {
+		dir := filepath.Join(GinkgoT().TempDir(), "results")
+		Expect(os.MkdirAll(filepath.Join(dir, "report.json"), 0o755)).To(Succeed(), "a directory where report.json goes: the write fails, the probe does not")
+		cmd := exec.Command(clitest.CLI, "run", "--results-dir", dir, "--target", "builtin", "--req", "CM-EXEC-01")
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		s, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(s).WithTimeout(5 * time.Minute).Should(gexec.Exit())
+		Expect(s.ExitCode()).To(Equal(1), "CM-EXEC-01 passes on builtin; only the report fails the run")
+		Expect(string(s.Err.Contents())).To(ContainSubstring("writing report.json"))
+		Expect(string(s.Out.Contents())).To(ContainSubstring("overall failure (exit 1)"))
+	})
+})
