@@ -162,6 +162,9 @@ var _ = Describe("an expected-failures baseline", func() {
 		Expect(cmp.Diff(map[string]report.Verdict{"CM-LIM-03": report.XPass, "CM-LIM-01": report.Pass}, o.Verdicts())).To(BeEmpty())
 		Expect(o.Report.Overall).To(Equal(report.Failure))
 		Expect(o.Report.Reasons).To(ContainElement(ContainSubstring("stale expected failures (xpass: they pass now): CM-LIM-03")))
+		Expect(o.Stdout).To(MatchRegexp(`(?m)^XPASS CM-LIM-03 \(the requirement: 1 spec, all passed\)\n\s+listed in \S+known.yaml \(output limit not implemented yet\): remove the stale entry`),
+			"the listed requirement's xpass is on the console, not only a PASS progress line")
+		Expect(o.Stdout).NotTo(MatchRegexp(`(?m)^XPASS CM-LIM-01`), "the unlisted requirement is no xpass")
 	})
 
 	It("turns a listed spec that passes into xpass", func() {

@@ -161,6 +161,23 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 	return b.String()
 }
 
+// requirementXPassLines are the console lines of the xpass requirements
+// (listed in the baseline baselineFile, passed) not in shown: those listed
+// by ID, whose specs' progress lines cannot say xpass (another spec of the
+// requirement may still fail), so a line per requirement follows the last
+// spec. shown holds the requirements that had an XPASS progress line.
+func requirementXPassLines(reqs []report.RequirementLine, shown map[string]bool, baselineFile string) string {
+	var b strings.Builder
+	for _, r := range reqs {
+		if r.Verdict != report.XPass || shown[r.ID] {
+			continue
+		}
+		fmt.Fprintf(&b, "XPASS %s (the requirement: %d %s, all passed)\n", r.ID, len(r.Specs), plural(len(r.Specs), "spec", "specs"))
+		fmt.Fprintf(&b, "        %s\n", report.Line(fmt.Sprintf("listed in %s (%s): remove the stale entry", baselineFile, r.Expected), reasonMaxRunes))
+	}
+	return b.String()
+}
+
 // Verdict prints the harness's closing line, the run's last: coloured by
 // the overall verdict on a colour console (green success, yellow partial,
 // red failure), plain otherwise.
