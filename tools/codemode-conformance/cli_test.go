@@ -390,7 +390,7 @@ echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1","implementation":{
 sleep 1000 &
 while :; do sleep 1; done
 `
-	DescribeTable("kills the target's whole process tree and exits non-zero",
+	DescribeTable("kills the target's whole process tree, writes the reports and exits non-zero within 2 s, without a goroutine dump",
 		func(sig syscall.Signal) {
 			dir := GinkgoT().TempDir()
 			pidFile := filepath.Join(dir, "pid")
@@ -410,8 +410,14 @@ while :; do sleep 1; done
 			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(30*time.Second).Should(HaveLen(3),
 				"the target runs with its child and its loop's sleep, in its own process group")
 			s.Signal(sig)
-			Eventually(s).WithTimeout(60*time.Second).Should(gexec.Exit(), "the harness stops after %v", sig)
+			// Issue 27: a CI that kills after a short grace period still gets
+			// the reports.
+			Eventually(s).WithTimeout(2*time.Second).WithPolling(20*time.Millisecond).Should(gexec.Exit(), "the harness stops within 2 s of %v", sig)
 			Expect(s.ExitCode()).NotTo(Equal(0), "a run stopped by %v must not look like success", sig)
+			for _, f := range []string{"conformance-report.yaml", "summary.md", "junit.xml", "report.html"} {
+				Expect(filepath.Join(dir, "results", f)).To(BeAnExistingFile(), "the stopped run wrote %s", f)
+			}
+			Expect(string(s.Out.Contents())+string(s.Err.Contents())).NotTo(MatchRegexp(`goroutine \d+ \[`), "no goroutine dump")
 			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(10*time.Second).Should(BeEmpty(),
 				"no process of the target's group may outlive the harness")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("killed the target processes"))
