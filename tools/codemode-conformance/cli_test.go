@@ -95,6 +95,30 @@ var _ = Describe("the command line", func() {
 		Entry("list --help", "list", "--help"), Entry("list -h", "list", "-h"), Entry("list fakes -h", "list", "fakes", "-h"), Entry("help list", "help", "list"),
 	)
 
+	DescribeTable("answers -h, help CMD and a bad flag the same way for every subcommand",
+		func(cmd, usagePrefix string) {
+			for _, args := range [][]string{{cmd, "-h"}, {cmd, "--help"}, {"help", cmd}} {
+				o := invoke(os.Environ(), args...)
+				Expect(o.Code).To(Equal(0), "%v: %s", args, o.Stderr)
+				Expect(o.Stdout).To(HavePrefix(usagePrefix), "%v prints %s's usage on stdout", args, cmd)
+				Expect(o.Stderr).To(BeEmpty(), "%v writes nothing to stderr", args)
+			}
+			o := invoke(os.Environ(), cmd, "--bogus")
+			Expect(o.Code).To(Equal(2), "a bad flag is a usage error")
+			Expect(o.Stdout).To(BeEmpty())
+			Expect(o.Stderr).To(Equal("flag provided but not defined: -bogus\nsee codemode-conformance "+cmd+" -h\n"), "the error and where the help is")
+		},
+		Entry("run", "run", "usage: codemode-conformance run [flags]"),
+		Entry("smoke", "smoke", "usage: codemode-conformance smoke"),
+		Entry("init", "init", "usage: codemode-conformance init"),
+		Entry("baseline", "baseline", "usage: codemode-conformance baseline"),
+		Entry("version", "version", "usage: codemode-conformance version"),
+		Entry("bench", "bench", "usage: codemode-conformance bench"),
+		Entry("bench-load", "bench-load", "usage: codemode-conformance bench-load"),
+		Entry("case", "case", "usage: codemode-conformance case"),
+		Entry("list", "list", "usage: codemode-conformance list"),
+	)
+
 	It("wraps the run help's exit status paragraph without ragged lines", func() {
 		o := invoke(os.Environ(), "run", "--help")
 		Expect(o.Code).To(Equal(0), "%s", o.Stderr)
