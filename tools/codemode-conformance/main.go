@@ -79,6 +79,9 @@ func cli(args []string) int {
 		if len(args) > 1 && args[1] == "case" {
 			return caseCommand(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
 		}
+		if len(args) > 1 && args[1] == "diff" {
+			return diffCommand(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
+		}
 		if len(args) > 1 && args[1] == "list" {
 			return listCommand([]string{"-h"}, os.Stdout, os.Stderr)
 		}
@@ -91,6 +94,8 @@ func cli(args []string) int {
 		return caseCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	case "bench-load":
 		return bench.LoadCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "diff":
+		return diffCommand(context.Background(), args[1:], os.Stdout, os.Stderr) // diffcmd.go
 	case "list":
 		return listCommand(args[1:], os.Stdout, os.Stderr) // list.go
 	case "version", "--version":
@@ -102,7 +107,7 @@ func cli(args []string) int {
 	case "baseline":
 		return baselineCommand(args[1:], os.Stdout, os.Stderr) // baselinecmd.go
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, list or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, diff, list or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}
