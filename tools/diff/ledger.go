@@ -37,6 +37,8 @@ type TargetInfo struct {
 	Spec           string `json:"spec"`
 	Implementation string `json:"implementation"`
 	Profile        string `json:"profile"`
+	// Error is why the target could not be connected (or reconnected).
+	Error string `json:"error,omitempty"`
 }
 
 // Totals count the comparisons by class and the behavioural ones by state.
@@ -125,8 +127,14 @@ func (l *Ledger) covers(r Row) bool {
 }
 
 // Exit is the command's exit status: 1 when a behavioural difference is new
-// (untriaged) or changed since it was triaged, else 0.
+// (untriaged) or changed since it was triaged, or a target could not be
+// connected, else 0.
 func (l *Ledger) Exit() int {
+	for _, t := range l.Targets {
+		if t.Error != "" {
+			return 1
+		}
+	}
 	if l.Totals.New > 0 || l.Totals.Changed > 0 {
 		return 1
 	}

@@ -23,8 +23,9 @@ type Options struct {
 // Run runs every cell on every target, one target after the other (each
 // judged under the profile it declares, its cells rendered in that
 // profile's guest dialect), and returns the merged ledger. A target that
-// dies during a cell is reconnected for the next; err is a target that
-// cannot be connected at all.
+// dies during a cell is reconnected for the next; one that cannot be
+// connected has TargetInfo.Error and no answer to any cell from then on;
+// err is the first target's failure (there is no base).
 func Run(ctx context.Context, o Options) (*Ledger, error) {
 	if len(o.Targets) < 2 {
 		return nil, fmt.Errorf("diff needs two targets or more, got %d", len(o.Targets))
@@ -37,10 +38,21 @@ func Run(ctx context.Context, o Options) (*Ledger, error) {
 	for _, c := range o.Cells {
 		l.Cells = append(l.Cells, CellResult{Cell: c.Name, Description: c.Case.Description, Requirements: c.Case.Requirements})
 	}
-	for _, spec := range o.Targets {
+	for i, spec := range o.Targets {
 		info, err := runTarget(ctx, spec, o.Cells, l, progress)
+		if err != nil && i == 0 {
+			return nil, err // no base: nothing to compare with
+		}
 		if err != nil {
-			return nil, err
+			// The other targets' cells are kept; this one's are not
+			// answered, and the ledger exits 1 (Ledger.Exit).
+			info.Spec, info.Error = spec, err.Error()
+			fmt.Fprintf(progress, "diff: %v\n", err)
+			for ci := range l.Cells {
+				if len(l.Cells[ci].Observations) == i {
+					l.Cells[ci].Observations = append(l.Cells[ci].Observations, Observation{Status: StatusNoAnswer, NoAnswer: err.Error()})
+				}
+			}
 		}
 		l.Targets = append(l.Targets, info)
 	}

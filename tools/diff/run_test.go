@@ -93,3 +93,16 @@ var _ = Describe("Run", func() {
 		Expect(run(t, "builtin", "fake:deny-ignored").Exit()).To(Equal(0))
 	})
 })
+
+var _ = Describe("Run with a target that cannot be connected", func() {
+	It("keeps the other targets' answers, names the target and exits 1", func() {
+		cells, err := diff.LoadCells(filepath.Join("testdata", "cells"))
+		Expect(err).NotTo(HaveOccurred())
+		l, err := diff.Run(context.Background(), diff.Options{Targets: []string{"builtin", "exec:exit 3"}, Cells: cells, Rules: diff.DefaultRules()})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(l.Targets[1].Error).NotTo(BeEmpty())
+		Expect(l.Cells[0].Observations[0].Status).To(Equal("completed"), "the base's answers are kept")
+		Expect(l.Cells[0].Observations[1].Status).To(Equal(diff.StatusNoAnswer))
+		Expect(l.Exit()).To(Equal(1))
+	})
+})

@@ -89,6 +89,11 @@ func (l *Ledger) Summary(w io.Writer) {
 			}
 		}
 	}
+	for _, t := range l.Targets {
+		if t.Error != "" {
+			fmt.Fprintf(w, "TARGET %s: %s\n", t.Spec, t.Error)
+		}
+	}
 	for _, r := range l.Gone {
 		fmt.Fprintf(w, "GONE triage row: %s (owner %s): no behavioural difference any more\n", r.Cell, r.Owner)
 	}
