@@ -75,5 +75,12 @@ func observe(ctx context.Context, t *framework.Target, c Cell) Observation {
 	if res.Status == result.StatusWaiting {
 		res.RunID = "" // a run id is the implementation's: never compared
 	}
-	return observed(res, set.Calls())
+	o := observed(res, set.Calls())
+	if len(c.Case.Requirements) > 0 {
+		o.Expect = "met"
+		if why := c.Case.Expect.Check(res); why != "" {
+			o.Expect = why
+		}
+	}
+	return o
 }

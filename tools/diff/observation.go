@@ -21,6 +21,11 @@ type Observation struct {
 	Calls    []Call          `json:"calls,omitempty"`
 	Error    string          `json:"error,omitempty"`
 	NoAnswer string          `json:"noAnswer,omitempty"`
+	// Expect is, for a corpus case, "met" when the final result meets the
+	// case's expected outcome, else why not (corpus.Expect.Check); "" for a
+	// plain cell. Never compared: it helps triage (two answers that both
+	// meet it differ within what the case allows).
+	Expect string `json:"expect,omitempty"`
 }
 
 // StatusNoAnswer is the Status of a cell the target did not answer.

@@ -46,6 +46,12 @@ var _ = Describe("Run", func() {
 		Expect(l.Exit()).To(Equal(1), summary(l))
 		Expect(l.Totals).To(Equal(diff.Totals{Same: len(cells) - 1, Behavioural: 1, New: 1}))
 		Expect(summary(l)).To(ContainSubstring("NEW behavioural difference: " + denied + " on fake:deny-ignored vs builtin: value differ"))
+		for _, c := range l.Cells {
+			if c.Cell == denied {
+				Expect(c.Observations[0].Expect).To(Equal("met"), "the reference meets the case's expected outcome")
+				Expect(c.Observations[1].Expect).To(HavePrefix("value differs"), "the fake does not")
+			}
+		}
 	})
 
 	It("exits 0 when a triage row covers the difference, and a changed fingerprint makes it untriaged again", func() {
