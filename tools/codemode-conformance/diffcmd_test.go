@@ -38,7 +38,14 @@ var _ = Describe("codemode-conformance diff", Label("diff"), func() {
 		Entry("an unknown flag", "--target", "builtin", "--target", "builtin", "--bogus"),
 		Entry("an unknown target", "--target", "builtin", "--target", "nosuch:x"),
 		Entry("a bad triage file", "--target", "builtin", "--target", "builtin", "--triage", "/nonexistent.yaml"),
+		Entry("--ledger with targets", "--ledger", "../../reports/diff/diff.json", "--target", "builtin", "--target", "builtin"),
 	)
+
+	It("triages the committed ledger again without running a target, and exits 0 with the committed triage", func() {
+		o := invoke(os.Environ(), "diff", "--ledger", "../../reports/diff/diff.json", "--triage", "../../reports/diff/triage.yaml", "--results-dir", GinkgoT().TempDir())
+		Expect(o.Code).To(Equal(0), "stdout:\n%s\nstderr:\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stdout).To(ContainSubstring("0 new, 0 changed"))
+	})
 
 	It("prints its usage on -h with exit 0", func() {
 		o := invoke(os.Environ(), "diff", "-h")

@@ -112,3 +112,27 @@ var _ = Describe("Run with a target that cannot be connected", func() {
 		Expect(l.Exit()).To(Equal(1))
 	})
 })
+
+var _ = Describe("the committed ledger of the reference against OpenClaw", func() {
+	It("is covered by the committed triage: reclassified and triaged again, it exits 0", func() {
+		l, err := diff.LoadLedger(filepath.Join("..", "..", "reports", "diff", "diff.json"))
+		Expect(err).NotTo(HaveOccurred())
+		t, err := diff.LoadTriage(filepath.Join("..", "..", "reports", "diff", "triage.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		l.Remerge(diff.DefaultRules(), t)
+		var b bytes.Buffer
+		l.Summary(&b)
+		Expect(l.Exit()).To(Equal(0), b.String())
+		Expect(l.Totals.Gone).To(Equal(0), "every triage row matches a difference of the ledger")
+	})
+
+	It("exits 1 once a triaged difference is dropped from the triage", func() {
+		l, err := diff.LoadLedger(filepath.Join("..", "..", "reports", "diff", "diff.json"))
+		Expect(err).NotTo(HaveOccurred())
+		t, err := diff.LoadTriage(filepath.Join("..", "..", "reports", "diff", "triage.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		l.Remerge(diff.DefaultRules(), t[1:])
+		Expect(l.Exit()).To(Equal(1))
+		Expect(l.Totals.New).To(Equal(1))
+	})
+})
