@@ -39,7 +39,7 @@ pre{white-space:pre-wrap;word-break:break-all;margin:0;font-size:.8rem;max-heigh
 <h1>codemode-conformance diff</h1>
 <p>Harness {{.Harness}}. Base target: <code>{{(index .Targets 0).Spec}}</code>; every other target is compared with it.</p>
 <ul>{{range .Targets}}<li><code>{{.Spec}}</code>: {{.Implementation}}, profile {{.Profile}}{{if .Error}} <strong>not connected: {{.Error}}</strong>{{end}}</li>{{end}}</ul>
-<p>{{len .Cells}} cells: {{.Totals.Same}} same, {{.Totals.Shape}} shape only, {{.Totals.Behavioural}} behavioural
+<p>{{len .Cells}} cells; comparisons with the base: {{.Totals.Same}} same, {{.Totals.Shape}} shape only, {{.Totals.Behavioural}} behavioural
 ({{.Totals.Triaged}} triaged, {{.Totals.New}} new, {{.Totals.Changed}} changed); {{.Totals.Gone}} triage rows gone.</p>
 {{if .Gone}}<h2>Triage rows gone</h2><ul>{{range .Gone}}<li><code>{{.Cell}}</code> (owner <code>{{.Owner}}</code>, {{.Class}}): {{.Note}}</li>{{end}}</ul>{{end}}
 <h2>Differences</h2>

@@ -80,8 +80,8 @@ func (l *Ledger) untriaged() []Row {
 // difference, naming its cell.
 func (l *Ledger) Summary(w io.Writer) {
 	t := l.Totals
-	fmt.Fprintf(w, "diff: %d cells × %d targets: %d same, %d shape only, %d behavioural (%d triaged, %d new, %d changed); %d triage rows gone\n",
-		len(l.Cells), len(l.Targets), t.Same, t.Shape, t.Behavioural, t.Triaged, t.New, t.Changed, t.Gone)
+	fmt.Fprintf(w, "diff: %d cells × %d targets, %d comparisons with %s: %d same, %d shape only, %d behavioural (%d triaged, %d new, %d changed); %d triage rows gone\n",
+		len(l.Cells), len(l.Targets), t.Same+t.Shape+t.Behavioural, l.Targets[0].Spec, t.Same, t.Shape, t.Behavioural, t.Triaged, t.New, t.Changed, t.Gone)
 	for _, c := range l.Cells {
 		for _, x := range c.Comparisons {
 			if x.State == New || x.State == Changed {
