@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"github.com/codemode-conformance/codemode/targets"
 	"github.com/codemode-conformance/codemode/tools/diff"
 )
@@ -47,7 +48,7 @@ Flags:
 `, targets.Usage())
 		fs.PrintDefaults()
 	}
-	if code, done := parseSubcommand(fs, args, stdout); done {
+	if code, done := subcmd.Parse(fs, args, stdout); done {
 		return code
 	}
 	if *from != "" {

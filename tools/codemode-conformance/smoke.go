@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"net"
 	"os"
@@ -43,7 +44,7 @@ func smokeCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance smoke --target T\n\nChecks in under 10 s that T speaks the driver protocol: initialize (features, profile), one trivial\ncell, one nested call, shutdown. Prints one line per step and, for a fault, a diagnosis: stdout\npollution, a missing newline, ids not echoed, an unknown feature, a crash with output on stderr only.\nExit status: 0 all steps pass, 1 a diagnosis, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if code, done := parseSubcommand(fs, args, stdout); done {
+	if code, done := subcmd.Parse(fs, args, stdout); done {
 		return code
 	}
 	if *tgt == "" || fs.NArg() > 0 {
