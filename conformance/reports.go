@@ -84,6 +84,7 @@ func (o Outcome) Summary() (md, text string) {
 	}
 	md += c.SelfReportedMarkdown()
 	md += c.BlockedMarkdown()
+	md += report.SuspectMarkdown(c.SuspectPreconditions)
 	md += fmt.Sprintf("\nOverall: **%s**\n", c.Overall)
 	for _, reason := range c.Reasons {
 		md += "- " + reason + "\n"

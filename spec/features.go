@@ -51,6 +51,14 @@ type Feature struct {
 	Excludes []string
 	// Hook marks a test hook that is no contract feature (fault-injection).
 	Hook bool
+	// Driver is the harness-only surface through which the harness drives
+	// the feature (driver:, protocol.md §3 and §9), "" when its specs need
+	// none. Either a method, "agent.turn", or a member, "run.prepare
+	// sandbox": one that §3 lets a target without the feature ignore. A
+	// required feature with a driver that the target does not declare gets
+	// one verdict (framework.absentFeature); one without is judged on
+	// behaviour.
+	Driver string
 }
 
 // Profile is one generation of the contract: a named set of features plus
@@ -99,6 +107,7 @@ type rawFeature struct {
 	Profiles []string `yaml:"profiles"`
 	Excludes []string `yaml:"excludes"`
 	Hook     bool     `yaml:"hook"`
+	Driver   string   `yaml:"driver"`
 	Meaning  string   `yaml:"meaning"`
 }
 
@@ -113,6 +122,10 @@ type rawProfile struct {
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// driverRE is a feature's driver: a method ("agent.turn") or a run.prepare
+// member ("run.prepare sandbox", "run.prepare tools[].directOnly").
+var driverRE = regexp.MustCompile(`^([a-z]+\.[a-zA-Z]+|run\.prepare [a-zA-Z]+(\[\]\.[a-zA-Z]+)?)$`)
 
 // parseFeatures validates the features and profiles sections: names are
 // lower-case kebab words and unique, core is present and in every profile,
@@ -155,6 +168,9 @@ func parseFeatures(rf []rawFeature, rp []rawProfile) ([]Feature, []Profile, erro
 		if !nameRE.MatchString(f.Name) {
 			return nil, nil, fmt.Errorf("spec: feature #%d: malformed name %q", i+1, f.Name)
 		}
+		if f.Driver != "" && !driverRE.MatchString(f.Driver) {
+			return nil, nil, fmt.Errorf("spec: feature %s: malformed driver %q (a method such as agent.turn, or run.prepare <member>)", f.Name, f.Driver)
+		}
 		if _, dup := featIdx[f.Name]; dup {
 			return nil, nil, fmt.Errorf("spec: feature %s: duplicate name", f.Name)
 		}
@@ -177,7 +193,7 @@ func parseFeatures(rf []rawFeature, rp []rawProfile) ([]Feature, []Profile, erro
 		featIdx[f.Name] = i
 		ex := slices.Clone(f.Excludes)
 		sort.Strings(ex)
-		features = append(features, Feature{Name: f.Name, Meaning: strings.TrimSpace(f.Meaning), Profiles: slices.Clone(f.Profiles), Excludes: ex, Hook: f.Hook})
+		features = append(features, Feature{Name: f.Name, Meaning: strings.TrimSpace(f.Meaning), Profiles: slices.Clone(f.Profiles), Excludes: ex, Hook: f.Hook, Driver: f.Driver})
 	}
 	core, ok := featIdx[FeatureCore]
 	if !ok {
@@ -393,10 +409,11 @@ func CheckFeatureSet(profile string, features []string) error {
 // FeatureTable is the feature table of protocol.md §9, generated from the
 // features section (spec/features_test.go keeps protocol.md equal to it):
 // one row per feature in file order with its profiles, the profiles that
-// require it (requires:; the others only allow it), exclusions and meaning.
+// require it (requires:; the others only allow it), exclusions, driver and
+// meaning.
 func FeatureTable() string {
 	var b strings.Builder
-	b.WriteString("| feature | profiles | required by | excludes | declaring it means the target implements |\n|---|---|---|---|---|\n")
+	b.WriteString("| feature | profiles | required by | excludes | driven through | declaring it means the target implements |\n|---|---|---|---|---|---|\n")
 	profs := Profiles()
 	for _, f := range Features() {
 		ex := "—"
@@ -413,7 +430,11 @@ func FeatureTable() string {
 		if len(req) > 0 {
 			rq = strings.Join(req, ", ")
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, strings.Join(f.Profiles, ", "), rq, ex, strings.ReplaceAll(f.Meaning, "|", `\|`))
+		drv := "—"
+		if f.Driver != "" {
+			drv = "`" + f.Driver + "`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", f.Name, strings.Join(f.Profiles, ", "), rq, ex, drv, strings.ReplaceAll(f.Meaning, "|", `\|`))
 	}
 	return b.String()
 }

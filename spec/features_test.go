@@ -128,6 +128,7 @@ func TestParseFeaturesRejects(t *testing.T) {
 		{"core not in every profile", head + "features:\n  - {name: core, profiles: [v1], meaning: m}\n" + profs + req, "every profile", nil},
 		{"duplicate feature", head + "features:\n  - {name: core, profiles: [v1, v2], meaning: m}\n  - {name: core, profiles: [v1], meaning: m}\n" + profs + req, "duplicate", nil},
 		{"malformed name", head + "features:\n  - {name: core, profiles: [v1, v2], meaning: m}\n  - {name: Bad_Name, profiles: [v1], meaning: m}\n" + profs + req, "malformed", nil},
+		{"malformed driver", head + "features:\n  - {name: core, profiles: [v1, v2], meaning: m}\n  - {name: a, profiles: [v1], driver: \"agent turn\", meaning: m}\n" + profs + req, "malformed driver", nil},
 		{"empty meaning", head + "features:\n  - {name: core, profiles: [v1, v2], meaning: \" \"}\n" + profs + req, "empty meaning", nil},
 		{"asymmetric exclusion", head + "features:\n  - {name: core, profiles: [v1, v2], meaning: m}\n  - {name: a, profiles: [v1], excludes: [b], meaning: m}\n  - {name: b, profiles: [v2], meaning: m}\n" + profs + req, "symmetric", nil},
 		{"exclusion of an unknown feature", head + "features:\n  - {name: core, profiles: [v1, v2], meaning: m}\n  - {name: a, profiles: [v1], excludes: [c], meaning: m}\n" + profs + req, "excludes", ErrUnknownFeature},
@@ -216,6 +217,16 @@ func TestProfileRequiredFeatures(t *testing.T) {
 	for _, p := range []Profile{v1, v2} {
 		if len(p.Required)+len(p.Allowed) != len(p.Features) {
 			t.Errorf("%s: required %v and allowed %v do not split its features %v", p.Name, p.Required, p.Allowed, p.Features)
+		}
+	}
+	// Driven features: their specs reach the behaviour only through a
+	// surface §3 lets an undeclaring target ignore (audit F2/F3); the others
+	// run when undeclared.
+	for f, want := range map[string]string{"agent-turn": "agent.turn", "trajectory": "run.trajectory", "sandbox": "run.prepare sandbox",
+		"namespaces": "run.prepare namespaces", "hooks": "run.prepare hooks", "mcp": "run.prepare mcpServers", "session-store": "run.prepare session", "results": "",
+		"isolation": "", "telemetry": "", "typescript": "", "yield": "", "pending-call-limit": "", "snapshot-executor": "", "tools-api": "", "shell-exec": ""} {
+		if got, err := LookupFeature(f); err != nil || got.Driver != want {
+			t.Errorf("feature %s: driver %q (%v), want %q", f, got.Driver, err, want)
 		}
 	}
 	got := v1.MissingRequired([]string{"yield", "shell-exec"})

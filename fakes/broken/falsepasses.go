@@ -1,6 +1,10 @@
 package broken
 
-import "github.com/codemode-conformance/codemode/reference/codemode"
+import (
+	"fmt"
+
+	"github.com/codemode-conformance/codemode/reference/codemode"
+)
 
 // The false passes of issue 23 item 4: each variant passed the spec of its
 // requirement before that spec was narrowed to its own property and made to
@@ -10,22 +14,44 @@ func init() {
 		Variant{Name: "complete-undelivered", Breaks: "CM-EXEC-06", Spec: "completed only once no guest work is pending",
 			Defect: "a cell whose value is determined completes once the harness answered its nested calls, without delivering the answers: the guest's continuations of those calls never run",
 			Serve:  withDefectsUnder("", codemode.Defects{CompleteUndelivered: true})},
-		Variant{Name: "never-settled-timeout", Breaks: "CM-EXEC-07",
-			Defect: "a cell whose promise can never settle (no host work pending) is not detected: it runs out timeoutMs and fails with timeout",
-			Serve:  withDefectsUnder("", codemode.Defects{NeverSettledTimeout: true})},
-		Variant{Name: "helpers-by-exact-name", Breaks: "CM-GUEST-06", Spec: "helpers exist only for unambiguous safe names",
-			Defect: "helpers are keyed by the exact tool name and only exact names count as a collision, so list-calendars next to list_calendars leaves a tools.list_calendars helper (OpenClaw 2026.7.35)",
-			Serve:  rewritingCode(func(code string) string { return exactNameHelpers + code })},
-		Variant{Name: "batch-partly-started", Breaks: "CM-NEST-23", Spec: "no nested call reaches the harness after the answer that ended its cell",
-			Defect: "a batch of calls over maxPendingToolCalls starts calls until the limit and only then fails the cell (OpenClaw 2026.7.35 starts them before it looks at the limit)",
-			Serve:  withDefectsUnder("", codemode.Defects{StartBeforeBatchLimit: true})},
+		Variant{Name: "collision-keeps-first-helper", Breaks: "CM-GUEST-06", Spec: "helpers exist only for unambiguous safe names",
+			Defect: "helpers are keyed by the safe name (- becomes _), but only tools of the exact same name count as a collision, so list-calendars, declared first, takes the tools.list_calendars helper of list_calendars",
+			Serve:  rewritingCode(func(code string) string { return firstWinsHelpers + code })},
+		Variant{Name: "batch-partly-started", Breaks: "CM-NEST-23", Spec: "no nested call reaches the harness after the answer that ended its cell", Profile: "v2",
+			Defect: "under bridge-queue, a synchronous batch over maxPendingToolCalls plus the 128 queued starts calls until maxPendingToolCalls and only then fails the cell: 001 admits no partial batch (under pending-call-limit, as OpenClaw 2026.7.35 does, this conforms)",
+			Serve:  withDefectsUnder("v2", codemode.Defects{StartBeforeBatchLimit: true})},
+		Variant{Name: "off-surface-rewrites-tools", Breaks: "CM-ACT-01", Spec: "disabled configuration leaves the model tool list",
+			Defect: "every run without code mode, tools.codeMode absent or disabled alike, drops the echo tool and rewrites the other tools' descriptions, so comparing disabled runs with a run without tools.codeMode shows no difference (verdict audit F12)",
+			Serve:  outbound(rewriteOffSurface)},
 	)
 }
 
-// exactNameHelpers shadows the cell's tools with one that also answers a
-// helper for every tool whose exact name is an identifier no other tool has,
-// without normalising names (the reference's own helpers stay).
-const exactNameHelpers = `const tools = (() => { const t = globalThis.tools; const by = new Map(); ` +
+// firstWinsHelpers shadows the cell's tools with one that also answers a
+// helper for every safe name (the name with each character that cannot be in
+// an identifier made _) of a tool whose exact name no other tool has, the
+// first such tool winning (the reference's own helpers stay).
+const firstWinsHelpers = `const tools = (() => { const t = globalThis.tools; const by = new Map(); ` +
 	`for (const e of ALL_TOOLS) by.set(e.name, (by.get(e.name) || []).concat([e])); const extra = {}; ` +
-	`for (const [n, es] of by) if (es.length === 1 && /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(n) && !(n in t) && !["search", "describe", "call", "then", "toJSON"].includes(n)) extra[n] = (input) => t.call(es[0].id, input); ` +
+	`for (const [n, es] of by) { const k = n.replace(/[^A-Za-z0-9_$]/g, "_"); if (es.length === 1 && /^[A-Za-z_$]/.test(k) && !(k in extra) && !(k in t) && !["search", "describe", "call", "then", "toJSON"].includes(k)) extra[k] = (input) => t.call(es[0].id, input); } ` +
 	`return new Proxy(t, {get: (o, k) => (typeof k === "string" && k in extra ? extra[k] : o[k]), has: (o, k) => k in extra || k in o}); })(); `
+
+// rewriteOffSurface drops echo from the tools of every run.prepare answer
+// with code mode off and appends " (deferred)" to the others' descriptions.
+func rewriteOffSurface(msg map[string]any) (edited, drop bool) {
+	res, ok := msg["result"].(map[string]any)
+	if !ok || msg["method"] != nil || res["codeModeActive"] != false {
+		return false, false
+	}
+	ts, _ := res["tools"].([]any)
+	kept := []any{}
+	for _, t := range ts {
+		m, ok := t.(map[string]any)
+		if !ok || m["name"] == "echo" {
+			continue
+		}
+		m["description"] = fmt.Sprint(m["description"]) + " (deferred)"
+		kept = append(kept, m)
+	}
+	res["tools"] = kept
+	return true, false
+}

@@ -35,6 +35,9 @@ func init() {
 		Variant{Name: "results-evict-when-full", Breaks: "CM-RES-05", Profile: "v2",
 			Defect: "a full results store evicts its oldest entries to make room instead of refusing, so auto-retain never reports notRetained and explicit references silently vanish",
 			Serve:  servingResults(func(r *store.Results) codemode.ResultsStore { return &evictingResults{Results: r} })},
+		Variant{Name: "auto-retain-silent-refusal", Breaks: "CM-RES-05", Profile: "v2", Spec: "auto-retain refused because the store is full",
+			Defect: "every auto-retained value carries a truncation marker \"…\", and a refused one drops its not-retained reason, so only the marker is left",
+			Serve:  outboundWith(codemode.Options{Profile: "v2"}, silentRefusal)},
 		Variant{Name: "headless-auto-retains", Breaks: "CM-RES-06", Profile: "v2",
 			Defect: "session.headless is ignored, so headless and restart-safe cells allocate automatic references",
 			Serve: rewritingPrepareV2(func(p map[string]any) {
@@ -131,4 +134,24 @@ func rewritingPrepareV2(edit func(params map[string]any)) serveFunc {
 		toInner.Close()
 		return <-done
 	}
+}
+
+// silentRefusal gives every auto-retained value of an answer (the
+// reference's Retained) a marker "…", trimming its preview to make room,
+// and drops the notRetained reason of a refused one.
+func silentRefusal(msg map[string]any) (edited, drop bool) {
+	res, ok := msg["result"].(map[string]any)
+	if !ok || msg["method"] != nil {
+		return false, false
+	}
+	v, ok := res["value"].(map[string]any)
+	if !ok || v["truncated"] != true {
+		return false, false
+	}
+	if p, ok := v["preview"].(string); ok && len(p) > 32 {
+		v["preview"] = p[:len(p)-32] // ASCII JSON: a byte cut keeps it a prefix
+	}
+	delete(v, "notRetained")
+	v["more"] = "…"
+	return true, false
 }

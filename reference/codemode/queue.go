@@ -2,6 +2,7 @@ package codemode
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -100,11 +101,31 @@ func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
 		return result.Result{}, false
 	}
 	if int64(waiting) > maxPending+MaxQueuedRequests {
+		if s.rt.opts.Defects.StartBeforeBatchLimit {
+			s.startFront(reqs, int(maxPending)-len(s.c.inflight))
+		}
 		return result.Failed(result.CodeInvalidInput,
 			fmt.Sprintf("too many nested tool calls at once: %d would be pending, but at most maxPendingToolCalls (%d) run and %d more may queue; await smaller batches (for example Promise.all over chunks of %d) instead of creating every call before awaiting",
 				waiting, maxPending, MaxQueuedRequests, maxPending)), true
 	}
 	return result.Result{}, false
+}
+
+// startFront starts up to n ordinary calls of reqs and lets them reach the
+// host: the defect StartBeforeBatchLimit under bridge-queue, which admits a
+// partial batch of an overflowing front (CM-NEST-23).
+func (s *step) startFront(reqs []prelude.Request, n int) {
+	for _, q := range reqs {
+		if n <= 0 {
+			break
+		}
+		if t, ok := s.c.run.catalog().Lookup(q.Tool); q.Op == "call" && ok && t.Spec.Source != protocol.SourceMCP {
+			s.c.seen[q.ID] = true
+			s.startCall(q, t.ID, t.Spec)
+			n--
+		}
+	}
+	s.collect(s.c.callCtx, time.Second, nil)
 }
 
 // queuedCount is how many calls of the cell wait in its queue.

@@ -77,12 +77,10 @@ type Defects struct {
 	// the harness answered its nested calls, without delivering the answers:
 	// the guest's continuations of those calls never run (CM-EXEC-06).
 	CompleteUndelivered bool
-	// NeverSettledTimeout lets a cell whose promise can never settle (no host
-	// work pending) run out its budget and fail with timeout (CM-EXEC-07).
-	NeverSettledTimeout bool
 	// StartBeforeBatchLimit starts the calls of a batch over
-	// maxPendingToolCalls one by one until the limit, then fails the cell,
-	// instead of failing it before any starts (CM-NEST-23).
+	// maxPendingToolCalls (under bridge-queue: over the queue) one by one
+	// until the limit, then fails the cell, instead of failing it before any
+	// starts (CM-NEST-23; under pending-call-limit this conforms, §14.17).
 	StartBeforeBatchLimit bool
 }
 

@@ -87,10 +87,6 @@ func (s *step) drive(ctx context.Context) result.Result {
 			if s.c.callCtx.Err() != nil { // run.abort/run.end dropped its calls
 				return s.fail(result.Failed(result.CodeAborted, "the code mode run was aborted"))
 			}
-			if s.rt.opts.Defects.NeverSettledTimeout {
-				<-vctx.Done()
-				return s.limit(result.CodeTimeout, fmt.Sprintf("the cell exceeded timeoutMs (%d ms)", cfg.TimeoutMs))
-			}
 			return s.fail(result.Result{Status: result.StatusFailed,
 				Error: "the cell is still pending but no host work is pending: a promise never settles"})
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/suites/framework/dialect"
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -77,13 +78,28 @@ var _ = Describe("abuse", "malformed answers to tool.invoke", func() {
 func startCall(ctx context.Context, c *RawConn, run string) (RawMessage, string) {
 	ginkgo.GinkgoHelper()
 	exec := fmt.Sprintf("%s-exec", run) // a string: never one of the target's own ids
-	code := `try { const r = await tools.call(ALL_TOOLS[0].id, {message: "x"}); return "answered: " + JSON.stringify(r); } catch (e) { return "caught: " + String(e && e.message); }`
+	// The nested call goes through the guest dialect (the answer, not the
+	// guest API, is the subject); the tool is found outside the try, so a
+	// surface the target lacks fails the cell with the dialect's Error.
+	code := Guest(`const name = listTools()[0].name; try { const r = await call(name, {message: "x"}); return "answered: " + JSON.stringify(r); } catch (e) { return "caught: " + String(e && e.message); }`)
 	Expect(c.Send(exec, protocol.MethodToolExec, execParams(run, code))).To(Succeed(), "sending the exec")
 	cctx, cancel := context.WithTimeout(ctx, Timeouts.Call)
 	defer cancel()
 	inv, err := c.WaitFor(cctx, func(m RawMessage) bool {
 		return m.Method == protocol.MethodToolInvoke && len(m.ID) > 0 && strings.Contains(string(m.Params), run)
 	})
+	if err != nil {
+		// A cell that failed on the dialect makes no call: blocked, not failed.
+		rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
+		defer rcancel()
+		if m, rerr := c.Response(rctx, exec); rerr == nil {
+			if res, ok := decodeResult(m); ok {
+				if req, what, ok := dialect.BlockedBy(res.Error); ok {
+					Blocked(req, "the guest dialect of profile %s needs what the target lacks: %s", Profile(), what)
+				}
+			}
+		}
+	}
 	Expect(err).NotTo(HaveOccurred(), "the cell's nested call must reach the harness as tool.invoke")
 	return inv, exec
 }

@@ -35,21 +35,23 @@ func modelSurface(ts []protocol.ModelTool) []map[string]any {
 	return out
 }
 
-// catalogNames runs a cell that returns ALL_TOOLS names.
+// catalogNames runs a cell that returns the catalog's tool names (listTools).
 func catalogNames(ctx SpecContext, r *Run) []string {
 	res := r.Exec(ctx, Guest(`return listTools().map((t) => t.name);`))
-	Expect(res).To(BeCompleted(), "a cell returning ALL_TOOLS names must complete")
+	Expect(res).To(BeCompleted(), "a cell returning the catalog's tool names must complete")
 	var names []string
-	Expect(json.Unmarshal(res.Value, &names)).To(Succeed(), "ALL_TOOLS names must be strings: %s", res.Value)
+	Expect(json.Unmarshal(res.Value, &names)).To(Succeed(), "catalog tool names must be strings: %s", res.Value)
 	return names
 }
 
-// catalogIDs runs a cell that returns ALL_TOOLS as name → id.
+// catalogIDs runs a cell that returns the catalog as source/sourceName/name
+// → id, read through the guest dialect: listTools() and the entry's id (000's
+// ALL_TOOLS entries carry it), else the dialect's id(name).
 func catalogIDs(ctx SpecContext, r *Run) map[string]string {
-	res := r.Exec(ctx, `const m = {}; for (const t of ALL_TOOLS) m[t.source + "/" + (t.sourceName || "") + "/" + t.name] = t.id; return m;`)
-	Expect(res).To(BeCompleted(), "a cell mapping ALL_TOOLS to ids must complete")
+	res := r.Exec(ctx, Guest(`const m = {}; for (const t of listTools()) m[t.source + "/" + (t.sourceName || "") + "/" + t.name] = ("id" in t) ? t.id : id(t.name); return m;`))
+	Expect(res).To(BeCompleted(), "a cell mapping the catalog's tools to ids must complete")
 	m := map[string]string{}
-	Expect(json.Unmarshal(res.Value, &m)).To(Succeed(), "ALL_TOOLS ids must be strings: %s", res.Value)
+	Expect(json.Unmarshal(res.Value, &m)).To(Succeed(), "catalog ids must be strings: %s", res.Value)
 	return m
 }
 

@@ -113,7 +113,7 @@ return fired;`))
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 1, "timeoutMs": 20000}),
 			Tools: []tools.Tool{rec.Recorded("lookup", ""), secret}, Policy: &protocol.Policy{Deny: []string{"secret"}}})
 		res := r.Exec(ctx, Guest(`const a = dispatch("lookup", {tag: "a", ms: 200});
-const denied = tools.call("openclaw:core:secret", {}).then(() => "called", () => "refused");
+const denied = (async () => tools.call("openclaw:core:secret", {}))().then(() => "called", () => "refused"); // the guessed id is the subject
 return [await denied, callValue(id("lookup"), await a).tag];`))
 		Expect(res).To(CompleteWith([]string{"refused", "a"}), "a call to a denied tool made while the slot is taken must reject catchably, and the cell go on %s", EnvelopeNote)
 		Expect(r.Tools.CallsOf("secret")).To(BeEmpty(), "queueing must not bypass policy: the denied tool must never be invoked")

@@ -21,8 +21,8 @@ var _ = Describe("codemode", "hidden catalog", func() {
 	It("CM-CAT-01", "the catalog holds core, bundled-plugin, external-plugin and client tools with their source", func(ctx SpecContext) {
 		ts := mixedSources()
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
-		res := r.Exec(ctx, `return ALL_TOOLS.map((t) => ({name: t.name, source: t.source, sourceName: t.sourceName || null}));`)
-		Expect(res).To(BeCompleted(), "a cell listing ALL_TOOLS with their sources must complete")
+		res := r.Exec(ctx, Guest(`return listTools().map((t) => ({name: t.name, source: t.source, sourceName: t.sourceName || null}));`))
+		Expect(res).To(BeCompleted(), "a cell listing the catalog's tools with their sources must complete")
 		var got []map[string]any
 		Expect(json.Unmarshal(res.Value, &got)).To(Succeed(), "the cell must return an array of entries: %s", res.Value)
 		want := []map[string]any{
@@ -31,10 +31,10 @@ var _ = Describe("codemode", "hidden catalog", func() {
 			{"name": "forecast", "source": "plugin", "sourceName": "acme-weather"},
 			{"name": "select_file", "source": "client", "sourceName": "app"},
 		}
-		Expect(got).To(ConsistOf(want), "ALL_TOOLS %v", got)
+		Expect(got).To(ConsistOf(want), "catalog entries (listTools) %v", got)
 		// Every source is callable through the normal executor, with its own name.
-		res, _ = r.RunToCompletion(ctx, Guest(`const out = []; for (const n of ["echo", "browser_request", "forecast", "select_file"]) out.push(await tools.call(id(n), {q: n})); return out.length;`))
-		Expect(res).To(CompleteWith(4), "a tool of every source must be callable by id")
+		res, _ = r.RunToCompletion(ctx, Guest(`const out = []; for (const n of ["echo", "browser_request", "forecast", "select_file"]) out.push(await call(n, {q: n})); return out.length;`))
+		Expect(res).To(CompleteWith(4), "a tool of every source must be callable")
 		for _, t := range ts {
 			calls := r.Tools.CallsOf(t.Spec.Name)
 			Expect(calls).To(HaveLen(1), "tool %s was not invoked exactly once", t.Spec.Name)
@@ -45,8 +45,8 @@ var _ = Describe("codemode", "hidden catalog", func() {
 		// (CM-CAT-05): only telemetry can show it.
 		if Features().Has("telemetry") {
 			withMCP := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(mixedSources(), tools.Named(protocol.SourceMCP, "github", "create_issue", "Create an issue."))})
-			res := withMCP.Exec(ctx, `return ALL_TOOLS.length;`)
-			Expect(res).To(CompleteWith(4), "MCP entries are not in ALL_TOOLS")
+			res := withMCP.Exec(ctx, Guest(`return listTools().length;`))
+			Expect(res).To(CompleteWith(4), "MCP entries are not in the guest's catalog (listTools)")
 			Expect(res.Telemetry).NotTo(BeNil(), "a completed result must carry telemetry under feature telemetry: %s", res.Raw)
 			Expect(res.Telemetry.CatalogSize).To(Equal(5), "the MCP tool must be in the run catalog")
 			Expect(res.Telemetry.CatalogSources).To(Equal(map[string]int{"openclaw": 1, "plugin": 2, "client": 1, "mcp": 1}), "the run catalog must count one MCP tool beside the guest-visible ones")
@@ -105,9 +105,10 @@ var _ = Describe("codemode", "hidden catalog", func() {
 			guesses = append(guesses, "openclaw:core:"+n, "plugin:shell:"+n, "plugin:toolsearch:"+n, n)
 		}
 		g, _ := json.Marshal(guesses)
-		res, _ := r.RunToCompletion(ctx, fmt.Sprintf(`const found = (await tools.search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
+		// The guessed ids are the subject: 000's tools.call, inside a try.
+		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const found = (await search("tool search describe call wait exec control echo", {limit: 50})).map((t) => t.name);
 			let reached = 0; for (const g of %s) { try { await tools.call(g, {}); reached++; } catch (e) {} }
-			return {found, reached};`, g))
+			return {found, reached};`, g)))
 		Expect(res).To(CompleteWith(map[string]any{"found": []any{"echo"}, "reached": 0}), "search must find only echo and no guessed control-tool id may be callable")
 		for _, n := range append(controlTools, "exec") {
 			Expect(r.Tools.CallsOf(n)).To(BeEmpty(), "control tool %s was invoked", n)
@@ -130,10 +131,20 @@ var _ = Describe("codemode", "hidden catalog", func() {
 			const viaId = callValue(e.id, await tools.call(e.id, {command: "echo hi"}));
 			const viaHelper = typeof tools.exec === "function" ? callValue(e.id, await tools.exec({command: "echo helper"})) : null;
 			return {source: e.source, viaId, viaHelper};`))
-		Expect(res).To(CompleteWith(map[string]any{"source": "openclaw",
+		// 000 installs tools.exec "solo se" (only if) the name is unambiguous:
+		// that forbids a helper for an ambiguous name and requires none here.
+		// A helper that exists must call the shell exec.
+		Expect(res).To(BeCompleted(), "the cell calling the shell exec by id must complete: %s", res)
+		v, _ := res.ValueAny().(map[string]any)
+		calls := 1
+		if v["viaHelper"] != nil {
+			calls = 2
+			Expect(v).To(HaveKeyWithValue("viaHelper", map[string]any{"ran": map[string]any{"command": "echo helper"}}), "a tools.exec helper, when there is one, must call the shell exec %s: %s", EnvelopeNote, res.Value)
+		}
+		Expect(v).To(Equal(map[string]any{"source": "openclaw",
 			"viaId":     map[string]any{"ran": map[string]any{"command": "echo hi"}},
-			"viaHelper": map[string]any{"ran": map[string]any{"command": "echo helper"}}}), "the shell exec must be in the catalog as an openclaw tool, callable by id and through the tools.exec helper %s", EnvelopeNote)
-		Expect(r.Tools.CallsOf("exec")).To(HaveLen(2), "the shell exec must be invoked once by id and once by helper")
+			"viaHelper": v["viaHelper"]}), "the shell exec must be in the catalog as an openclaw tool and callable by id %s", EnvelopeNote)
+		Expect(r.Tools.CallsOf("exec")).To(HaveLen(calls), "the shell exec must be invoked once by id and once by a helper if there is one")
 
 		denied := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"exec"}}})
 		Expect(catalogNames(ctx, denied)).To(ConsistOf("echo"), "a denied shell exec must leave the catalog")
@@ -215,8 +226,12 @@ var _ = Describe("codemode", "guest helpers", func() {
 			tools.Named(protocol.SourcePlugin, "traps", "describe", "A tool named describe."),
 			tools.Named(protocol.SourcePlugin, "traps", "call", "A tool named call."),
 			tools.Named(protocol.SourcePlugin, "weather", "get_weather", "Weather for a city."),
-			// Two names that differ but normalise to the same safe name (000
-			// [Nomi degli strumenti]: the helper is omitted).
+			// Two names that differ and may normalise alike. 000 [Nomi degli
+			// strumenti] omits the helper when they do, but names no rule
+			// (protocol.md §12.4), so only what holds under any rule is
+			// checked: both are reachable by id, and a tools.list_calendars
+			// helper, if there is one, calls list_calendars, never
+			// list-calendars.
 			tools.Named(protocol.SourcePlugin, "cal-a", "list-calendars", "List calendars (plugin a)."),
 			tools.Named(protocol.SourcePlugin, "cal-b", "list_calendars", "List calendars (plugin b)."),
 		}
@@ -224,9 +239,18 @@ var _ = Describe("codemode", "guest helpers", func() {
 		res, _ := r.RunToCompletion(ctx, Guest(`const cals = ALL_TOOLS.filter((t) => t.name === "list-calendars" || t.name === "list_calendars");
 			const reached = [];
 			for (const t of cals) reached.push(callValue(t.id, await tools.call(t.id, {})).tool);
-			return {helper: typeof tools.list_calendars, inTools: "list_calendars" in tools, reached: reached.sort()};`))
-		Expect(res).To(CompleteWith(map[string]any{"helper": "undefined", "inTools": false, "reached": []any{"list-calendars", "list_calendars"}}),
-			"list-calendars and list_calendars normalise to the same safe name list_calendars: the helper must be omitted and both tools reached through tools.call(id) %s", EnvelopeNote)
+			const helper = typeof tools.list_calendars === "function";
+			if (helper) await tools.list_calendars({});
+			return {helper, reached: reached.sort()};`))
+		Expect(res).To(BeCompleted(), "the cell calling list-calendars and list_calendars by id must complete: %s", res)
+		v, _ := res.ValueAny().(map[string]any)
+		Expect(v).To(HaveKeyWithValue("reached", []any{"list-calendars", "list_calendars"}), "list-calendars and list_calendars must both be reached through tools.call(id) %s: %s", EnvelopeNote, res.Value)
+		byHelper := 0
+		if v["helper"] == true {
+			byHelper = 1
+		}
+		Expect(r.Tools.CallsOf("list-calendars")).To(HaveLen(1), "list-calendars must be invoked once, by id: a tools.list_calendars helper must not call it")
+		Expect(r.Tools.CallsOf("list_calendars")).To(HaveLen(1+byHelper), "list_calendars must be invoked once by id and once by its tools.list_calendars helper if there is one")
 		res, _ = r.RunToCompletion(ctx, Guest(`const lookups = ALL_TOOLS.filter((t) => t.name === "lookup");
 			const viaCall = [];
 			for (const t of lookups) viaCall.push(callValue(t.id, await tools.call(t.id, {})).tool);

@@ -103,6 +103,27 @@ var _ = Describe("codemode", "exec and wait", func() {
 			Expect(result.ErrorCode(c.(string)).Valid()).To(BeTrue(), "unknown error code %v", c)
 		}
 
+		// A refused call is a result of the same union (000 [wait]: "L'output
+		// è la stessa union"; CM-EXEC-08 "the same result union"): a failed
+		// result, not an error of another shape. Every other spec is blocked
+		// by this requirement on such a refusal (framework.UnionOwner).
+		for _, refused := range []struct {
+			what string
+			res  func() Result
+		}{
+			{"an exec input without code or command", func() Result { return r.ExecInput(ctx, map[string]any{}) }},
+			{"a wait for an unknown runId", func() Result { return r.Wait(ctx, "no-such-run-id") }},
+		} {
+			res := refused.res()
+			m = rawJSON(res.Raw)
+			Expect(m).To(HaveKeyWithValue("status", "failed"), "%s is refused with a failed result of the union: %s", refused.what, res.Raw)
+			Expect(m).To(HaveKeyWithValue("error", BeAssignableToTypeOf("")), "the failed result refusing %s has an error string: %s", refused.what, res.Raw)
+			Expect(m).To(HaveKeyWithValue("telemetry", BeAssignableToTypeOf(map[string]any{})), "the failed result refusing %s has a telemetry object: %s", refused.what, res.Raw)
+			if c, ok := m["code"]; ok {
+				Expect(result.ErrorCode(fmt.Sprint(c)).Valid()).To(BeTrue(), "unknown error code %v refusing %s", c, refused.what)
+			}
+		}
+
 		waiting := r.Exec(ctx, Guest(roomySlowCall))
 		m = rawJSON(waiting.Raw)
 		Expect(m).To(HaveKeyWithValue("status", "waiting"), "a nested call that outlives the exec gives status waiting: %s", waiting.Raw)
@@ -128,15 +149,13 @@ var _ = Describe("codemode", "exec and wait", func() {
 	})
 
 	It("CM-EXEC-07", "a promise that stays pending with no host work fails instead of completing or hanging", func(ctx SpecContext) {
-		// A target that merely runs out the budget hangs for timeoutMs: the
-		// never-settles failure must come before it, and not as a timeout.
+		// The text asks only that the cell fails and does not hang: a failure
+		// at the end of the budget conforms (protocol.md §14.8), and the
+		// failure's code is not CM-EXEC-07's to judge. A hang runs into the
+		// harness bound (timeoutMs + 15 s) and fails the spec there.
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
-		start := time.Now()
 		res, _ := r.RunToCompletion(ctx, `await new Promise(() => {}); return "never";`)
-		took := time.Since(start)
 		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang")
-		Expect(res.Code).NotTo(Equal(result.CodeTimeout), "a promise that never settles with no host work pending must be detected, not run out timeoutMs: %s", res)
-		Expect(took).To(BeNumerically("<", 5*time.Second), "the never-settles failure must come within the 5000 ms budget, not at its end (took %s)", took)
 	})
 
 	It("CM-EXEC-08", "wait resumes a suspended cell and the resumed cell receives the nested tool result", func(ctx SpecContext) {

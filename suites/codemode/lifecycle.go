@@ -155,20 +155,30 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		if snapshots {
 			base = Stats(ctx)
 		}
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
+		// A roomy budget: building and hashing megabytes can outlast 1 s on a
+		// loaded machine, a guest-computation timeout that is no one's fault.
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: tools.Standard()})
 		w := r.Exec(ctx, Guest(fmt.Sprintf(`const keep = []; for (let i = 0; i < %d; i++) keep.push(String(i).padStart(8, "0").repeat(8192));
 			const sum = () => { let h = 0; for (const s of keep) for (let j = 0; j < s.length; j += 509) h = (h * 31 + s.charCodeAt(j) + s.length) | 0; return h; };
-			const before = sum(); const x = (await call("slow", {ms: 1500}));
-			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16)))
-		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
-		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell holding %d MiB across a 1500 ms nested call must suspend under the default maxSnapshotBytes", heldMiB)
+			const before = sum(); const x = (await call("slow", {ms: %d}));
+			return {strings: keep.length, same: before === sum(), slept: x.slept};`, heldMiB*16, roomySlowMs)))
+		// Suspending at the budget is CM-EXEC-17's to judge: a cell that
+		// completes or fails with timeout although its nested call is
+		// pending is blocked by it. Any other failure (a limit code such as
+		// snapshot_limit_exceeded or memory_limit_exceeded on megabytes of
+		// state, a crash) is this requirement's own: it must resume a cell
+		// that holds them, and CM-EXEC-17's small cells do not show it.
+		if w.Status != result.StatusFailed || w.Code == result.CodeTimeout {
+			Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell holding %d MiB whose %d ms nested call outlives timeoutMs 3000 must return waiting, not complete or fail with timeout", heldMiB, roomySlowMs)
+		}
+		Expect(w).To(BeWaiting(), "a cell holding %d MiB across a %d ms nested call must suspend so that wait can resume it (under the default maxSnapshotBytes 10 MiB and memoryLimitBytes 64 MiB), not fail", heldMiB, roomySlowMs)
 		if snapshots {
 			size := Stats(ctx).SnapshotBytes - base.SnapshotBytes
 			Expect(size).To(BeNumerically(">=", int64(heldMiB)<<20),
 				"the waiting cell holds %d MiB of live strings: a snapshot of its VM cannot be smaller (snapshotBytes grew by %d)", heldMiB, size)
 		}
 		final, _ := r.Follow(ctx, w)
-		Expect(final).To(CompleteWith(map[string]any{"strings": heldMiB * 16, "same": true, "slept": 1500}),
+		Expect(final).To(CompleteWith(map[string]any{"strings": heldMiB * 16, "same": true, "slept": roomySlowMs}),
 			"the restored VM must hold the same %d MiB of strings it held before suspending, and receive the nested result %s", heldMiB, EnvelopeNote)
 	})
 
@@ -227,8 +237,9 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
 			for _, res := range results {
-				// Any refusal counts as "the other fails"; that it is a failed
-				// result of the union is CM-EXEC-09's charge (checked below).
+				// Any refusal counts as "the other fails". That it is a failed
+				// result of the union is CM-EXEC-05's: Wait blocks the spec by
+				// it on a result outside the union (framework.UnionOwner).
 				if res.Status != result.StatusCompleted && res.Status != result.StatusWaiting && !strings.Contains(string(res.Raw), "resumed once") {
 					failed++
 				}
@@ -240,11 +251,6 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 			}
 			Expect(failed).To(BeNumerically(">=", 1), "round %d: both concurrent waits went on: %s / %s", round, results[0].Raw, results[1].Raw)
 			Expect(resumedOutput).To(BeNumerically("<=", 1), "round %d: the cell ran twice", round)
-			for _, res := range results {
-				if res.Status != result.StatusCompleted && res.Status != result.StatusWaiting {
-					Precondition("CM-EXEC-09").Expect(res).To(BeFailed(), "round %d: a refused wait must be a failed result of the exec/wait union", round)
-				}
-			}
 			// Whichever wait won, the cell finishes exactly once.
 			for _, res := range results {
 				if res.Status == result.StatusWaiting {
@@ -303,7 +309,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		RestartTarget()
 		again := NewRun(ctx, RunOptions{ID: r.ID, CodeMode: suspendable(nil), Tools: tools.Standard(), Context: r.Params.RunContext})
 		res := again.Wait(ctx, w.RunID)
-		// Any refusal shows the run did not survive; its shape is CM-EXEC-09's charge.
+		// Any refusal shows the run did not survive; its shape is CM-EXEC-05's (framework.UnionOwner).
 		Expect(res).To(BeRefused(), "a suspended run survived the restart")
 		Expect(res.Output).To(BeEmpty(), "the cell resumed after the restart and wrote output")
 		Expect(string(res.Raw)).NotTo(ContainSubstring("resumed after restart"), "the cell resumed after the restart: %s", res)

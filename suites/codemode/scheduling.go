@@ -227,6 +227,7 @@ return "done";`))
 	}
 	var tr protocol.TrajectoryResult
 	err := T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: r.ID}, &tr)
+	NotAnswered("trajectory", protocol.MethodRunTrajectory, err)
 	Expect(err).NotTo(HaveOccurred(), "run.trajectory failed at the protocol level")
 	var got []trajectoryRow
 	for _, c := range tr.Calls {

@@ -117,18 +117,24 @@ type sigView struct {
 	Called                         any
 }
 
+// handleNamesNote says where CM-TS-06's names come from: 001 names catalog
+// handles ("目录句柄") without defining them, and catalog.all(), toolName,
+// callableName and describe() are OpenClaw 2026.9.6's source (basis
+// openclaw-source, protocol.md §12.13).
+const handleNamesNote = "(the names catalog.all(), toolName, callableName and describe() are OpenClaw 2026.9.6's source, not page 001, which names catalog handles without defining them; protocol.md §12.13)"
+
 var _ = Describe("codemode", "generation 2 catalog surface", func() {
 	It("CM-TS-06", "tool inputs and outputs are TypeScript-style signatures in the quick index, on catalog handles and in API.read declarations; an output without a schema is unknown; a declaration grants no access", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: signatureTools(), Policy: &protocol.Policy{Deny: []string{wipeDisk}}})
 		Expect(r.Prepared.CodeModeActive).To(BeTrue(), "code mode must activate: %+v", r.Prepared)
 
 		res, _ := r.RunToCompletion(ctx, signatureGuest)
-		Expect(res).To(BeCompleted(), "the cell reading the catalog surface must complete: %s", res)
+		Expect(res).To(BeCompleted(), "the cell reading the catalog surface must complete %s: %s", handleNamesNote, res)
 		var v sigView
 		Expect(json.Unmarshal(res.Value, &v)).To(Succeed(), "the cell's value must decode: %s", res)
 
 		// Handles (§12.13): one per callable tool, none for the denied one.
-		Expect(cmp.Diff([]string{lookupOrder, pingHost}, v.Names)).To(BeEmpty(), "catalog.all() must hold a handle for each allowed tool and none for the denied %s (-want +got): %s", wipeDisk, res)
+		Expect(cmp.Diff([]string{lookupOrder, pingHost}, v.Names)).To(BeEmpty(), "catalog.all() must hold a handle for each allowed tool and none for the denied %s %s (-want +got): %s", wipeDisk, handleNamesNote, res)
 		Expect(v.Lookup).NotTo(BeNil(), "catalog.all() must give a handle for %s: %s", lookupOrder, res)
 		Expect(v.Ping).NotTo(BeNil(), "catalog.all() must give a handle for %s: %s", pingHost, res)
 		Expect(v.Lookup.Type).To(Equal("function"), "a catalog handle must be callable: %s", res)

@@ -54,7 +54,7 @@ var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model pro
 		}
 		r := NewRun(ctx, o)
 		// The model also calls a hidden catalog tool by name: it must not run.
-		prov := StartProvider(provider.Exec("return ALL_TOOLS.length"), provider.Call("echo", map[string]any{"message": "direct"}), provider.Final("done"))
+		prov := StartProvider(provider.Exec(Guest("return listTools().length")), provider.Call("echo", map[string]any{"message": "direct"}), provider.Final("done"))
 		res := r.Turn(ctx, prov, "How many tools are there?", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		Expect(prov.Requests()).To(HaveLen(3), "one request for exec, one for the echo call, one with its result%s", evidence(prov, res))

@@ -70,6 +70,7 @@ func (r *Run) TrajectoryView(ctx context.Context, view string, reload bool) prot
 	var tr protocol.TrajectoryResult
 	err := T().Call(ctx, protocol.MethodRunTrajectory, p, &tr)
 	r.log(protocol.MethodRunTrajectory, p, tr, err)
+	NotAnswered("nested-activity", protocol.MethodRunTrajectory, err)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.trajectory %+v failed at the protocol level", p)
 	gomega.Expect(tr.Run).To(gomega.Equal(r.ID), "run.trajectory must name the run")
 	return tr

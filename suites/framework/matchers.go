@@ -110,11 +110,11 @@ func (m *valueMatcher) NegatedFailureMessage(actual any) string {
 	return fmt.Sprintf("expected a value other than %v\n%s", m.want, r)
 }
 
-// BeRefused matches a result that is neither completed nor waiting: a failed
-// result, or any other answer a target gives to a wait it refuses (such as
-// OpenClaw's thrown {status: "error"}). Which shape a refused wait must take
-// is CM-EXEC-09's charge alone; specs of other requirements that only need
-// the refusal (CM-RUN-06, CM-SEC-05) accept every form of it.
+// BeRefused matches a result that is neither completed nor waiting. A
+// refusal outside the result union (such as OpenClaw 2026.7.35's thrown
+// {status: "error"}) never reaches it: Wait blocks the spec by CM-EXEC-05,
+// which owns the union's shape (UnionOwner). Specs that only need the
+// refusal (CM-RUN-06, CM-SEC-05) use it instead of BeFailed.
 func BeRefused() types.GomegaMatcher {
 	return gomega.And(gomega.Not(BeCompleted()), gomega.Not(BeWaiting()))
 }

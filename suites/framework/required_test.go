@@ -1,11 +1,14 @@
 package framework
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/creachadair/jrpc2"
 )
 
 // RequiredFeatures sorts each required feature the run lacks into missing,
@@ -46,5 +49,58 @@ func TestRequiredFeatures(t *testing.T) {
 	profile = ""
 	if g := RequiredFeatures(); !g.Empty() {
 		t.Errorf("before a target connected RequiredFeatures() = %+v, want empty", g)
+	}
+}
+
+// A driven feature's one verdict goes to its lowest requirement id with a
+// spec, whatever order the specs registered in (Ginkgo shuffles them).
+func TestVerdictOwner(t *testing.T) {
+	featureReqMu.Lock()
+	saved := featureReqs
+	featureReqs = map[string][]string{}
+	featureReqMu.Unlock()
+	defer func() { featureReqMu.Lock(); featureReqs = saved; featureReqMu.Unlock() }()
+
+	if got := verdictOwner("agent-turn"); got != "" {
+		t.Errorf("verdictOwner before any spec registered = %q, want \"\"", got)
+	}
+	for _, id := range []string{"CM-E2E-03", "CM-CFG-10", "CM-E2E-01", "CM-ACT-09", "CM-CFG-10"} {
+		registerRequirement("agent-turn", id)
+	}
+	registerRequirement("hooks", "CM-NEST-21")
+	if got := verdictOwner("agent-turn"); got != "CM-ACT-09" {
+		t.Errorf("verdictOwner(agent-turn) = %q, want CM-ACT-09", got)
+	}
+	if got := verdictOwner("hooks"); got != "CM-NEST-21" {
+		t.Errorf("verdictOwner(hooks) = %q, want CM-NEST-21", got)
+	}
+	savedInit := lastInit
+	lastInit = protocol.InitializeResult{NotDrivable: []protocol.NotDrivable{{Requirement: "CM-ACT-09", Reason: "skipped, so it cannot carry the verdict"}}}
+	if got := verdictOwner("agent-turn"); got != "CM-CFG-10" {
+		t.Errorf("verdictOwner(agent-turn) with CM-ACT-09 not drivable = %q, want CM-CFG-10", got)
+	}
+	lastInit = savedInit
+	if n := len(featureReqs["agent-turn"]); n != 4 {
+		t.Errorf("a requirement with two specs registered twice: %v", featureReqs["agent-turn"])
+	}
+	for d, want := range map[string]string{"agent.turn": "`agent.turn`", "run.prepare sandbox": "`run.prepare`'s `sandbox` member"} {
+		if got := driverText(d); got != want {
+			t.Errorf("driverText(%q) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// A declared feature's driver method answering -32601 reads "not
+// implemented or not drivable" (audit F3); any other error is the caller's.
+func TestNotAnsweredMessage(t *testing.T) {
+	nf := fmt.Errorf("call: %w", &jrpc2.Error{Code: jrpc2.MethodNotFound, Message: `method "agent.turn" not found`})
+	want := NotImplementedPrefix + "the target declares feature agent-turn but does not answer `agent.turn` (-32601: method \"agent.turn\" not found)"
+	if got := notAnsweredMessage("agent-turn", "agent.turn", nf); got != want {
+		t.Errorf("notAnsweredMessage(-32601) = %q, want %q", got, want)
+	}
+	for _, err := range []error{nil, &jrpc2.Error{Code: jrpc2.InvalidParams, Message: "bad"}, errors.New("connection closed")} {
+		if got := notAnsweredMessage("agent-turn", "agent.turn", err); got != "" {
+			t.Errorf("notAnsweredMessage(%v) = %q, want \"\"", err, got)
+		}
 	}
 }

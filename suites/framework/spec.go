@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -57,14 +58,17 @@ func Define() {
 // It declares a spec for one requirement. The spec text is prefixed with the
 // ID and labelled req:<ID>, feature:<feature>, level:<must|should> and
 // area:<AREA>; it is skipped, with a reason naming the feature and the
-// requirement, when the target does not declare the feature, and fails as
-// not implemented when the judged profile requires it (absentFeature). An unknown ID
+// requirement, when the target does not declare an optional feature; a
+// required one it does not declare runs, or, for a feature the harness
+// drives through its own surface, fails once and blocks the rest
+// (absentFeature). An unknown ID
 // panics at tree construction, so a typo can never produce an unlabelled spec.
 func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	req, ok := spec.Lookup(id)
 	if !ok {
 		panic(fmt.Sprintf("framework.It: unknown requirement id %q", id))
 	}
+	registerRequirement(req.Feature, id)
 	labels := ginkgo.Label(evidence.LabelRequirement+id, evidence.LabelFeature+req.Feature, evidence.LabelLevel+strings.ToLower(req.Level), evidence.LabelArea+req.Area)
 	hangFails := false
 	for i := 0; i < len(args); i++ {
@@ -79,8 +83,11 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		if why := notDrivableFeature(req.Feature); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
+		var undriven func(context.Context)
 		if !Features().Has(req.Feature) {
-			absentFeature(req) // skip, or fail when the profile requires it (required.go)
+			// A skip, a block, nil (the spec runs), or the feature's one
+			// failing verdict (required.go).
+			undriven = absentFeature(req)
 		}
 		if why := notDrivable("", id); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
@@ -91,6 +98,10 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		// failure's evidence once the verdict is in.
 		ginkgo.DeferCleanup(attachFailure)
 		ginkgo.DeferCleanup(endSpec)
+		if undriven != nil {
+			undriven(ctx)
+			return
+		}
 		body(ctx)
 	}
 	all := append([]any{labels, wrapped, ginkgo.Offset(1)}, args...)

@@ -94,6 +94,7 @@ func (r *Run) Turn(ctx context.Context, prov *provider.Server, message string, o
 	var res protocol.AgentTurnResult
 	err := tg.Call(cctx, protocol.MethodAgentTurn, p, &res)
 	r.log(protocol.MethodAgentTurn, p, res, err)
+	NotAnswered("agent-turn", protocol.MethodAgentTurn, err)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "agent.turn failed at the protocol level\nprovider requests:\n%s", prov.Summary())
 	gomega.Expect(res.Status).To(gomega.BeElementOf(protocol.TurnCompleted, protocol.TurnFailed), "agent.turn returned an unknown status\n%s", TurnText(res))
 	return res

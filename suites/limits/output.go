@@ -54,7 +54,7 @@ var _ = Describe("limits", "output limit on every result", func() {
 		}
 	})
 
-	It("CM-LIM-09", "maxOutputBytes counts the UTF-8 bytes of the content, not JSON escapes, and nothing is HTML-escaped on the wire", func(ctx SpecContext) {
+	It("CM-LIM-09", "maxOutputBytes does not count JSON escapes, and nothing is HTML-escaped on the wire", func(ctx SpecContext) {
 		const limit = 2048
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": limit}), Tools: tools.Standard()})
 		// Each is 1500 bytes of content (within 2048) but 3000 to 9000

@@ -33,21 +33,26 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 			names, _ := json.Marshal(docsTools)
 			idList, _ := json.Marshal(ids)
 			before := serverCalls(ctx, r, docs)
-			res, _ := r.RunToCompletion(ctx, MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
+			// The catalog is read through the guest dialect (listTools,
+			// search); the MCP ids are the subject of describe and call, so
+			// they go to 000's tools inside probe, where the cell has them.
+			res, _ := r.RunToCompletion(ctx, Guest(MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
 				const camel = (n) => n.replace(/[-_]+([a-z0-9])/g, (_, c) => c.toUpperCase());
 				const mcpNames = new Set(names.flatMap((n) => [n, camel(n)]));
 				const isMCP = (t) => t.source === "mcp" || mcpNames.has(t.name) || ids.includes(t.id) || String(t.id).startsWith("mcp:");
-				const listed = ALL_TOOLS.filter(isMCP).map((t) => t.id);
+				const listed = listTools().filter(isMCP).map((t) => t.id || t.name);
 				const searched = [];
-				for (const q of ["", "echo", "create_issue", "issue", "docs", "mcp", "server"]) for (const t of await tools.search(q, {limit: 50})) if (isMCP(t)) searched.push(q + " → " + t.id);
+				for (const q of ["", "echo", "create_issue", "issue", "docs", "mcp", "server"]) for (const t of await search(q, {limit: 50})) if (isMCP(t)) searched.push(q + " → " + (t.id || t.name));
 				const described = [], called = [];
 				for (const id of ids) {
 					const d = await probe(() => tools.describe(id)); if (!d.caught) described.push(id);
 					const c = await probe(() => tools.call(id, {probe: 2})); if (!c.caught) called.push(id);
 				}
-				const helpers = names.flatMap((n) => [n, camel(n)]).filter((n) => n in tools || typeof tools[n] !== "undefined");
-				const sum = ALL_TOOLS.find((t) => t.name === "sum_numbers");
-				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: ALL_TOOLS.length};`, names, idList)))
+				const old = typeof tools === "object" && tools !== null;
+				const helpers = old ? names.flatMap((n) => [n, camel(n)]).filter((n) => n in tools || typeof tools[n] !== "undefined") : [];
+				const all = listTools();
+				const sum = all.find((t) => t.name === "sum_numbers");
+				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: all.length};`, names, idList))))
 			Expect(res).To(BeCompleted(), "a cell probing ALL_TOOLS, tools.search/describe/call and helpers for MCP tools must complete")
 			want := map[string]any{"listed": []any{}, "searched": []any{}, "described": []any{}, "called": []any{}, "helpers": []any{}, "sumListed": true, "allTools": 1}
 			Expect(diff(want, res.ValueAny())).To(BeEmpty(),

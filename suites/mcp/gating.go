@@ -42,7 +42,9 @@ var _ = Describe("mcp", "hooks and trajectory of MCP tool calls", func() {
 			res := r.Exec(ctx, MCPGuest(`await callMCP("docs", "echo", {text: "traced"}); return "done";`))
 			Expect(res).To(CompleteWith("done"), "the cell calling MCP.docs.echo must complete")
 			var tr protocol.TrajectoryResult
-			Expect(T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: r.ID}, &tr)).To(Succeed(), "run.trajectory failed at the protocol level")
+			err := T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: r.ID}, &tr)
+			NotAnswered("trajectory", protocol.MethodRunTrajectory, err)
+			Expect(err).To(Succeed(), "run.trajectory failed at the protocol level")
 			var exec, nested []protocol.TrajectoryCall
 			for _, c := range tr.Calls {
 				if c.ToolCallID == res.ToolCallID {

@@ -45,11 +45,11 @@ func forge(ctx context.Context, r *Run, lines ...string) (forgeReport, []Result)
 	ginkgo.GinkgoHelper()
 	js, err := json.Marshal(lines)
 	Expect(err).NotTo(HaveOccurred(), "encoding the forged lines for the guest")
-	res, steps := r.RunToCompletion(ctx, fmt.Sprintf(`%s
+	// The real nested call goes through the guest dialect (not the subject).
+	res, steps := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`%s
 const out = await forgeInvokes(%s);
-const echo = ALL_TOOLS.find((t) => t.name === "echo");
-if (echo) await tools.call(echo.id, {after: "forging"});
-return out;`, realmJS, js))
+if (listTools().some((t) => t.name === "echo")) await call("echo", {after: "forging"});
+return out;`, realmJS, js)))
 	probeCompleted(res, "the forging cell")
 	var rep forgeReport
 	Precondition("CM-EXEC-06").Expect(json.Unmarshal(res.Value, &rep)).To(Succeed(), "the forging cell returns its report as JSON: %s", res.Value)

@@ -33,20 +33,27 @@ var _ = Describe("security", "security boundary", func() {
 
 	It("CM-SEC-02", "host errors reach the guest as plain data whose constructor chain is the guest's own", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
+		// The unknown id is the subject of the last two cases, so they call
+		// 000's tools directly, and only where the cell has it (a v2 target
+		// without tools-api has no such host error to give).
 		res, _ := r.RunToCompletion(ctx, Guest(`const errs = [];
-			try { await call("fail", {message: "x"}); } catch (e) { errs.push(e); }
-			try { await tools.call("no:such:tool", {}); } catch (e) { errs.push(e); }
-			try { await tools.describe("no:such:tool"); } catch (e) { errs.push(e); }
-			return errs.map((e) => ({
+			try { await call("fail", {message: "x"}); } catch (e) { errs.push(["failing tool", e]); }
+			if (typeof tools === "object" && tools !== null) {
+				try { await tools.call("no:such:tool", {}); } catch (e) { errs.push(["unknown tool call", e]); }
+				try { await tools.describe("no:such:tool"); } catch (e) { errs.push(["unknown describe", e]); }
+			}
+			return errs.map(([what, e]) => ({
+				what,
 				guestFunction: e.constructor.constructor === Function,
 				fnKeys: Object.getOwnPropertyNames(e).filter((k) => typeof e[k] === "function").length,
 				stackObject: typeof e.stack === "object" && e.stack !== null,
 				escape: (() => { try { return e.constructor.constructor("return typeof process")(); } catch (x) { return "threw"; } })(),
 			}));`))
-		Expect(res).To(BeCompleted(), "the cell collecting three host errors must complete")
-		for i, e := range res.ValueAny().([]any) {
-			Expect(e).To(Equal(map[string]any{"guestFunction": true, "fnKeys": float64(0), "stackObject": false, "escape": "undefined"}),
-				"host error %d (of: failing tool, unknown tool call, unknown describe) must be plain data: e.constructor.constructor is the guest's Function, no function members, no stack object, no way to process", i+1)
+		Expect(res).To(BeCompleted(), "the cell collecting host errors must complete")
+		for _, e := range res.ValueAny().([]any) {
+			what := e.(map[string]any)["what"]
+			Expect(e).To(Equal(map[string]any{"what": what, "guestFunction": true, "fnKeys": float64(0), "stackObject": false, "escape": "undefined"}),
+				"the host error of the %v must be plain data: e.constructor.constructor is the guest's Function, no function members, no stack object, no way to process", what)
 		}
 	})
 
@@ -87,15 +94,19 @@ var _ = Describe("security", "security boundary", func() {
 			// Generation 2 makes each catalog tool an async global
 			// (spec/protocol.md §12.13): a global exec may then be the shell
 			// exec's handle, which must reach the harness shell tool.
+			// The catalog is read through the dialect (listTools, call); the
+			// guessed ids are the subject, so they go to 000's tools.call
+			// directly, inside a try (without 000's tools each is refused).
 			res, _ := r.RunToCompletion(ctx, Guest(`const out = {globals: [typeof wait, typeof globalThis.wait].join(), execGlobal: typeof globalThis.exec};
-				out.viaGlobal = typeof globalThis.exec === "function" ? callValue((ALL_TOOLS.find((t) => t.name === "exec") || {}).id, await globalThis.exec({code: "return 'recursed'"})) : null;
-				out.entries = ALL_TOOLS.filter((t) => t.name === "exec" || t.name === "wait").map((t) => t.source);
+				const listed = listTools();
+				const shellListed = listed.some((t) => t.name === "exec");
+				out.viaGlobal = typeof globalThis.exec === "function" ? callValue(shellListed ? id("exec") : undefined, await globalThis.exec({code: "return 'recursed'"})) : null;
+				out.entries = listed.filter((t) => t.name === "exec" || t.name === "wait").map((t) => t.source);
 				out.calls = [];
 				for (const g of ["exec", "wait", "codemode:exec", "codemode:wait", "openclaw:core:wait", "openclaw:codemode:exec"]) {
 					try { const v = callValue(g, await tools.call(g, {code: "return 'recursed'", runId: "x"})); out.calls.push(JSON.stringify(v)); } catch (e) { out.calls.push("refused"); }
 				}
-				const shell = ALL_TOOLS.find((t) => t.name === "exec");
-				out.shell = shell ? callValue(shell.id, await tools.call(shell.id, {code: "return 'recursed'"})) : null;
+				out.shell = shellListed ? await call("exec", {code: "return 'recursed'"}) : null;
 				return out;`))
 			Expect(res).To(BeCompleted(), "the probing cell must complete (shell exec in the catalog: %v)", withShell)
 			v := res.ValueAny().(map[string]any)
@@ -151,14 +162,15 @@ var _ = Describe("security", "security boundary", func() {
 	It("CM-SEC-05", "guest code cannot read or change another run's state, snapshots, outputs or catalog", func(ctx SpecContext) {
 		secret := tools.Named(protocol.SourcePlugin, "vault", "read_secret", "Read the vault secret of run A.")
 		a := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: []tools.Tool{tools.Slow(), secret}})
+		// The id run B guesses is the one run A's catalog gives (under v2
+		// without 000's ALL_TOOLS, the dialect's id is the tool's name).
+		idRes := a.Exec(ctx, Guest(`return id("read_secret");`))
+		Expect(idRes).To(BeCompleted(), "run A must find its own read_secret")
+		secretID := idRes.ValueAny().(string)
 		ra := a.Exec(ctx, Guest(`globalThis.secretA = "A-secret"; text("A-output");
 			await call("slow", {ms: 1500}); return {secret: globalThis.secretA, tampered: globalThis.tampered === true};`))
-		Expect(ra).To(BeWaiting(), "run A must be suspended while run B runs")
-		secretID := func() string {
-			res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "read_secret").id;`)
-			Expect(res).To(BeCompleted(), "run A must still serve an exec while its first cell waits")
-			return res.ValueAny().(string)
-		}()
+		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
+		Precondition("CM-EXEC-17").Expect(ra).To(BeWaiting(), "run A's cell awaiting a 1500 ms nested call under timeoutMs 1000 must be suspended while run B runs")
 
 		for name, rc := range Sorted(map[string]protocol.RunContext{
 			"another session": {},
@@ -166,13 +178,17 @@ var _ = Describe("security", "security boundary", func() {
 				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
 		}) {
 			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
-			res, steps := b.RunToCompletion(ctx, fmt.Sprintf(`globalThis.tampered = true;
+			// Run A's id is the subject of the first call, so it goes to 000's
+			// tools.call directly; the second asks run B's own catalog.
+			res, steps := b.RunToCompletion(ctx, Guest(fmt.Sprintf(`globalThis.tampered = true;
 				let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
-				return {secret: typeof globalThis.secretA, names: ALL_TOOLS.map((t) => t.name), called};`, secretID))
+				try { await call("read_secret", {}); called = "called by name"; } catch (e) {}
+				return {secret: typeof globalThis.secretA, names: listTools().map((t) => t.name), called};`, secretID)))
 			Expect(res).To(CompleteWith(map[string]any{"secret": "undefined", "names": []any{"echo"}, "called": "refused"}), "run B in %s", name)
 			Expect(AllOutput(steps)).To(BeEmpty(), "run B in %s saw run A's output", name)
 			stolen := b.Wait(ctx, ra.RunID)
-			// Any refusal shows the isolation; its shape is CM-EXEC-09's charge.
+			// Any refusal shows the isolation; its shape is CM-EXEC-05's
+			// (framework.UnionOwner).
 			Expect(stolen).To(BeRefused(), "run B in %s resumed run A's snapshot", name)
 			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-secret"), "run B in %s got run A's global state by waiting on its runId", name)
 			Expect(string(stolen.Raw)).NotTo(ContainSubstring("A-output"), "run B in %s got run A's output by waiting on its runId", name)
@@ -185,7 +201,7 @@ var _ = Describe("security", "security boundary", func() {
 	It("CM-ACT-05", "the catalog is run-scoped: another agent's, session's or run's tools are neither visible nor callable", func(ctx SpecContext) {
 		mine := tools.Named(protocol.SourcePlugin, "private", "private_tool", "Only for run A.")
 		a := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo(), mine}})
-		res := a.Exec(ctx, `return ALL_TOOLS.find((t) => t.name === "private_tool").id;`)
+		res := a.Exec(ctx, Guest(`return id("private_tool");`))
 		Expect(res).To(BeCompleted(), "run A must find its own private_tool")
 		privateID := res.ValueAny().(string)
 		for name, rc := range Sorted(map[string]protocol.RunContext{
@@ -195,13 +211,16 @@ var _ = Describe("security", "security boundary", func() {
 				SenderID: a.Params.SenderID, Channel: a.Params.Channel},
 		}) {
 			b := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}, Context: rc})
-			res, _ := b.RunToCompletion(ctx, fmt.Sprintf(`let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
-				const found = (await tools.search("private", {limit: 50})).map((t) => t.name);
-				return {names: ALL_TOOLS.map((t) => t.name), found, called};`, privateID))
+			// Run A's id is the subject of the first call (000's tools.call,
+			// inside a try); the second asks run B's own catalog by name.
+			res, _ := b.RunToCompletion(ctx, Guest(fmt.Sprintf(`let called = "refused"; try { await tools.call(%q, {}); called = "called"; } catch (e) {}
+				try { await call("private_tool", {}); called = "called by name"; } catch (e) {}
+				const found = (await search("private", {limit: 50})).map((t) => t.name);
+				return {names: listTools().map((t) => t.name), found, called};`, privateID)))
 			Expect(res).To(CompleteWith(map[string]any{"names": []any{"echo"}, "found": []any{}, "called": "refused"}), "run B with %s", name)
 		}
 		Expect(a.Tools.CallsOf("private_tool")).To(BeEmpty(), "no other run may invoke run A's private_tool")
-		own, _ := a.RunToCompletion(ctx, Guest(fmt.Sprintf(`return callValue(%q, await tools.call(%q, {})).tool;`, privateID, privateID)))
+		own, _ := a.RunToCompletion(ctx, Guest(`return (await call("private_tool", {})).tool;`))
 		Expect(own).To(CompleteWith("private_tool"), "run A still reaches its own tool %s", EnvelopeNote)
 	})
 })

@@ -48,8 +48,11 @@ judges the selected specs only (see selection: in conformance-report.yaml).
 
 Required features: each profile requires some features (spec/protocol.md §9,
 "required by"). A spec whose feature the profile requires and the target does
-not declare fails as "not implemented: profile v1 requires feature X"; one whose
-feature is only allowed skips. --features replaces the declaration, so a
+not declare still runs and is judged on behaviour; for a feature the harness
+drives only through a surface of its own (agent.turn, run.trajectory,
+run.prepare sandbox, hooks, ...; requirements.yaml driver:), the lowest
+requirement id fails as "not implemented or not drivable" and the others are
+blocked by it. One whose feature is only allowed skips. --features replaces the declaration, so a
 required feature left out of it fails the same way; --exempt-features of a
 required feature skips its specs instead, and the console, summary.md and
 report.html say "required feature exempted by the user" at the top (the run is
@@ -82,7 +85,7 @@ func runFlags() *flag.FlagSet {
 	fs.StringVar(&resultsDir, "results-dir", "results", "directory for conformance-report.yaml, summary.md, junit.xml, report.html and report.json")
 	fs.StringVar(&labelFilter, "label-filter", "", "Ginkgo label filter, e.g. 'area:EXEC && !feature:yield' (labels: req:<ID>, area:<AREA>, feature:<name>, level:must|should, suite:abuse|codemode|e2e|limits|mcp|namespaces|security)")
 	fs.Var(&reqs, "req", "run only the specs of this requirement `ID` (repeatable)")
-	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones (a required feature left out fails as not implemented)")
+	fs.StringVar(&features, "features", "", "comma-separated features to use instead of the target's declared ones (a required feature left out is judged as undeclared)")
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones (a required feature removed here skips, reported as exempted by the user)")
 	fs.StringVar(&profile, "profile", "", "contract profile to judge the target against: "+strings.Join(spec.ProfileNames(), " or ")+" (default: the one the target declares, else "+spec.DefaultProfile+"; builtin serves it; a target declaring another one, or features outside it or excluding each other, is a target error)")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")

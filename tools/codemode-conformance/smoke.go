@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"net"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/suites/framework/dialect"
 	"github.com/codemode-conformance/codemode/targets"
 )
 
@@ -42,7 +44,7 @@ func smokeCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance smoke --target T\n\nChecks in under 10 s that T speaks the driver protocol: initialize (features, profile), one trivial\ncell, one nested call, shutdown. Prints one line per step and, for a fault, a diagnosis: stdout\npollution, a missing newline, ids not echoed, an unknown feature, a crash with output on stderr only.\nExit status: 0 all steps pass, 1 a diagnosis, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if code, done := parseSubcommand(fs, args, stdout); done {
+	if code, done := subcmd.Parse(fs, args, stdout); done {
 		return code
 	}
 	if *tgt == "" || fs.NArg() > 0 {
@@ -102,6 +104,9 @@ type smokeConn struct {
 	conn   net.Conn
 	nextID int
 	run    string
+	// profile is the profile initialize declared ("" for the default),
+	// whose guest dialect the nested-call cell is written in.
+	profile string
 	// partial holds the bytes read after the last newline (under mu).
 	partial []byte
 }
@@ -337,7 +342,7 @@ type smokeStep struct {
 }
 
 // smokeTool is the one harness tool of the smoke run; the nested call
-// step calls it by its catalog id (spec/protocol.md §5.4).
+// step calls it by name through the guest dialect (spec/protocol.md §5.4).
 var smokeTool = protocol.ToolSpec{Name: "echo", Description: "Returns its input.", Source: protocol.SourcePlugin, Owner: "smoke",
 	Parameters: json.RawMessage(`{"type":"object","properties":{"m":{"type":"string"}}}`)}
 
@@ -357,6 +362,7 @@ var smokeSteps = []smokeStep{
 		if err := spec.CheckFeatureSet(r.Profile, r.Features); err != nil {
 			return "", fmt.Errorf("declared profile and features: %v", err)
 		}
+		s.profile = r.Profile
 		p := r.Profile
 		if p == "" {
 			p = spec.DefaultProfile + " (default)"
@@ -392,16 +398,20 @@ var smokeSteps = []smokeStep{
 		return ": completed, value 2", nil
 	}},
 	{"nested call", func(ctx context.Context, s *smokeConn) (string, error) {
-		called := ""
-		res, err := s.cell(ctx, "cell-2", `return await tools.call("plugin:smoke:echo", {m: "hi"})`, func(p protocol.InvokeParams) any {
-			called = p.CatalogID
+		called, invoked := "", false
+		// The call goes through the guest dialect of the declared profile
+		// (000's tools.call under v1, 001's catalog handles under v2): the
+		// smoke test checks the tool.invoke round trip, not a guest API.
+		code := dialect.Prelude(s.profile) + "\n" + `return await call("echo", {m: "hi"})`
+		res, err := s.cell(ctx, "cell-2", code, func(p protocol.InvokeParams) any {
+			called, invoked = p.CatalogID, p.Tool == smokeTool.Name
 			return json.RawMessage(p.Input)
 		})
 		if err != nil || res.Status == result.StatusFailed {
 			return failedNote(res, err)
 		}
-		if called != "plugin:smoke:echo" {
-			return "", fmt.Errorf("the cell completed with %s but no tool.invoke of plugin:smoke:echo reached the harness", res.Value)
+		if !invoked {
+			return "", fmt.Errorf("the cell completed with %s but no tool.invoke of the %s tool reached the harness", res.Value, smokeTool.Name)
 		}
 		return fmt.Sprintf(": tool.invoke %s answered, value %s", called, res.Value), nil
 	}},

@@ -333,6 +333,7 @@ func Count(v map[string]Verdict) Totals {
 //	reasons: […]                        # why not success
 //	totals: {pass, fail, skip, xfail, xpass, error, blocked, notDrivable}   # requirements per verdict; notDrivable ⊂ skip
 //	suiteErrors: […]                    # failures outside specs (e.g. the target could not be connected)
+//	suspectPreconditions: [{requirement, spec, blockedBy}]   # a spec blocked by a requirement that passed in this run (suspect.go)
 //	requirements:                       # those with specs in the run, in requirements.yaml order
 //	  - id: CM-LIM-03
 //	    level: MUST
@@ -356,7 +357,9 @@ type Conformance struct {
 	Reasons          []string          `yaml:"reasons,omitempty"`
 	Totals           Totals            `yaml:"totals"`
 	SuiteErrors      []string          `yaml:"suiteErrors,omitempty"`
-	Requirements     []RequirementLine `yaml:"requirements"`
+	// SuspectPreconditions: blocked specs whose blocker passed (suspect.go).
+	SuspectPreconditions []SuspectPrecondition `yaml:"suspectPreconditions,omitempty"`
+	Requirements         []RequirementLine     `yaml:"requirements"`
 }
 
 // Peer names an implementation or the harness.
@@ -495,7 +498,7 @@ type SpecLine struct {
 // the caller sets the identity fields, the selection and
 // expectedFailures.file.
 func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformance {
-	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements), Catalogue: NewCatalogue(ev.Requirements)}
+	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements), Catalogue: NewCatalogue(ev.Requirements), SuspectPreconditions: SuspectPreconditions(ev)}
 	c.Overall, c.Reasons = Judge(ev.Requirements, suiteErrors, b != nil)
 	if nd := NotDrivable(ev); len(nd) > 0 {
 		c.Totals.NotDrivable = len(nd)

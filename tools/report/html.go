@@ -495,9 +495,12 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 <p>Baseline error: listed in the expected-failures baseline, but {{.BaselineError}}</p>
 {{- end}}
 {{- if .HarnessError}}
-<p>Harness error, not a failure of {{.Requirement}}: {{.HarnessError}}</p>
-{{- end}}
+<p class="label">Error ({{.HarnessError}})</p>
+<p>Not a failure of {{.Requirement}}: the spec could not be judged. A crash or hang of the target is the target's fault, a lost connection with no exit may be the harness's; the transcript below shows the last exchange.</p>
 {{- if .Message}}
+<details class="x"><summary>Raw error{{if .FailureAt}} at <code>{{.FailureAt}}</code>{{end}}</summary><pre>{{.Message}}</pre></details>
+{{- end}}
+{{- else if .Message}}
 <p class="label">Failure{{if .FailureAt}} at <code>{{.FailureAt}}</code>{{end}}</p>
 <pre>{{.Message}}</pre>
 {{- end}}

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+
+	"github.com/codemode-conformance/codemode/spec"
 )
 
 // RequiredFeatures records the features the judged profile requires
@@ -10,7 +12,9 @@ import (
 // features: order. conformance-report.yaml has it as features.required.
 type RequiredFeatures struct {
 	// Missing: required, not declared (nor exempted, nor not drivable); the
-	// requirements of each fail as not implemented.
+	// specs of each ran and behaviour decided, except a feature the harness
+	// drives through a surface of its own (spec.Feature.Driver), which got
+	// one failure "not implemented or not drivable" and blocked the rest.
 	Missing []string `yaml:"missing,omitempty"`
 	// Exempted: required, removed by --exempt-features; their requirements
 	// were skipped, so the run is at best partial.
@@ -35,7 +39,17 @@ func (r *RequiredFeatures) Lines(profile string) []string {
 	}
 	var out []string
 	if len(r.Missing) > 0 {
-		out = append(out, fmt.Sprintf("required features missing: profile %s requires %s, which the target does not declare; their requirements fail as not implemented", profile, strings.Join(r.Missing, ", ")))
+		var driven []string
+		for _, f := range r.Missing {
+			if sf, err := spec.LookupFeature(f); err == nil && sf.Driver != "" {
+				driven = append(driven, f)
+			}
+		}
+		line := fmt.Sprintf("required features missing: profile %s requires %s, which the target does not declare; their specs ran and are judged on behaviour", profile, strings.Join(r.Missing, ", "))
+		if len(driven) > 0 {
+			line += fmt.Sprintf(", except %s, which the harness drives only through a surface of its own: one failure each, as not implemented or not drivable, and their other requirements blocked", strings.Join(driven, ", "))
+		}
+		out = append(out, line)
 	}
 	if len(r.Exempted) > 0 {
 		out = append(out, fmt.Sprintf("required features exempted by the user (--exempt-features): %s; profile %s requires them, their requirements were skipped", strings.Join(r.Exempted, ", "), profile))
@@ -57,7 +71,7 @@ func (c *Conformance) ApplyRequired(r RequiredFeatures) {
 	}
 	c.Features.Required = &r
 	if len(r.Missing) > 0 && c.Overall == Failure {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("required features missing under profile %s: %s (not implemented)", c.Profile.Name, strings.Join(r.Missing, ", ")))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("required features missing under profile %s: %s (not declared)", c.Profile.Name, strings.Join(r.Missing, ", ")))
 	}
 	if len(r.Exempted) > 0 {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("required features exempted by the user: %s (profile %s requires them)", strings.Join(r.Exempted, ", "), c.Profile.Name))

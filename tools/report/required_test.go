@@ -27,13 +27,20 @@ var _ = Describe("required features the target lacks", func() {
 	}
 
 	It("are named at the top of report.html and summary.md, and in the reasons of a failing run", func() {
-		r := types.Report{SpecReports: types.SpecReports{spec("CM-SEC-01", types.SpecStateFailed, "not implemented: profile v1 requires feature isolation")}}
+		r := types.Report{SpecReports: types.SpecReports{spec("CM-SEC-01", types.SpecStateFailed, "an escape reached the host process")}}
 		c, page := judge(r, report.RequiredFeatures{Missing: []string{"isolation", "snapshot-executor"}})
 		Expect(c.Overall).To(Equal(report.Failure), "overall")
-		Expect(c.Reasons).To(ContainElement("required features missing under profile v1: isolation, snapshot-executor (not implemented)"), "reasons")
+		Expect(c.Reasons).To(ContainElement("required features missing under profile v1: isolation, snapshot-executor (not declared)"), "reasons")
 		head, _, _ := strings.Cut(page, "<table>")
 		Expect(head).To(ContainSubstring("required features missing: profile v1 requires isolation, snapshot-executor"), "report.html names them before its first table")
 		Expect(c.RequiredMarkdown()).To(HavePrefix("- **Required features missing: profile v1 requires isolation, snapshot-executor"), "summary.md's block")
+		Expect(c.RequiredMarkdown()).NotTo(ContainSubstring("except"), "neither isolation nor snapshot-executor has a driver: both are judged on behaviour")
+	})
+
+	It("name the missing features the harness drives through a surface of its own, which get one verdict each", func() {
+		r := types.Report{SpecReports: types.SpecReports{spec("CM-ACT-09", types.SpecStateFailed, "not implemented or not drivable: profile v1 requires feature agent-turn")}}
+		c, _ := judge(r, report.RequiredFeatures{Missing: []string{"isolation", "agent-turn", "sandbox"}})
+		Expect(c.Features.Required.Lines("v1")).To(ConsistOf(HaveSuffix("judged on behaviour, except agent-turn, sandbox, which the harness drives only through a surface of its own: one failure each, as not implemented or not drivable, and their other requirements blocked")))
 	})
 
 	It("make a run that exempted one at best partial, and say so", func() {

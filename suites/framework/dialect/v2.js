@@ -30,7 +30,7 @@
 // - id(name) and callValue(catalogId, x) are generation 1's (v1.js), for
 //   cells still written in 000's tools.* API; without ALL_TOOLS, id(name)
 //   is name, so callValue(id(name), x) is x (no v2 surface has envelopes).
-const __dialectMissing = (what) => { throw new Error("codemode-dialect: blocked by CM-TS-06: " + what + " (page 001 [TypeScript]: catalog handles; spec/protocol.md §12.13)"); };
+const __dialectMissing = (what) => { throw new Error("codemode-dialect: blocked by CM-TS-06: " + what + " (page 001 names catalog handles without defining them; the names catalog.all(), toolName and describe() are OpenClaw 2026.9.6's source, spec/protocol.md §12.13)"); };
 // A v2 target that has no catalog global but declares 000's surface
 // (feature tools-api, which v2 allows) is reached through tools.call: these
 // helpers only carry a spec's cell to its tools, and CM-TS-06 judges the
