@@ -99,7 +99,8 @@ type SuspendFigure struct {
 	RSSBeforeKB int64   `json:"rssBeforeKB"`
 	RSSHeldKB   int64   `json:"rssHeldKB"`
 	PerRunKB    float64 `json:"perRunKB"`
-	// SnapshotBytes is the sum of runtime.stats snapshotBytes while held.
+	// SnapshotBytes is runtime.stats snapshotBytes of the serve --listen
+	// process while every run is held (the process's figure, read once).
 	SnapshotBytes int64  `json:"snapshotBytes"`
 	Error         string `json:"error,omitempty"`
 }
@@ -434,14 +435,14 @@ func suspendFigure(ctx context.Context, o LoadOptions) SuspendFigure {
 	if f.Waiting > 0 {
 		f.PerRunKB = float64(f.RSSHeldKB-f.RSSBeforeKB) / float64(f.Waiting)
 	}
-	for _, s := range ss {
-		cctx, cancel := context.WithTimeout(ctx, framework.Timeouts.Call)
-		st, err := s.t.Stats(cctx)
-		cancel()
-		if err == nil {
-			f.SnapshotBytes += st.SnapshotBytes
-		}
+	// runtime.stats is the process's (every connection of the one serve
+	// --listen process answers the same sums), so it is read once: summing
+	// it per connection counted every snapshot Conns times.
+	cctx, cancel := context.WithTimeout(ctx, framework.Timeouts.Call)
+	if st, err := ss[0].t.Stats(cctx); err == nil {
+		f.SnapshotBytes = st.SnapshotBytes
 	}
+	cancel()
 	for i, r := range runs {
 		if ids[i] == "" {
 			continue

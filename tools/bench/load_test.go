@@ -15,6 +15,24 @@ import (
 )
 
 var _ = Describe("bench-load", func() {
+	// runtime.stats is the process's: the snapshot bytes per held run must
+	// not grow with the connections they are spread over (issue 29 item 4:
+	// a sum per connection made them Conns times too high).
+	It("reports the same snapshot bytes per suspended run over one connection and over four", func() {
+		ref, err := gexec.Build("github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
+		Expect(err).NotTo(HaveOccurred(), "building codemode-reference")
+		DeferCleanup(gexec.CleanupBuildArtifacts)
+		perRun := func(conns int) float64 {
+			f := bench.SuspendFigureOf(context.Background(), bench.LoadOptions{Reference: ref, Conns: conns, Suspended: 4})
+			Expect(f.Error).To(BeEmpty())
+			Expect(f.Waiting).To(Equal(4))
+			return float64(f.SnapshotBytes) / float64(f.Waiting)
+		}
+		one, four := perRun(1), perRun(4)
+		Expect(one).To(BeNumerically(">", 0))
+		Expect(four).To(BeNumerically("~", one, one/4), "snapshot bytes per run over 4 connections vs over 1")
+	})
+
 	It("measures every point on the reference binary without errors and writes bench-load.json", func() {
 		ref, err := gexec.Build("github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
 		Expect(err).NotTo(HaveOccurred(), "building codemode-reference")

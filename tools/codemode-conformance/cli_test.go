@@ -116,6 +116,7 @@ var _ = Describe("the command line", func() {
 		Entry("bench", "bench", "usage: codemode-conformance bench"),
 		Entry("bench-load", "bench-load", "usage: codemode-conformance bench-load"),
 		Entry("case", "case", "usage: codemode-conformance case"),
+		Entry("diff", "diff", "usage: codemode-conformance diff"),
 		Entry("list", "list", "usage: codemode-conformance list"),
 	)
 

@@ -25,6 +25,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
        codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
        codemode-conformance case FILE [--target T] [--profile P]   (one hostile-case corpus file; case -h)
+       codemode-conformance diff --target A --target B … [flags]   (the same cells on each target, differences triaged; diff -h)
        codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
        codemode-conformance list fakes   (every fake:<variant> target, the requirement it breaks and how; list -h)
        codemode-conformance smoke --target T   (a protocol check in seconds; smoke -h)

@@ -65,7 +65,7 @@ func (t *fakeT) Fail() { t.failed = true }
 func main() { os.Exit(cli(os.Args[1:])) }
 
 // subcommands are the commands cli dispatches (help CMD runs CMD -h).
-var subcommands = []string{"run", "smoke", "init", "baseline", "version", "bench", "bench-load", "case", "list"}
+var subcommands = []string{"run", "smoke", "init", "baseline", "version", "bench", "bench-load", "case", "diff", "list"}
 
 // cli runs the command line and returns the exit status.
 func cli(args []string) int {
@@ -88,6 +88,8 @@ func cli(args []string) int {
 		return caseCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	case "bench-load":
 		return bench.LoadCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "diff":
+		return diffCommand(context.Background(), args[1:], os.Stdout, os.Stderr) // diffcmd.go
 	case "list":
 		return listCommand(args[1:], os.Stdout, os.Stderr) // list.go
 	case "version", "--version":
@@ -99,7 +101,7 @@ func cli(args []string) int {
 	case "baseline":
 		return baselineCommand(args[1:], os.Stdout, os.Stderr) // baselinecmd.go
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, list or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, diff, list or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}
