@@ -57,6 +57,11 @@ var _ = Describe("bench-load", func() {
 		Expect(c.AtBusy).To(Equal(20), "20 answers are timed with all busy cells live")
 		Expect(len(c.Samples)).To(BeNumerically(">=", 20), "the samples include those taken while the cells started")
 		Expect(c.LiveVMsSeen).To(HaveLen(len(c.Samples)), "one liveVMs per sample")
+		m := rep.Memory
+		Expect(m.Error).To(BeEmpty())
+		Expect(m.Completed+m.Refused).To(Equal(m.Runs*m.Rounds), "every cell under --max-memory completes or is refused runtime_unavailable: %+v", m)
+		Expect(m.Completed).To(BeNumerically(">", 0))
+		Expect(m.PeakRSSKB).To(BeNumerically(">", 0), "the budgeted server's RSS is sampled")
 
 		var stdout, stderr bytes.Buffer
 		out := filepath.Join(GinkgoT().TempDir(), "bench-load.json")
@@ -64,6 +69,8 @@ var _ = Describe("bench-load", func() {
 			"--conns", "2", "--suspended", "2", "--busy", "2", "--out", out}, &stdout, &stderr)
 		Expect(code).To(Equal(0), "stderr:\n%s", stderr.String())
 		Expect(stdout.String()).To(ContainSubstring("runtime.stats behind 2 busy cells"), "the table names the control figure")
+		Expect(stdout.String()).To(ContainSubstring("peak RSS"), "the table names the memory figure")
+		Expect(stdout.String()).To(MatchRegexp(`memory budget: serve --listen --max-memory 512 MiB`))
 		b, err := os.ReadFile(out)
 		Expect(err).NotTo(HaveOccurred())
 		var back bench.LoadReport

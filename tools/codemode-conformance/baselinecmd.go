@@ -187,7 +187,7 @@ func stale(v report.Verdict) bool {
 func renderBaseline(f baselineFile, run report.Conformance, from string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Expected failures of %s %s (target %s), written by codemode-conformance baseline --from %s.\n",
-		run.Implementation.Name, run.Implementation.Version, run.Target, from)
+		report.Clean(run.Implementation.Name), report.Clean(run.Implementation.Version), report.Clean(run.Target), from) // one comment line, whatever the report holds
 	fmt.Fprintf(&b, "# Fill in each reason; class is one of %v.\n", baselineClasses)
 	b.WriteString("requirements:")
 	if len(f.Requirements) == 0 {

@@ -78,7 +78,10 @@ func (c *console) Write(p []byte) (int, error) {
 		}
 	}
 	c.flushHeld()
-	return c.write(p)
+	if _, err := c.write(termSafe(p, c.color)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // flushHeld writes the delimiter writes Write held back.
@@ -97,6 +100,26 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 // delimiter line: dashes, blanks and colour codes.
 func delimiterOnly(p []byte) bool {
 	return len(bytes.Trim(ansi.ReplaceAll(p, nil), "- \n")) == 0
+}
+
+// termSafe is what Ginkgo writes, with the target's strings it quotes (a
+// suite failure before the first spec, everything under --verbose) made
+// safe for a terminal by report.CleanText (issue 28 N5). Only Ginkgo's own
+// colour sequences (ansi) are kept, and only when the console is in colour.
+func termSafe(p []byte, color bool) []byte {
+	s := string(p)
+	if !color {
+		return []byte(report.CleanText(s))
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ansi.FindAllStringIndex(s, -1) {
+		b.WriteString(report.CleanText(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(report.CleanText(s[last:]))
+	return []byte(b.String())
 }
 
 func (c *console) write(p []byte) (int, error) {

@@ -42,7 +42,6 @@ import (
 	"fmt"
 	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -182,6 +181,7 @@ func run() int {
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
 		line := ""
 		if report.Selected(r) {
+			r = report.SanitiseSpec(r) // what the target sent, escaped and bounded (issue 28 N5)
 			v := baseline.Verdict(report.Spec(r))
 			if v.Verdict == report.XPass {
 				xpassShown[v.Requirement] = true
@@ -200,7 +200,6 @@ func run() int {
 	sc.FailFast = failFast
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target
-	rc.JSONReport = filepath.Join(resultsDir, "report.json")
 	rc.Succinct = !verbose
 	rc.SilenceSkips = true
 	rc.Verbose = verbose

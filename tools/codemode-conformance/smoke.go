@@ -22,6 +22,7 @@ import (
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/suites/framework/dialect"
 	"github.com/codemode-conformance/codemode/targets"
+	"github.com/codemode-conformance/codemode/tools/report"
 )
 
 // smokeBudget bounds a whole smoke check (each step has its share).
@@ -350,7 +351,7 @@ var smokeSteps = []smokeStep{
 	{"initialize", func(ctx context.Context, s *smokeConn) (string, error) {
 		var r protocol.InitializeResult
 		if err := s.call(ctx, protocol.MethodInitialize, protocol.InitializeParams{ProtocolVersion: protocol.Version,
-			Harness: protocol.Peer{Name: framework.HarnessName, Version: harnessVersion()}}, &r, nil); err != nil {
+			Harness: protocol.Peer{Name: framework.HarnessName, Version: harnessVersion()}, Token: framework.TargetToken()}, &r, nil); err != nil {
 			return "", err
 		}
 		if r.ProtocolVersion != protocol.Version {
@@ -367,7 +368,7 @@ var smokeSteps = []smokeStep{
 		if p == "" {
 			p = spec.DefaultProfile + " (default)"
 		}
-		return fmt.Sprintf(": %s %s, profile %s, features [%s]", r.Implementation.Name, r.Implementation.Version, p, strings.Join(r.Features, " ")), nil
+		return report.Clean(fmt.Sprintf(": %s %s, profile %s, features [%s]", r.Implementation.Name, r.Implementation.Version, p, strings.Join(r.Features, " "))), nil // the target's strings, for a terminal
 	}},
 	{"run.prepare", func(ctx context.Context, s *smokeConn) (string, error) {
 		s.run = "smoke-1"
