@@ -8,7 +8,7 @@ RESULTS ?= results
 # PROFILE: the contract profile to judge (v1 or v2; empty: what the target declares, builtin serves it)
 PROFILE ?=
 
-.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance container-image conformance-container
+.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance diff-openclaw container-image conformance-container
 
 all: build
 
@@ -86,6 +86,15 @@ openclaw-conformance: build openclaw-install
 	cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
 	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
 		"$(OPENCLAW_RESULTS)/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
+
+## diff-openclaw: the reference against OpenClaw 2026.7.35 and 2026.9.6 over the hostile corpus (codemode-conformance
+## diff, docs/diff.md), with the committed triage; the ledger goes to $(RESULTS)-diff/ (copy diff.json to reports/diff/
+## to commit it). Fails on a behavioural difference the triage does not cover.
+diff-openclaw: build
+	$(GO) run ./targets/openclaw/cmd/openclaw-install 2026.7.35
+	$(GO) run ./targets/openclaw/cmd/openclaw-install 2026.9.6
+	./bin/codemode-conformance diff --target builtin --target openclaw:2026.7.35 --target openclaw:2026.9.6 \
+		--triage reports/diff/triage.yaml --results-dir "$(RESULTS)-diff"
 
 ## fuzz: run each fuzz target for FUZZTIME (their seed corpora already run under make test)
 FUZZTIME ?= 30s

@@ -206,9 +206,6 @@ func Test(t *testing.T, c Config) {
 	}
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target, as the CLI
-	if c.ResultsDir != "" {
-		rc.JSONReport = filepath.Join(c.ResultsDir, "report.json")
-	}
 	// Ginkgo fails its T on any failed spec, an expected failure included:
 	// the overall verdict decides instead.
 	ginkgo.RunSpecs(verdictOnly{}, SuiteName, sc, rc)

@@ -1,10 +1,12 @@
 package conformance
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,12 +34,20 @@ type Outcome struct {
 }
 
 // Evaluate judges a finished run (the report Ginkgo hands ReportAfterSuite).
+// Every string that can carry what the target sent is cleaned first
+// (report.SanitiseReport, report.Clean), so no report written from the
+// Outcome carries a raw one.
 func (run Run) Evaluate(r types.Report) Outcome {
 	c := run.Config
+	r = report.SanitiseReport(r)
 	ev := report.Evaluate(report.Specs(r), run.Baseline)
 	conf := report.NewConformance(ev, report.SuiteErrors(r), run.Baseline)
 	name, version, declared := framework.Implementation()
-	conf.Implementation = report.Peer{Name: name, Version: version}
+	conf.Implementation = report.Peer{Name: report.Clean(name), Version: report.Clean(version)}
+	declared = slices.Clone(declared) // the framework's own copy stays as the target sent it
+	for i, f := range declared {
+		declared[i] = report.Clean(f)
+	}
 	conf.Harness = report.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion}
 	conf.Target = c.Target
 	conf.Features = report.Features{
@@ -47,7 +57,7 @@ func (run Run) Evaluate(r types.Report) Outcome {
 		Requested: c.Features,
 		Exempt:    c.ExemptFeatures,
 	}
-	conf.Profile = report.NewProfile(framework.Profile(), framework.DeclaredProfile(), c.Profile)
+	conf.Profile = report.NewProfile(framework.Profile(), report.Clean(framework.DeclaredProfile()), c.Profile)
 	conf.ApplyRequired(RequiredFeatures())
 	conf.Selection = report.NewSelection(run.Built, ev, c.Requirements, c.LabelFilter)
 	if conf.ExpectedFailures != nil {
@@ -105,8 +115,9 @@ func (o Outcome) Summary() (md, text string) {
 	return md, text
 }
 
-// Write writes summary.md (md), conformance-report.yaml, junit.xml and
-// report.html into dir. A file it cannot write makes the overall verdict a
+// Write writes summary.md (md), conformance-report.yaml, junit.xml,
+// report.html and report.json (Ginkgo's JSON report, of the cleaned report)
+// into dir. A file it cannot write makes the overall verdict a
 // failure; the error names every such file.
 func (o *Outcome) Write(dir, md string) error {
 	var errs []error
@@ -129,6 +140,10 @@ func (o *Outcome) Write(dir, md string) error {
 	if err := report.WriteHTML(o.Report, o.Evaluation, o.Conformance, filepath.Join(dir, "report.html")); err != nil {
 		write("report.html", nil, err)
 	}
+	// Written here rather than by Ginkgo (--json-report): from the cleaned
+	// report, and a write that fails (a full disk) fails the run.
+	js, err := json.MarshalIndent([]types.Report{o.Report}, "", "  ")
+	write("report.json", append(js, '\n'), err)
 	return errors.Join(errs...)
 }
 

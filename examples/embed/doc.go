@@ -2,7 +2,9 @@
 // the conformance suites with package conformance: embed_test.go builds the
 // reference runtime's binary (standing in for your implementation), points
 // conformance.Test at it as an exec: target and fails when the overall
-// verdict is a failure. Run it with
+// verdict is a failure. It runs a sample of requirements (make test runs
+// every suite over exec: in tools/conformance-md); yours runs them all. Run
+// it with
 //
 //	go test ./examples/embed
 //

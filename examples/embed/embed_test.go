@@ -9,9 +9,12 @@ import (
 	"github.com/codemode-conformance/codemode/conformance"
 )
 
-// TestConformance runs every conformance suite against the reference
-// runtime as a separate process speaking the driver protocol on stdio: the
-// exec: target an implementer points at their own binary or adapter.
+// TestConformance runs conformance specs against the reference runtime as a
+// separate process speaking the driver protocol on stdio: the exec: target
+// an implementer points at their own binary or adapter. Your test leaves
+// Requirements out and runs every suite; this one runs a sample across the
+// areas, because tools/conformance-md already runs every suite over exec:
+// under make test (its "separate process over stdio" spec).
 func TestConformance(t *testing.T) {
 	// The implementation under test: here the reference, built for the test.
 	bin := filepath.Join(t.TempDir(), "codemode-reference")
@@ -31,6 +34,8 @@ func TestConformance(t *testing.T) {
 		Target:     "exec:" + bin + " serve --stdio",
 		Profile:    "v1",
 		ResultsDir: results, // conformance-report.yaml, summary.md, junit.xml, report.html, report.json
+		// Requirements: leave it out to run every suite.
+		Requirements: []string{"CM-PROT-01", "CM-EXEC-01", "CM-EXEC-09", "CM-NEST-01", "CM-RUN-01", "CM-LIM-03", "CM-CAT-04"},
 		// ExpectedFailures: "known-failures.yaml", // listed failures are xfail
 	})
 

@@ -248,6 +248,9 @@ var Variants = []Variant{
 	{Name: "join-without-deadline", Breaks: "CM-LIM-01", Spec: "the deadline holds inside built-in operations",
 		Defect: "a cell calling Array.prototype.join runs for 20 s whatever timeoutMs says, as an engine that checks its deadline only in the bytecode loop lets a long join run",
 		Serve:  joinWithoutDeadline()},
+	{Name: "uncapped-bigints", Breaks: "CM-LIM-01", Spec: "another run's small cells complete",
+		Defect: "BigInts reach QuickJS-NG's own 2^20 bits, so one String() of a huge BigInt is 12 s of native code that no deadline stops and that holds up every other run of the process",
+		Serve:  uncappedBigInts},
 	// The protocol faults of issue 11 (abuse.go).
 	{Name: "control-behind-cells", Breaks: "CM-PROT-03", Defect: "runtime.stats and run.abort wait until no exec or wait of the connection is unanswered, so behind a spinning cell they wait for its deadline",
 		Serve: controlBehindCells()},

@@ -73,13 +73,20 @@ func (p *Pending) Wait() Outcome {
 	ginkgo.GinkgoHelper()
 	o := wait(p.s)
 	o.Dir = p.dir
+	return readReports(o)
+}
+
+// readReports fills in o's summary and report from its results directory
+// (o.Dir), unless the run exited 2 (it wrote none).
+func readReports(o Outcome) Outcome {
+	ginkgo.GinkgoHelper()
 	if o.Code == 2 {
 		return o
 	}
-	summary, err := os.ReadFile(filepath.Join(p.dir, "summary.md"))
+	summary, err := os.ReadFile(filepath.Join(o.Dir, "summary.md"))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the CLI wrote no summary.md")
 	o.Summary = string(summary)
-	y, err := os.ReadFile(filepath.Join(p.dir, "conformance-report.yaml"))
+	y, err := os.ReadFile(filepath.Join(o.Dir, "conformance-report.yaml"))
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "the CLI wrote no conformance-report.yaml")
 	gomega.Expect(yaml.Unmarshal(y, &o.Report)).To(gomega.Succeed(), "conformance-report.yaml:\n%s", y)
 	return o

@@ -168,7 +168,7 @@ func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end 
 func (s *step) bootAndStart(ctx context.Context, tpl *booted, boot prelude.Boot, code string) (r result.Result, bad bool) {
 	s.c.br = tpl.br
 	if err := s.c.br.Boot(ctx, s.vm, boot); err != nil {
-		return s.fail(s.trapResult(err)), true
+		return s.fail(s.bootFailure(err, len(boot.Catalog))), true
 	}
 	v, err := s.c.br.Start(ctx, s.vm, code)
 	if err != nil {
@@ -179,6 +179,21 @@ func (s *step) bootAndStart(ctx context.Context, tpl *booted, boot prelude.Boot,
 		return s.fail(s.trapResult(err)), true
 	}
 	return r, false
+}
+
+// bootFailure is why the prelude's boot with a catalog of n entries
+// failed. The deadline and the memory limit are named as the run's setup,
+// not the guest's doing: no guest code has run yet (issue 28 N12; N3: a
+// catalog too big for memoryLimitBytes fails every cell here).
+func (s *step) bootFailure(err error, n int) result.Result {
+	cfg := s.c.run.cfg
+	switch {
+	case errors.Is(err, engine.ErrDeadline):
+		return s.limit(result.CodeTimeout, fmt.Sprintf("the cell exceeded timeoutMs (%d ms) while its VM was being set up with the prelude and the run's catalog of %d tools, before any guest code ran (the runtime is under load, or the catalog is large)", cfg.TimeoutMs, n))
+	case errors.Is(err, engine.ErrOutOfMemory):
+		return s.limit(result.CodeMemoryLimitExceeded, fmt.Sprintf("the run's catalog of %d tools does not fit in memoryLimitBytes (%d bytes): the VM ran out of memory booting it, before any guest code ran; raise memoryLimitBytes or prepare fewer tools", n, cfg.MemoryLimitBytes))
+	}
+	return s.trapResult(err)
 }
 
 // runJobs runs the guest's pending promise jobs. Until the cell's value is

@@ -54,12 +54,33 @@ type runtime struct {
 	closed bool
 }
 
-// New returns an Engine. It loads the embedded wasm (checking its sha256)
-// and compiles it once to prove it loads; the error wraps ErrUnavailable.
-func New(ctx context.Context) (*Engine, error) {
+// Option changes how New prepares the engine.
+type Option func(*options)
+
+type options struct{ uncappedBigInts bool }
+
+// WithoutBigIntCap keeps QuickJS's own BigInt size cap (2^20 bits) instead
+// of BigIntMaxBits, so one quadratic BigInt operation runs for seconds past
+// its deadline as native code and holds up the whole process. Only for the
+// broken variant that shows the fault (fakes/broken).
+func WithoutBigIntCap() Option { return func(o *options) { o.uncappedBigInts = true } }
+
+// New returns an Engine. It loads the embedded wasm (checking its sha256),
+// lowers its BigInt size cap to BigIntMaxBits (bigint.go) and compiles it
+// once to prove it loads; the error wraps ErrUnavailable.
+func New(ctx context.Context, opts ...Option) (*Engine, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	b, err := wasmBytes()
 	if err != nil {
 		return nil, err
+	}
+	if !o.uncappedBigInts {
+		if b, err = capBigInts(b); err != nil {
+			return nil, err
+		}
 	}
 	e := &Engine{wasm: b, cache: compilationCache(), runtimes: map[uint32]*runtime{}}
 	if _, err := e.runtime(ctx, PagesFor(64<<20)); err != nil {

@@ -106,6 +106,7 @@ var bulkPolls = map[uint32]struct {
 	459:  {"exchange_int32s: as above, 4-byte elements", 3},
 	461:  {"exchange_int16s: as above, 2-byte elements", 3},
 	463:  {"exchange_bytes: as above, 1-byte elements", 3},
+	294:  {"js_bigint_new: once or more per BigInt operation whose result is not a short BigInt (each quadratic one is a single native call, bounded by BigIntMaxBits; a bytecode loop of them polls the handler only every 10000 iterations)", 2},
 }
 
 // isBulkPoll reports whether def is one of bulkPolls.

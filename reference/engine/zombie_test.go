@@ -11,6 +11,12 @@ import (
 	. "github.com/onsi/gomega"
 )
 
+// bigAt is a setup that makes x a BigInt of all ones, 1/part of the size
+// cap less a little (an operation's temporaries take a few limbs more).
+func bigAt(part int) string {
+	return fmt.Sprintf("globalThis.x = (1n << %dn) - 1n", engine.BigIntMaxBits/part-64)
+}
+
 // A wasm call running native code cannot be preempted by the Go runtime, so
 // every stop-the-world (each GC) waits for it: a VM that keeps running past
 // its deadline freezes the whole process, not just its own cell.
@@ -73,5 +79,14 @@ var _ = Describe("native bulk loops past their deadline do not freeze the proces
 		// outlast the grace on a loaded machine before the swaps are reached.
 		Entry("Array.prototype.sort of numbers", `globalThis.a = Array.from({length: 2 ** 18}, (_, i) => (i * 7919) % 2 ** 18)`, `for (let i = 0; i < 400; i++) { a.sort(); a.reverse() }`),
 		Entry("TypedArray sort", `globalThis.t = new Int32Array(2 ** 21); for (let i = 0; i < t.length; i++) t[i] = (i * 7919) % t.length`, `for (let i = 0; i < 40; i++) { t.sort(); t.reverse(); t[0] = i }`),
+		// Each quadratic BigInt operation is one native call that never
+		// calls out: the size cap (bigint.go) keeps each one short, and the
+		// listener on js_bigint_new stops the next one (the bytecode loop
+		// around them polls the handler only every 10000 iterations).
+		Entry("BigInt to decimal at the size cap", bigAt(1), `for (;;) String(x)`),
+		Entry("BigInt multiplication at the size cap", bigAt(2), `for (;;) x * x`),
+		Entry("BigInt division near the size cap", fmt.Sprintf("globalThis.x = (1n << %dn) - 1n", engine.BigIntMaxBits*7/8)+`; globalThis.y = (1n << BigInt(`+fmt.Sprint(engine.BigIntMaxBits/2)+`)) - 3n`, `for (;;) x / y`),
+		Entry("BigInt exponentiation at the size cap", ``, `for (;;) 3n ** BigInt(`+fmt.Sprint(engine.BigIntMaxBits*5/8)+`)`),
+		Entry("BigInt from a decimal string near the size cap", `globalThis.s = "9".repeat(`+fmt.Sprint(engine.BigIntMaxBits/4)+`)`, `for (;;) BigInt(s)`),
 	)
 })

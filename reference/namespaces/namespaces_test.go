@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/codemode-conformance/codemode/reference/namespaces"
@@ -65,6 +66,30 @@ var _ = Describe("Registry", func() {
 		Expect(r.List()).To(BeEmpty())
 		Expect(r.Register(protocol.NamespaceRegistration{ID: "x", Scope: json.RawMessage(`{}`)})).To(MatchError(namespaces.ErrInvalidRegistration))
 	})
+
+	It("bounds the registrations it holds in number and bytes; a replacement and a clear make room (issue 28 nits)", func() {
+		r := namespaces.NewRegistry()
+		a := reg(`{}`, nil)
+		for i := 0; i < namespaces.MaxRegistrations; i++ {
+			a.ID = fmt.Sprintf("ns-%d", i)
+			Expect(r.Register(a)).To(Succeed())
+		}
+		a.ID = "one-too-many"
+		Expect(r.Register(a)).To(MatchError(ContainSubstring("holds 1024 registrations")))
+		a.ID = "ns-7"
+		Expect(r.Register(a)).To(Succeed(), "replacing one is not one more")
+		Expect(r.ClearPlugin("github")).To(Equal(namespaces.MaxRegistrations))
+		big := reg(`{"data":"`+strings.Repeat("x", namespaces.MaxRegistrationsBytes/2)+`"}`, nil)
+		big.ID = "big-1"
+		Expect(r.Register(big)).To(Succeed())
+		big.ID = "big-2"
+		Expect(r.Register(big)).To(MatchError(ContainSubstring("over its limit of 16777216")))
+		big.ID = "big-1"
+		Expect(r.Register(big)).To(Succeed(), "a replacement counts its own size once")
+		r.ClearAll()
+		big.ID = "big-2"
+		Expect(r.Register(big)).To(Succeed(), "clearAll frees the bytes")
+	})
 })
 
 var _ = Describe("Run", func() {
@@ -121,6 +146,22 @@ var _ = Describe("Run", func() {
 		Entry("yield_control", "yield_control", `{}`, nil, namespaces.ErrBuiltinCollision),
 		Entry("__openclaw prefix", "__openclawX", `{}`, nil, namespaces.ErrBuiltinCollision),
 		Entry("a standard global", "JSON", `{}`, nil, namespaces.ErrBuiltinCollision),
+		Entry("markup", "<script>", `{}`, nil, namespaces.ErrGlobalName),
+		Entry("a line separator", "a\u2028b", `{}`, nil, namespaces.ErrGlobalName),
+		Entry("a zero-width joiner first", "\u200dx", `{}`, nil, namespaces.ErrGlobalName),
+		Entry("the v2 timer setTimeout, caught on the host before the exec description names it (issue 28 nits)", "setTimeout", `{}`, nil, namespaces.ErrBuiltinCollision),
+		Entry("clearTimeout", "clearTimeout", `{}`, nil, namespaces.ErrBuiltinCollision),
+	)
+
+	DescribeTable("accepts any ECMAScript identifier, not only ASCII ones (issue 28 nits)", func(globalName string) {
+		r := reg(`{}`, nil)
+		r.GlobalName = globalName
+		Expect(run(r).Err).NotTo(HaveOccurred())
+	},
+		Entry("ಠ_ಠ", "ಠ_ಠ"),
+		Entry("Ünïcödé", "Ünïcödé"),
+		Entry("$ and digits", "$gh2"),
+		Entry("a combining mark after the first", "e\u0301t"),
 	)
 
 	It("resolves a guest call only for a visible namespace's own callables and maps its arguments (CM-NS-03, CM-NS-06)", func() {

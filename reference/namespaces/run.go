@@ -3,8 +3,9 @@ package namespaces
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -179,12 +180,33 @@ func mapInput(m protocol.InputMapper, args json.RawMessage) (json.RawMessage, er
 	return list[0], nil
 }
 
-var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+// isIdentifier reports whether name is an ECMAScript IdentifierName: a
+// first code point of ID_Start, $ or _, then ID_Continue, $, ZWNJ or ZWJ
+// (Unicode letters and digits, not only ASCII: ಠ_ಠ is one; issue 28 nits).
+// ID_Start is approximated by the letters and letter numbers, ID_Continue
+// adds the marks, decimal digits and connector punctuation.
+func isIdentifier(name string) bool {
+	if name == "" || !utf8.ValidString(name) {
+		return false
+	}
+	for i, r := range name {
+		start := r == '$' || r == '_' || unicode.In(r, unicode.L, unicode.Nl, unicode.Other_ID_Start)
+		if i == 0 && !start {
+			return false
+		}
+		if i > 0 && !start && r != 0x200c && r != 0x200d && !unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Pc, unicode.Other_ID_Continue) {
+			return false
+		}
+	}
+	return true
+}
 
 // builtinGlobals are the code mode built-ins (CM-NS-07), the guest API of
 // profile v2's stores (results, store, load: §12.11) and catalog surface
 // (catalog: §12.13) and the reference's own bridge global; standardGlobals
-// the ECMAScript globals a namespace must not shadow either.
+// the ECMAScript globals, and the timers the prelude defines under v2
+// (bridge-queue), that a namespace must not shadow either: refused here,
+// before the exec description advertises the namespace.
 var builtinGlobals = []string{"ALL_TOOLS", "tools", "MCP", "API", "namespaces", "text", "json", "yield_control", "results", "store", "load", "catalog", "__codemode"}
 
 var standardGlobals = strings.Fields(`globalThis undefined NaN Infinity eval isFinite isNaN parseFloat parseInt
@@ -193,7 +215,7 @@ Boolean Symbol BigInt Math JSON Reflect Proxy Promise Date RegExp Error Aggregat
 ReferenceError SyntaxError TypeError URIError InternalError Map Set WeakMap WeakSet WeakRef FinalizationRegistry
 ArrayBuffer SharedArrayBuffer DataView Atomics Int8Array Uint8Array Uint8ClampedArray Int16Array Uint16Array
 Int32Array Uint32Array Float16Array Float32Array Float64Array BigInt64Array BigUint64Array Iterator console
-queueMicrotask structuredClone performance navigator`)
+queueMicrotask structuredClone performance navigator setTimeout clearTimeout setInterval clearInterval`)
 
 // reservedWords are not identifiers although they match the pattern.
 var reservedWords = strings.Fields(`await break case catch class const continue debugger default delete do else enum
@@ -201,7 +223,7 @@ export extends false finally for function if implements import in instanceof int
 private protected public return static super switch this throw true try typeof var void while with yield arguments`)
 
 func checkGlobalName(name string) error {
-	if !identifier.MatchString(name) {
+	if !isIdentifier(name) {
 		return fmt.Errorf("%w: %q", ErrGlobalName, name)
 	}
 	for _, w := range reservedWords {

@@ -80,7 +80,7 @@ func Serve(ctx context.Context, r io.Reader, w io.WriteCloser, opts Options) err
 			(*f)()
 		}
 	}
-	srv, stop := protocol.NewServer(methods(rt, inv, opts.Runtime, shutdown), protocol.NewLineChannel(r, w, opts.MaxMessageBytes))
+	srv, stop := protocol.NewServer(namedParamErrors(methods(rt, inv, opts.Runtime, shutdown)), protocol.NewLineChannel(r, w, opts.MaxMessageBytes))
 	stopFn.Store(&stop)
 	inv.set(srv)
 	// Not a goroutine waiting on ctx: ctx is the process's for every session
@@ -275,6 +275,11 @@ func validatePrepare(p protocol.PrepareParams) error {
 		"sessionKey": p.SessionKey, "senderId": p.SenderID, "channel": p.Channel} {
 		if v == "" {
 			return fmt.Errorf("%s must be a non-empty string", name)
+		}
+		// The run id is echoed in every tool.invoke and the identity in
+		// every nested call's context: bounded as toolCallId is (issue 28 nits).
+		if len(v) > codemode.MaxCallIDBytes {
+			return fmt.Errorf("%s is %d bytes, over the reference's limit of %d", name, len(v), codemode.MaxCallIDBytes)
 		}
 	}
 	if p.Sandbox != nil && !p.Sandbox.Valid() { // CM-NEST-10

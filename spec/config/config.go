@@ -140,10 +140,10 @@ func Resolve(raw json.RawMessage) (Config, error) {
 
 func (c *Config) apply(m map[string]any) error {
 	if v, ok := m["runtime"]; ok && v != RuntimeQuickJSWASI {
-		return &Error{"runtime", fmt.Sprintf("%v is not supported (only %q)", v, RuntimeQuickJSWASI)}
+		return &Error{"runtime", fmt.Sprintf("%s is not supported (only %q)", shown(v), RuntimeQuickJSWASI)}
 	}
 	if v, ok := m["mode"]; ok && v != ModeOnly {
-		return &Error{"mode", fmt.Sprintf("%v is not supported (only %q)", v, ModeOnly)}
+		return &Error{"mode", fmt.Sprintf("%s is not supported (only %q)", shown(v), ModeOnly)}
 	}
 	if v, ok := m["languages"]; ok {
 		list, ok := v.([]any)
@@ -154,7 +154,7 @@ func (c *Config) apply(m map[string]any) error {
 		for _, x := range list {
 			s, _ := x.(string)
 			if s != "javascript" && s != "typescript" {
-				return &Error{"languages", fmt.Sprintf("%v is not a supported language", x)}
+				return &Error{"languages", fmt.Sprintf("%s is not a supported language", shown(x))}
 			}
 			if !contains(c.Languages, s) {
 				c.Languages = append(c.Languages, s)
@@ -196,6 +196,15 @@ func positiveInt(v any) (int64, bool) {
 		return math.MaxInt64, true
 	}
 	return int64(f), true
+}
+
+// shown is a decoded JSON value as an error text names it: null as null,
+// not Go's <nil> (issue 28 nits); anything else as before (%v).
+func shown(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return fmt.Sprintf("%v", v)
 }
 
 func contains(list []string, s string) bool {

@@ -97,3 +97,16 @@ var _ = Describe("Resolve", func() {
 		Expect(c.Enabled).To(BeFalse())
 	})
 })
+
+var _ = Describe("Resolve error texts (issue 28 nits)", func() {
+	DescribeTable("name a present null as null, never Go's <nil>", func(raw, want string) {
+		_, err := resolve(raw)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).NotTo(ContainSubstring("<nil>"))
+		Expect(err.Error()).To(ContainSubstring(want))
+	},
+		Entry("runtime", `{"enabled": true, "runtime": null}`, "null is not supported"),
+		Entry("mode", `{"enabled": true, "mode": null}`, "null is not supported"),
+		Entry("a language", `{"enabled": true, "languages": [null]}`, "null is not a supported language"),
+	)
+})

@@ -112,7 +112,7 @@ func OpenRaw(ctx context.Context) *RawConn {
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	m, err := c.Call(ictx, protocol.MethodInitialize, protocol.InitializeParams{
-		ProtocolVersion: protocol.Version, Harness: protocol.Peer{Name: HarnessName, Version: HarnessVersion}})
+		ProtocolVersion: protocol.Version, Harness: protocol.Peer{Name: HarnessName, Version: HarnessVersion}, Token: TargetToken()})
 	if err == nil && m.Error != nil {
 		err = fmt.Errorf("error %d %s", m.Error.Code, m.Error.Message)
 	}
@@ -221,7 +221,7 @@ func (c *RawConn) Write(b []byte) error {
 	defer c.wmu.Unlock()
 	_, err := c.w.Write(b)
 	c.mu.Lock()
-	c.record(evidence.Exchange{Method: "sent", Request: cutText(b), Cut: len(b) > rawKeep})
+	c.record(evidence.Exchange{Method: "sent", Request: cutText(redactToken(b)), Cut: len(b) > rawKeep})
 	c.mu.Unlock()
 	return err
 }

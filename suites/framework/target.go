@@ -336,7 +336,7 @@ func (t *Target) initialize(ctx context.Context) error {
 	ictx, cancel := context.WithTimeout(ctx, Timeouts.Initialize)
 	defer cancel()
 	if err := t.client.CallResult(ictx, protocol.MethodInitialize, protocol.InitializeParams{
-		ProtocolVersion: protocol.Version, Harness: protocol.Peer{Name: HarnessName, Version: HarnessVersion},
+		ProtocolVersion: protocol.Version, Harness: protocol.Peer{Name: HarnessName, Version: HarnessVersion}, Token: TargetToken(),
 	}, &t.Init); err != nil {
 		why := err.Error()
 		switch {

@@ -2,9 +2,9 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"strings"
 )
@@ -28,15 +28,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cells, "cells", "", "comma-separated cells to run (default: all; see Cells above)")
 	fs.StringVar(&out, "out", "bench.json", "where to write the JSON report (empty: do not write)")
 	fs.Int64Var(&memLimit, "memory-limit-bytes", 0, "set tools.codeMode memoryLimitBytes in every cell (default: the target's own default, 64 MiB in the contract)")
-	fs.Usage = func() {} // -h is handled below; a bad flag gets its error and a hint
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(stdout)
-			benchUsage(stdout, fs)
-			return 0
-		}
-		fmt.Fprintln(stderr, "see codemode-conformance bench -h")
-		return 2
+	fs.Usage = func() { benchUsage(fs.Output(), fs) }
+	if code, done := subcmd.Parse(fs, args, stdout); done {
+		return code
 	}
 	usageErr := func(f string, a ...any) int {
 		fmt.Fprintf(stderr, "bench: "+f+" (see codemode-conformance bench -h)\n", a...)

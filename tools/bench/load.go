@@ -57,6 +57,8 @@ type LoadReport struct {
 	Suspend SuspendFigure `json:"suspend"`
 	// Control is runtime.stats latency behind busy cells.
 	Control ControlFigure `json:"control"`
+	// Memory is the peak RSS under a --max-memory budget.
+	Memory MemoryFigure `json:"memory"`
 }
 
 // LoadPoint is trivial cells (return 1+1) executed back to back by Runs
@@ -97,7 +99,8 @@ type SuspendFigure struct {
 	RSSBeforeKB int64   `json:"rssBeforeKB"`
 	RSSHeldKB   int64   `json:"rssHeldKB"`
 	PerRunKB    float64 `json:"perRunKB"`
-	// SnapshotBytes is the sum of runtime.stats snapshotBytes while held.
+	// SnapshotBytes is runtime.stats snapshotBytes of the serve --listen
+	// process while every run is held (the process's figure, read once).
 	SnapshotBytes int64  `json:"snapshotBytes"`
 	Error         string `json:"error,omitempty"`
 }
@@ -176,6 +179,8 @@ func LoadRun(ctx context.Context, o LoadOptions) *LoadReport {
 	say("suspended: %d of %d waiting, %d resumed, %.0f KiB RSS per run %s", rep.Suspend.Waiting, rep.Suspend.Runs, rep.Suspend.Resumed, rep.Suspend.PerRunKB, rep.Suspend.Error)
 	rep.Control = controlFigure(ctx, o)
 	say("runtime.stats behind %d busy cells (liveVMs %d, %d samples at full load): p50 %.1f ms, max %.1f ms; max %.1f ms while they started %s", rep.Control.Busy, rep.Control.LiveVMs, rep.Control.AtBusy, rep.Control.P50Ms, rep.Control.MaxMs, rep.Control.StartupMaxMs, rep.Control.Error)
+	rep.Memory = memoryFigure(ctx, o)
+	say("--max-memory %d MiB, %d runs of %d MiB × %d rounds: %d completed, %d refused, %d other; peak RSS %d KiB %s", rep.Memory.BudgetBytes>>20, rep.Memory.Runs, rep.Memory.MemoryLimitBytes>>20, rep.Memory.Rounds, rep.Memory.Completed, rep.Memory.Refused, rep.Memory.Other, rep.Memory.PeakRSSKB, rep.Memory.Error)
 	rep.Machine.LoadAverageEnd = loadAverage()
 	return rep
 }
@@ -189,8 +194,8 @@ type server struct {
 }
 
 // listen starts the reference on a free port and samples its peak RSS.
-func listen(ref string) (*server, error) {
-	cmd := exec.Command(ref, "serve", "--listen", "127.0.0.1:0")
+func listen(ref string, flags ...string) (*server, error) {
+	cmd := exec.Command(ref, append([]string{"serve", "--listen", "127.0.0.1:0"}, flags...)...)
 	errs, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
@@ -430,14 +435,14 @@ func suspendFigure(ctx context.Context, o LoadOptions) SuspendFigure {
 	if f.Waiting > 0 {
 		f.PerRunKB = float64(f.RSSHeldKB-f.RSSBeforeKB) / float64(f.Waiting)
 	}
-	for _, s := range ss {
-		cctx, cancel := context.WithTimeout(ctx, framework.Timeouts.Call)
-		st, err := s.t.Stats(cctx)
-		cancel()
-		if err == nil {
-			f.SnapshotBytes += st.SnapshotBytes
-		}
+	// runtime.stats is the process's (every connection of the one serve
+	// --listen process answers the same sums), so it is read once: summing
+	// it per connection counted every snapshot Conns times.
+	cctx, cancel := context.WithTimeout(ctx, framework.Timeouts.Call)
+	if st, err := ss[0].t.Stats(cctx); err == nil {
+		f.SnapshotBytes = st.SnapshotBytes
 	}
+	cancel()
 	for i, r := range runs {
 		if ids[i] == "" {
 			continue
@@ -571,6 +576,9 @@ func (r *LoadReport) WriteTable(w io.Writer) {
 	c := r.Control
 	fmt.Fprintf(w, "runtime.stats behind %d busy cells on one stdio connection: p50 %.1f ms, max %.1f ms over %d samples back to back with all of them live; max %.1f ms while they started (%d samples in all, liveVMs seen: %v)%s\n",
 		c.Busy, c.P50Ms, c.MaxMs, c.AtBusy, c.StartupMaxMs, len(c.Samples), c.LiveVMsSeen, errNote(c.Error))
+	mf := r.Memory
+	fmt.Fprintf(w, "memory budget: serve --listen --max-memory %d MiB, %d runs of memoryLimitBytes %d MiB filling 64 MiB each, %d rounds at once: %d completed, %d refused runtime_unavailable, %d other; peak RSS %.0f MiB against the budget's %d MiB%s\n",
+		mf.BudgetBytes>>20, mf.Runs, mf.MemoryLimitBytes>>20, mf.Rounds, mf.Completed, mf.Refused, mf.Other, float64(mf.PeakRSSKB)/1024, mf.BudgetBytes>>20, errNote(mf.Error))
 }
 
 func errNote(e string) string {

@@ -2,9 +2,9 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"strconv"
 	"strings"
@@ -42,11 +42,8 @@ Flags:
 `)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if code, done := subcmd.Parse(fs, args, stdout); done {
+		return code
 	}
 	for _, s := range strings.Split(conc, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))

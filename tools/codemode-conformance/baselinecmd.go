@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance baseline --from RESULTS_DIR [--update expected-failures.yaml] [--out FILE]\n\nWrites an expected-failures file from a run: one entry per failing spec, with its requirement,\na reason to fill in and its class (deviation | decision | untriaged). --update drops the\nentries that now pass and keeps the reasons of the others.\nExit status: 0 written, 1 a file cannot be read or written, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if code, done := parseSubcommand(fs, args, stdout); done {
+	if code, done := subcmd.Parse(fs, args, stdout); done {
 		return code
 	}
 	if *from == "" || fs.NArg() > 0 {
@@ -186,7 +187,7 @@ func stale(v report.Verdict) bool {
 func renderBaseline(f baselineFile, run report.Conformance, from string) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Expected failures of %s %s (target %s), written by codemode-conformance baseline --from %s.\n",
-		run.Implementation.Name, run.Implementation.Version, run.Target, from)
+		report.Clean(run.Implementation.Name), report.Clean(run.Implementation.Version), report.Clean(run.Target), from) // one comment line, whatever the report holds
 	fmt.Fprintf(&b, "# Fill in each reason; class is one of %v.\n", baselineClasses)
 	b.WriteString("requirements:")
 	if len(f.Requirements) == 0 {

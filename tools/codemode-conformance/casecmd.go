@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,7 +51,7 @@ Flags:
 func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("case", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {}
+	fs.Usage = func() { caseUsage(fs.Output(), fs) }
 	def := os.Getenv(framework.TargetEnv)
 	if def == "" {
 		def = "builtin"
@@ -60,13 +60,8 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	prof := fs.String("profile", "", "contract profile to judge the target against: "+strings.Join(spec.ProfileNames(), " or ")+" (without it: the one the target declares, else "+spec.DefaultProfile+"; builtin serves it)")
 	var files []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				caseUsage(stdout, fs)
-				return 0
-			}
-			fmt.Fprintln(stderr, "see codemode-conformance case -h")
-			return 2
+		if code, done := subcmd.Parse(fs, args, stdout); done {
+			return code
 		}
 		if fs.NArg() == 0 {
 			break

@@ -95,6 +95,31 @@ var _ = Describe("the command line", func() {
 		Entry("list --help", "list", "--help"), Entry("list -h", "list", "-h"), Entry("list fakes -h", "list", "fakes", "-h"), Entry("help list", "help", "list"),
 	)
 
+	DescribeTable("answers -h, help CMD and a bad flag the same way for every subcommand",
+		func(cmd, usagePrefix string) {
+			for _, args := range [][]string{{cmd, "-h"}, {cmd, "--help"}, {"help", cmd}} {
+				o := invoke(os.Environ(), args...)
+				Expect(o.Code).To(Equal(0), "%v: %s", args, o.Stderr)
+				Expect(o.Stdout).To(HavePrefix(usagePrefix), "%v prints %s's usage on stdout", args, cmd)
+				Expect(o.Stderr).To(BeEmpty(), "%v writes nothing to stderr", args)
+			}
+			o := invoke(os.Environ(), cmd, "--bogus")
+			Expect(o.Code).To(Equal(2), "a bad flag is a usage error")
+			Expect(o.Stdout).To(BeEmpty())
+			Expect(o.Stderr).To(Equal("flag provided but not defined: -bogus\nsee codemode-conformance "+cmd+" -h\n"), "the error and where the help is")
+		},
+		Entry("run", "run", "usage: codemode-conformance run [flags]"),
+		Entry("smoke", "smoke", "usage: codemode-conformance smoke"),
+		Entry("init", "init", "usage: codemode-conformance init"),
+		Entry("baseline", "baseline", "usage: codemode-conformance baseline"),
+		Entry("version", "version", "usage: codemode-conformance version"),
+		Entry("bench", "bench", "usage: codemode-conformance bench"),
+		Entry("bench-load", "bench-load", "usage: codemode-conformance bench-load"),
+		Entry("case", "case", "usage: codemode-conformance case"),
+		Entry("diff", "diff", "usage: codemode-conformance diff"),
+		Entry("list", "list", "usage: codemode-conformance list"),
+	)
+
 	It("wraps the run help's exit status paragraph without ragged lines", func() {
 		o := invoke(os.Environ(), "run", "--help")
 		Expect(o.Code).To(Equal(0), "%s", o.Stderr)
@@ -390,7 +415,7 @@ echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"1","implementation":{
 sleep 1000 &
 while :; do sleep 1; done
 `
-	DescribeTable("kills the target's whole process tree and exits non-zero",
+	DescribeTable("kills the target's whole process tree, writes the reports and exits non-zero within 2 s, without a goroutine dump",
 		func(sig syscall.Signal) {
 			dir := GinkgoT().TempDir()
 			pidFile := filepath.Join(dir, "pid")
@@ -410,8 +435,14 @@ while :; do sleep 1; done
 			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(30*time.Second).Should(HaveLen(3),
 				"the target runs with its child and its loop's sleep, in its own process group")
 			s.Signal(sig)
-			Eventually(s).WithTimeout(60*time.Second).Should(gexec.Exit(), "the harness stops after %v", sig)
+			// Issue 27: a CI that kills after a short grace period still gets
+			// the reports.
+			Eventually(s).WithTimeout(2*time.Second).WithPolling(20*time.Millisecond).Should(gexec.Exit(), "the harness stops within 2 s of %v", sig)
 			Expect(s.ExitCode()).NotTo(Equal(0), "a run stopped by %v must not look like success", sig)
+			for _, f := range []string{"conformance-report.yaml", "summary.md", "junit.xml", "report.html"} {
+				Expect(filepath.Join(dir, "results", f)).To(BeAnExistingFile(), "the stopped run wrote %s", f)
+			}
+			Expect(string(s.Out.Contents())+string(s.Err.Contents())).NotTo(MatchRegexp(`goroutine \d+ \[`), "no goroutine dump")
 			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(10*time.Second).Should(BeEmpty(),
 				"no process of the target's group may outlive the harness")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("killed the target processes"))

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -36,6 +38,10 @@ type console struct {
 	verbose bool
 	color   bool // the closing verdict is coloured (a terminal, no NO_COLOR or CI)
 	phase   phase
+	// interrupted: Ginkgo began its interrupt report (see Write); held:
+	// delimiter writes not yet let through.
+	interrupted bool
+	held        []byte
 }
 
 // phase is where Ginkgo's output stands, for a non-verbose console.
@@ -53,10 +59,67 @@ const reasonMaxRunes = 200
 func (c *console) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.verbose && (c.phase != shown || signaled() != nil) {
+	if !c.verbose && (c.phase != shown || c.interrupted || signaled() != nil) {
 		return len(p), nil
 	}
-	return c.write(p)
+	if !c.verbose {
+		// Ginkgo handles the signal in a goroutine of its own, and may print
+		// its interrupt report (delimiter, "Interrupted by User", goroutine
+		// dump) before watchSignals records the signal: the report's first
+		// lines give it away. Delimiter writes are held until the next write
+		// shows which it is.
+		if delimiterOnly(p) {
+			c.held = append(c.held, p...)
+			return len(p), nil
+		}
+		if bytes.Contains(p, []byte("Interrupted by User")) {
+			c.interrupted, c.held = true, nil
+			return len(p), nil
+		}
+	}
+	c.flushHeld()
+	if _, err := c.write(termSafe(p, c.color)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// flushHeld writes the delimiter writes Write held back.
+func (c *console) flushHeld() {
+	if len(c.held) > 0 {
+		h := c.held
+		c.held = nil
+		c.write(h)
+	}
+}
+
+// ansi matches the colour codes of Ginkgo's output.
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// delimiterOnly reports whether p is no more than (part of) Ginkgo's
+// delimiter line: dashes, blanks and colour codes.
+func delimiterOnly(p []byte) bool {
+	return len(bytes.Trim(ansi.ReplaceAll(p, nil), "- \n")) == 0
+}
+
+// termSafe is what Ginkgo writes, with the target's strings it quotes (a
+// suite failure before the first spec, everything under --verbose) made
+// safe for a terminal by report.CleanText (issue 28 N5). Only Ginkgo's own
+// colour sequences (ansi) are kept, and only when the console is in colour.
+func termSafe(p []byte, color bool) []byte {
+	s := string(p)
+	if !color {
+		return []byte(report.CleanText(s))
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ansi.FindAllStringIndex(s, -1) {
+		b.WriteString(report.CleanText(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(report.CleanText(s[last:]))
+	return []byte(b.String())
 }
 
 func (c *console) write(p []byte) (int, error) {
@@ -79,6 +142,7 @@ func (c *console) Print(s string) {
 }
 
 func (c *console) print(s string) {
+	c.flushHeld()
 	if !c.bol && s != "" && s[0] != '\n' {
 		c.write([]byte("\n"))
 	}
@@ -157,6 +221,23 @@ func progressLine(n int64, r types.SpecReport, v report.SpecVerdict, baselineFil
 	}
 	if v.BaselineError != "" {
 		fmt.Fprintf(&b, "        baseline error: %s lists this spec, but %s\n", baselineFile, report.Line(v.BaselineError, reasonMaxRunes))
+	}
+	return b.String()
+}
+
+// requirementXPassLines are the console lines of the xpass requirements
+// (listed in the baseline baselineFile, passed) not in shown: those listed
+// by ID, whose specs' progress lines cannot say xpass (another spec of the
+// requirement may still fail), so a line per requirement follows the last
+// spec. shown holds the requirements that had an XPASS progress line.
+func requirementXPassLines(reqs []report.RequirementLine, shown map[string]bool, baselineFile string) string {
+	var b strings.Builder
+	for _, r := range reqs {
+		if r.Verdict != report.XPass || shown[r.ID] {
+			continue
+		}
+		fmt.Fprintf(&b, "XPASS %s (the requirement: %d %s, all passed)\n", r.ID, len(r.Specs), plural(len(r.Specs), "spec", "specs"))
+		fmt.Fprintf(&b, "        %s\n", report.Line(fmt.Sprintf("listed in %s (%s): remove the stale entry", baselineFile, r.Expected), reasonMaxRunes))
 	}
 	return b.String()
 }

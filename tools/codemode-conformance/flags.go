@@ -25,6 +25,7 @@ func usage(w io.Writer) {
 	fmt.Fprintf(w, `usage: codemode-conformance run [flags]
        codemode-conformance bench --target A --target B … [flags]   (side-by-side timings; bench -h)
        codemode-conformance case FILE [--target T] [--profile P]   (one hostile-case corpus file; case -h)
+       codemode-conformance diff --target A --target B … [flags]   (the same cells on each target, differences triaged; diff -h)
        codemode-conformance bench-load [flags]   (the reference's load and capacity; bench-load -h)
        codemode-conformance list fakes   (every fake:<variant> target, the requirement it breaks and how; list -h)
        codemode-conformance smoke --target T   (a protocol check in seconds; smoke -h)
@@ -90,6 +91,16 @@ func runFlags() *flag.FlagSet {
 	fs.StringVar(&profile, "profile", "", "contract profile to judge the target against: "+strings.Join(spec.ProfileNames(), " or ")+" (default: the one the target declares, else "+spec.DefaultProfile+"; builtin serves it; a target declaring another one, or features outside it or excluding each other, is a target error)")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
 	fs.IntVar(&framework.MaxMessageBytes, "max-message-bytes", framework.MaxMessageBytes, "longest message the harness reads from the target, in `bytes` (without the newline); a longer one is a target fault: that spec is an error and the target is restarted (spec/protocol.md §1)")
+	fs.Func("token-file", "`file` holding the session token to send as initialize params.token, for a target listening with a token (codemode-reference serve --listen --allow-remote); also $"+framework.TokenEnv, func(path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return fmt.Errorf("%s holds no token", path)
+		}
+		return os.Setenv(framework.TokenEnv, strings.TrimSpace(string(b)))
+	})
 	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
 	fs.BoolVar(&framework.ValidateProtocol, "validate-protocol", false, "check every message the target sends against spec/schema; the first violation (message and schema path) fails the run (exit 1) and goes to protocol-violation.txt")

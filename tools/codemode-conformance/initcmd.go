@@ -5,6 +5,7 @@ import (
 	"embed"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func initCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance init --lang node|python|go DIR\n\nWrites a minimal driver-protocol adapter (answering runtime_unavailable), an empty\nexpected-failures.yaml and .github/workflows/conformance.yml into DIR; then\n  codemode-conformance smoke --target exec:node DIR/adapter.mjs   (the line init prints)\nSee docs/implementers.md. Exit status: 0 written, 1 a file exists, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if code, done := parseSubcommand(fs, reorder(args), stdout); done {
+	if code, done := subcmd.Parse(fs, reorder(args), stdout); done {
 		return code
 	}
 	l, ok := initLangs[*lang]

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"sort"
 	"text/tabwriter"
@@ -27,12 +29,22 @@ Exit status: 0 listed (or -h), 2 usage error (no or an unknown subcommand).
 // -h, -help or --help anywhere prints the usage on stdout and returns 0;
 // anything but "fakes" is a usage error (2).
 func listCommand(args []string, stdout, stderr io.Writer) int {
-	for _, a := range args {
-		if a == "-h" || a == "-help" || a == "--help" {
-			listUsage(stdout)
-			return 0
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { listUsage(fs.Output()) }
+	// list fakes -h is help too: flags may follow the subcommand.
+	var rest []string
+	for len(args) > 0 {
+		if code, done := subcmd.Parse(fs, args, stdout); done {
+			return code
 		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
+	args = rest
 	if len(args) != 1 || args[0] != "fakes" {
 		if len(args) == 0 {
 			fmt.Fprint(stderr, "list needs a subcommand\n\n")

@@ -39,11 +39,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"os"
-	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -65,6 +64,9 @@ func (t *fakeT) Fail() { t.failed = true }
 
 func main() { os.Exit(cli(os.Args[1:])) }
 
+// subcommands are the commands cli dispatches (help CMD runs CMD -h).
+var subcommands = []string{"run", "smoke", "init", "baseline", "version", "bench", "bench-load", "case", "diff", "list"}
+
 // cli runs the command line and returns the exit status.
 func cli(args []string) int {
 	if len(args) == 0 {
@@ -73,14 +75,9 @@ func cli(args []string) int {
 	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 && args[1] == "bench" {
-			return bench.Command(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
-		}
-		if len(args) > 1 && args[1] == "case" {
-			return caseCommand(context.Background(), []string{"-h"}, os.Stdout, os.Stderr)
-		}
-		if len(args) > 1 && args[1] == "list" {
-			return listCommand([]string{"-h"}, os.Stdout, os.Stderr)
+		// help CMD is CMD -h, for every subcommand.
+		if len(args) > 1 && slices.Contains(subcommands, args[1]) {
+			return cli([]string{args[1], "-h"})
 		}
 		usage(os.Stdout)
 		return 0
@@ -91,6 +88,8 @@ func cli(args []string) int {
 		return caseCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
 	case "bench-load":
 		return bench.LoadCommand(context.Background(), args[1:], os.Stdout, os.Stderr)
+	case "diff":
+		return diffCommand(context.Background(), args[1:], os.Stdout, os.Stderr) // diffcmd.go
 	case "list":
 		return listCommand(args[1:], os.Stdout, os.Stderr) // list.go
 	case "version", "--version":
@@ -102,18 +101,14 @@ func cli(args []string) int {
 	case "baseline":
 		return baselineCommand(args[1:], os.Stdout, os.Stderr) // baselinecmd.go
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, list or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, diff, list or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}
 	fs := runFlags()
-	if err := fs.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(os.Stdout)
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "see codemode-conformance run --help")
-		return 2
+	fs.Usage = func() { usage(fs.Output()) }
+	if code, done := subcmd.Parse(fs, args[1:], os.Stdout); done {
+		return code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "unexpected argument %q (flags go after run; see run --help)\n", fs.Arg(0))
@@ -182,16 +177,22 @@ func run() int {
 		}
 		con.SpecStarts()
 	})
+	xpassShown := map[string]bool{} // requirements with an XPASS progress line
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
 		line := ""
 		if report.Selected(r) {
-			line = progressLine(n.Add(1), r, baseline.Verdict(report.Spec(r)), expectedFailures)
+			r = report.SanitiseSpec(r) // what the target sent, escaped and bounded (issue 28 N5)
+			v := baseline.Verdict(report.Spec(r))
+			if v.Verdict == report.XPass {
+				xpassShown[v.Requirement] = true
+			}
+			line = progressLine(n.Add(1), r, v, expectedFailures)
 		}
 		con.SpecDone(line)
 	})
 	var out outcome
 	ginkgo.ReportAfterSuite("conformance summary", func(r types.Report) {
-		out = writeReports(r, run, con)
+		out = writeReports(r, run, con, xpassShown)
 	})
 
 	sc, rc := ginkgo.GinkgoConfiguration()
@@ -199,7 +200,6 @@ func run() int {
 	sc.FailFast = failFast
 	sc.RandomizeAllSpecs = false
 	sc.RandomSeed = 1 // the same order on every run and every target
-	rc.JSONReport = filepath.Join(resultsDir, "report.json")
 	rc.Succinct = !verbose
 	rc.SilenceSkips = true
 	rc.Verbose = verbose

@@ -65,12 +65,14 @@ func closingLine(o outcome, code int) string {
 	return fmt.Sprintf("codemode-conformance: overall %s (exit %d) — %s\n", o.overall, code, strings.Join(notes, "; "))
 }
 
-// writeReports evaluates the run, prints the summary and writes
+// writeReports evaluates the run, prints the XPASS lines of listed
+// requirements not in xpassShown (requirementXPassLines) and the summary, and writes
 // conformance-report.yaml, summary.md, junit.xml and report.html.
-func writeReports(r types.Report, run conformance.Run, con *console) outcome {
+func writeReports(r types.Report, run conformance.Run, con *console, xpassShown map[string]bool) outcome {
 	o := run.Evaluate(r)
 	runControl(&o.Conformance)
 	md, text := o.Summary()
+	con.Print(requirementXPassLines(o.Conformance.Requirements, xpassShown, expectedFailures))
 	con.Summary(text)
 	if err := o.Write(resultsDir, md); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"net"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/suites/framework/dialect"
 	"github.com/codemode-conformance/codemode/targets"
+	"github.com/codemode-conformance/codemode/tools/report"
 )
 
 // smokeBudget bounds a whole smoke check (each step has its share).
@@ -43,7 +45,7 @@ func smokeCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(fs.Output(), "usage: codemode-conformance smoke --target T\n\nChecks in under 10 s that T speaks the driver protocol: initialize (features, profile), one trivial\ncell, one nested call, shutdown. Prints one line per step and, for a fault, a diagnosis: stdout\npollution, a missing newline, ids not echoed, an unknown feature, a crash with output on stderr only.\nExit status: 0 all steps pass, 1 a diagnosis, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if code, done := parseSubcommand(fs, args, stdout); done {
+	if code, done := subcmd.Parse(fs, args, stdout); done {
 		return code
 	}
 	if *tgt == "" || fs.NArg() > 0 {
@@ -349,7 +351,7 @@ var smokeSteps = []smokeStep{
 	{"initialize", func(ctx context.Context, s *smokeConn) (string, error) {
 		var r protocol.InitializeResult
 		if err := s.call(ctx, protocol.MethodInitialize, protocol.InitializeParams{ProtocolVersion: protocol.Version,
-			Harness: protocol.Peer{Name: framework.HarnessName, Version: harnessVersion()}}, &r, nil); err != nil {
+			Harness: protocol.Peer{Name: framework.HarnessName, Version: harnessVersion()}, Token: framework.TargetToken()}, &r, nil); err != nil {
 			return "", err
 		}
 		if r.ProtocolVersion != protocol.Version {
@@ -366,7 +368,7 @@ var smokeSteps = []smokeStep{
 		if p == "" {
 			p = spec.DefaultProfile + " (default)"
 		}
-		return fmt.Sprintf(": %s %s, profile %s, features [%s]", r.Implementation.Name, r.Implementation.Version, p, strings.Join(r.Features, " ")), nil
+		return report.Clean(fmt.Sprintf(": %s %s, profile %s, features [%s]", r.Implementation.Name, r.Implementation.Version, p, strings.Join(r.Features, " "))), nil // the target's strings, for a terminal
 	}},
 	{"run.prepare", func(ctx context.Context, s *smokeConn) (string, error) {
 		s.run = "smoke-1"

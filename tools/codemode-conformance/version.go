@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"runtime"
 	"runtime/debug"
@@ -57,12 +59,16 @@ func harnessVersion() string {
 // and the sha256 of the quickjs.wasm in this build, or why builtin cannot
 // run). Exit 0, or 2 on arguments.
 func versionCommand(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintln(stdout, "usage: codemode-conformance version\n\nPrints the harness version (release tag or commit), the requirement catalogue version,\nthe driver protocol version and the embedded engine (QuickJS-NG, sha256 of its wasm). Exit 0.")
-		return 0
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: codemode-conformance version\n\nPrints the harness version (release tag or commit), the requirement catalogue version,\nthe driver protocol version and the embedded engine (QuickJS-NG, sha256 of its wasm). Exit 0.")
 	}
-	if len(args) > 0 {
-		fmt.Fprintf(stderr, "version takes no arguments, got %q\n", args)
+	if code, done := subcmd.Parse(fs, args, stdout); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "version takes no arguments, got %q\n", fs.Args())
 		return 2
 	}
 	fmt.Fprintf(stdout, "codemode-conformance %s\n", harnessVersion())

@@ -24,7 +24,7 @@ const TranscriptEntry = evidence.TranscriptPrefix
 // MaxHTMLEntry caps each piece of text report.html shows (one request, one
 // response, one nested call, a failure message, guest code): the rest is
 // cut with a note saying where the full text is.
-const MaxHTMLEntry = 64 << 10
+const MaxHTMLEntry = MaxTargetBytes
 
 // WriteHTML writes report.html for the selected specs of r with the
 // verdicts of ev (Evaluate of Specs(r)) and the summary of c (the run's
@@ -297,8 +297,11 @@ func newHTMLTranscript(t evidence.Transcript) htmlTranscript {
 }
 
 // summarize sums up the answer to one exchange in a line: the status of a
-// result, a protocol error, or what run.prepare activated.
-func summarize(e evidence.Exchange) string {
+// result, a protocol error, or what run.prepare activated. The strings are
+// decoded from the target's JSON, so the line is cleaned again (Clean).
+func summarize(e evidence.Exchange) string { return Clean(summarizeAnswer(e)) }
+
+func summarizeAnswer(e evidence.Exchange) string {
 	if e.Error != "" {
 		return "protocol error: " + cut(Short(e.Error), 120)
 	}
@@ -495,9 +498,12 @@ details { margin: .25em 0; } details > summary { cursor: pointer; } details.x { 
 <p>Baseline error: listed in the expected-failures baseline, but {{.BaselineError}}</p>
 {{- end}}
 {{- if .HarnessError}}
-<p>Harness error, not a failure of {{.Requirement}}: {{.HarnessError}}</p>
-{{- end}}
+<p class="label">Error ({{.HarnessError}})</p>
+<p>Not a failure of {{.Requirement}}: the spec could not be judged. A crash or hang of the target is the target's fault, a lost connection with no exit may be the harness's; the transcript below shows the last exchange.</p>
 {{- if .Message}}
+<details class="x"><summary>Raw error{{if .FailureAt}} at <code>{{.FailureAt}}</code>{{end}}</summary><pre>{{.Message}}</pre></details>
+{{- end}}
+{{- else if .Message}}
 <p class="label">Failure{{if .FailureAt}} at <code>{{.FailureAt}}</code>{{end}}</p>
 <pre>{{.Message}}</pre>
 {{- end}}

@@ -141,6 +141,16 @@ var _ = Describe("RenderHTML", func() {
 		Expect(page).To(ContainSubstring("<h2>Specs that fail the run (2)</h2>"), "the fail and the xpass")
 	})
 
+	It("heads a target crash Error (reason) and folds the raw error", func() {
+		crashed := it("CM-EXEC-01", "crashed", types.SpecStateFailed, "Unexpected error:\n    <*errors.errorString | 0xc000123456>: EOF",
+			types.ReportEntry{Name: report.HarnessErrorEntry, Value: types.WrapEntryValue("target connection lost during tool.exec")})
+		page := renderReport(types.Report{SuiteDescription: "codemode conformance", SpecReports: types.SpecReports{crashed}}, nil)
+		Expect(page).To(ContainSubstring(`<p class="label">Error (target connection lost during tool.exec)</p>`), "the heading names the error")
+		Expect(page).To(MatchRegexp(`<details class="x"><summary>Raw error</summary><pre>Unexpected error:\n\s+&lt;\*errors.errorString`), "the raw Gomega error is folded")
+		Expect(page).NotTo(ContainSubstring("Harness error"))
+		Expect(page).NotTo(ContainSubstring(`<p class="label">Failure`), "an error is no failure")
+	})
+
 	It("reads the typed evidence back from report.json (entry.Value.AsJSON) as from the live report", func() {
 		js, err := json.Marshal(r)
 		Expect(err).NotTo(HaveOccurred())

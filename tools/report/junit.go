@@ -1,9 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 
 	"github.com/onsi/ginkgo/v2/reporters"
 	"github.com/onsi/ginkgo/v2/types"
@@ -35,7 +38,10 @@ import (
 // last). <testsuite> counts
 // skipped (skips and xfails) and disabled (pending) apart, and <testsuites>
 // carries their sums under the same names. suiteProps are added to every
-// <testsuite>'s properties (the run's "profile", protocol.md §9).
+// <testsuite>'s properties (the run's "profile", protocol.md §9). Paths are
+// relative to the checkout the harness was built from (the run's own
+// directory is "."), and only specs that did not pass or skip carry
+// Ginkgo's timeline in <system-err> (report.json keeps every one).
 func WriteJUnit(r types.Report, ev Evaluation, path string, suiteProps ...reporters.JUnitProperty) error {
 	filtered := r
 	filtered.SpecReports = nil
@@ -55,7 +61,10 @@ func WriteJUnit(r types.Report, ev Evaluation, path string, suiteProps ...report
 			verdicts = append(verdicts, nil)
 		}
 	}
-	if err := reporters.GenerateJUnitReportWithConfig(filtered, path, reporters.JunitReportConfig{}); err != nil {
+	// A passing or skipped spec's Ginkgo timeline (its transcript and log)
+	// is report.json's and report.html's; junit.xml keeps it for the others.
+	cfg := reporters.JunitReportConfig{OmitTimelinesForSpecState: types.SpecStatePassed | types.SpecStateSkipped | types.SpecStatePending}
+	if err := reporters.GenerateJUnitReportWithConfig(filtered, path, cfg); err != nil {
 		return err
 	}
 	data, err := os.ReadFile(path)
@@ -101,7 +110,33 @@ func WriteJUnit(r types.Report, ev Evaluation, path string, suiteProps ...report
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), data...), 0o644)
+	return os.WriteFile(path, append([]byte(xml.Header), relativePaths(data, r.SuitePath)...), 0o644)
+}
+
+// moduleRoot is the directory of this module's source as the binary was
+// built ("" under -trimpath, where locations are module paths already): the
+// spec locations in a report start with it.
+var moduleRoot = func() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(filepath.Dir(file))) // <root>/tools/report/junit.go
+}()
+
+// relativePaths makes the spec locations in data relative to the module
+// root and names the run's directory suitePath "." (the <testsuite
+// package>), so that junit.xml does not carry the checkout's or the user's
+// absolute paths.
+func relativePaths(data []byte, suitePath string) []byte {
+	for _, dir := range []string{moduleRoot, suitePath} {
+		if dir == "" || dir == "/" {
+			continue
+		}
+		data = bytes.ReplaceAll(data, []byte(dir+string(filepath.Separator)), nil)
+		data = bytes.ReplaceAll(data, []byte(`"`+dir+`"`), []byte(`"."`))
+	}
+	return data
 }
 
 // junitSuites is Ginkgo's reporters.JUnitTestSuites with a skipped count:

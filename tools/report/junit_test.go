@@ -98,4 +98,28 @@ var _ = Describe("WriteJUnit", func() {
 		Expect(strings.Join([]string{cases["CM-LIM-03"].Properties.WithName("verdict"), cases["CM-LIM-01"].Properties.WithName("verdict")}, " ")).To(Equal("fail pass"))
 		Expect([]int{doc.Failures, doc.Errors, doc.Skipped, doc.Disabled}).To(Equal([]int{1, 1, 1, 1}))
 	})
+
+	It("carries paths relative to the checkout and the timeline of failing specs only", func() {
+		root, err := filepath.Abs("../..")
+		Expect(err).NotTo(HaveOccurred())
+		at := func(line int) types.CodeLocation {
+			return types.CodeLocation{FileName: filepath.Join(root, "suites", "codemode", "exec.go"), LineNumber: line}
+		}
+		failed := it("CM-LIM-03", "a", types.SpecStateFailed, "boom")
+		failed.LeafNodeLocation, failed.Failure.Location = at(10), at(12)
+		failed.CapturedGinkgoWriterOutput = "→ run.prepare (failing)"
+		passed := it("CM-LIM-01", "a", types.SpecStatePassed, "")
+		passed.LeafNodeLocation = at(20)
+		passed.CapturedGinkgoWriterOutput = "→ run.prepare (passing)"
+		path := filepath.Join(GinkgoT().TempDir(), "junit.xml")
+		run := types.Report{SuiteDescription: "codemode conformance", SuitePath: root, SpecReports: types.SpecReports{failed, passed}}
+		Expect(report.WriteJUnit(run, report.Evaluate(report.Specs(run), nil), path)).To(Succeed())
+		data, err := os.ReadFile(path)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(data)).NotTo(ContainSubstring(root), "no absolute path of the checkout")
+		Expect(string(data)).To(ContainSubstring(`package="."`), "the run's directory is .")
+		Expect(string(data)).To(ContainSubstring("suites/codemode/exec.go:12"), "the failure's location, relative")
+		Expect(string(data)).To(ContainSubstring("run.prepare (failing)"), "the failing spec keeps its log")
+		Expect(string(data)).NotTo(ContainSubstring("run.prepare (passing)"), "the passing spec's log is report.json's")
+	})
 })

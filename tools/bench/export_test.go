@@ -1,0 +1,4 @@
+package bench
+
+// SuspendFigureOf exposes suspendFigure to the tests.
+var SuspendFigureOf = suspendFigure

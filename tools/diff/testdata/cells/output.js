@@ -1,0 +1,3 @@
+text("a");
+text("b");
+return null;
