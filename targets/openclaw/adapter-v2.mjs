@@ -19,9 +19,10 @@ import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
-import { GatewayPool } from "./lib/gateway.mjs";
+import { GatewayPool, trajectoryCalls } from "./lib/gateway.mjs";
 import { MCP_V2_REQUIRED, mcpServersConfig, openMcpV2 } from "./lib/mcp.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
+import { HOOKS_REQUIRED, gatesOf, hookContext, installGates, recordCall } from "./lib/hooks.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -49,17 +50,28 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  found = discoverChunks(distDir, V2_REQUIRED, ".mjs", [...MCP_V2_REQUIRED, "ToolsSchema"]);
-  surface = await loadSurface(pick(found, V2_REQUIRED), importer);
+  found = discoverChunks(distDir, V2_REQUIRED, ".mjs", [...MCP_V2_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema"]);
 } catch (err) {
   fatal(err.message);
 }
+
+// OpenClaw's code-mode chunks load from process start; initialize waits for
+// them at most INIT_WAIT_MS and run.prepare awaits the rest (a loaded machine
+// takes tens of seconds to compile them; the harness gives initialize one
+// minute and each call half a minute, so the load may use both).
+const surfaceLoaded = once(async () => (surface = await loadSurface(pick(found, V2_REQUIRED), importer)));
+const INIT_WAIT_MS = 45000;
+surfaceLoaded().catch(() => {}); // its error is run.prepare's answer
 
 // Loaded on first use (lib/chunks.mjs once), as in adapter.mjs.
 const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(found, MCP_V2_REQUIRED), importer)) }));
 // A build without them (the adapter's test fixtures) declares no mcp and
 // validates no config, and says so in its log.
 const hasMcp = has(found, MCP_V2_REQUIRED);
+// hooks and approvals: OpenClaw's global hook runner and embedded approval
+// broker, as in adapter.mjs (lib/hooks.mjs).
+const hasHooks = has(found, HOOKS_REQUIRED);
+const gatesInstalled = once(async () => installGates(await loadSurface(pick(found, HOOKS_REQUIRED), importer), peer, runs, (m) => process.stderr.write(`openclaw: ${m}\n`)));
 const toolsSchema = once(async () => {
   if (found.ToolsSchema) return loadToolsSchema(distDir, found.ToolsSchema);
   process.stderr.write("openclaw adapter: this dist exports no ToolsSchema; tools.codeMode goes unvalidated to the resolver\n");
@@ -96,6 +108,11 @@ function getRun(params) {
 }
 
 async function prepare(p) {
+  try {
+    await surfaceLoaded();
+  } catch (err) {
+    throw new ProtocolError(-32603, `run.prepare: cannot load OpenClaw's code-mode chunks: ${err.message}`);
+  }
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
   for (const k of ["agentId", "sessionId", "sessionKey", "senderId", "channel"]) {
@@ -114,7 +131,11 @@ async function prepare(p) {
       throw new ProtocolError(-32602, `run.prepare: ${what} is not drivable through OpenClaw's code-mode module: ${nd.reason}`);
     }
   }
-  for (const what of ["hooks", "approvals", "session"]) {
+  const gates = gatesOf(p);
+  if (typeof gates === "string") throw new ProtocolError(-32602, `run.prepare: ${gates}`);
+  if (gates && !hasHooks) throw new ProtocolError(-32602, "run.prepare: this OpenClaw dist exports no global hook runner (features hooks and approvals not declared)");
+  if (gates) await gatesInstalled();
+  for (const what of ["session"]) {
     if (p[what] != null && p[what] !== false) {
       throw new ProtocolError(-32602, `run.prepare: ${what} is not driven by the generation-2 adapter (feature not declared)`);
     }
@@ -137,6 +158,8 @@ async function prepare(p) {
     prepare: p, // for agent.turn (gateway mode)
     catalogIds: new Map(),
     controller: new AbortController(),
+    gates, // null, or the run's hooks and approvals (lib/hooks.mjs)
+    calls: new Map(), // in-flight nested calls as OpenClaw's tool-search runtime named them
   };
   // The run's MCP servers through OpenClaw's one-run MCP runtime
   // (lib/mcp.mjs); their tools join the run's own before policy.
@@ -163,7 +186,14 @@ function prepareSurface(p, run, config) {
       abortSignal: run.controller.signal,
       // OpenClaw's default nested-call path (ToolSearchRuntime), plus the
       // parent call id it already holds, which tool.invoke reports.
-      executeTool: async (c) => c.acceptResultBeforeProjection(await c.tool.execute(c.toolCallId, c.input, c.signal, c.onUpdate, { parentToolCallId: c.parentToolCallId })),
+      executeTool: async (c) => {
+        const done = recordCall(run, c);
+        try {
+          return c.acceptResultBeforeProjection(await c.tool.execute(c.toolCallId, c.input, c.signal, c.onUpdate, { parentToolCallId: c.parentToolCallId }));
+        } finally {
+          done();
+        }
+      },
     });
   } catch (err) {
     // OpenClaw refuses the config (e.g. an unknown executor) while planning
@@ -226,7 +256,7 @@ function ownAndClient(run, p, specs, mcpTools = []) {
 // agent loop does. It returns the model-visible tools.
 function surface_(run, own, client) {
   const p = run.prepare;
-  const compacted = run.core.compactTools(own);
+  const compacted = run.core.compactTools(own, hooked(run));
   let visible = compacted.tools;
   if (client.length > 0) {
     visible = [...visible, ...surface.addClientToolsToCodeModeCatalog({ config: run.config, agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, runId: p.run, catalogRef: run.core.toolSearchCatalogRef, tools: client }).tools];
@@ -235,14 +265,25 @@ function surface_(run, own, client) {
   run.promptToolPolicy = compacted.promptToolPolicy;
   // The agent loop runs every tool through toToolDefinitions, which turns a
   // thrown error into the tool result {status: "error", tool, error}.
-  const defs = surface.toToolDefinitions([visible.find((t) => t.name === "exec"), visible.find((t) => t.name === "wait")].filter(Boolean));
+  const defs = surface.toToolDefinitions([visible.find((t) => t.name === "exec"), visible.find((t) => t.name === "wait")].filter(Boolean), hooked(run).hookContext);
   run.exec = defs.find((d) => d.name === "exec");
   run.wait = defs.find((d) => d.name === "wait");
   return visible;
 }
 
+// hooked is compactTools' options for a run: a run with hooks or approvals
+// gets OpenClaw's tool hook context (its hookContext option), as the agent
+// harness gives one to every run; others none, as before (lib/hooks.mjs).
+function hooked(run) {
+  return run.gates ? { hookContext: hookContext(run.prepare, run.config) } : {};
+}
+
 function noteCatalogIds(run) {
-  for (const e of run.core.toolSearchCatalogRef?.current?.entries ?? []) if (e.tool) run.catalogIds.set(e.tool, e.id);
+  run.catalogEntries ??= new Map();
+  for (const e of run.core.toolSearchCatalogRef?.current?.entries ?? []) if (e.tool) {
+    run.catalogIds.set(e.tool, e.id);
+    run.catalogEntries.set(e.tool, e);
+  }
 }
 
 const UPDATE_OPS = ["replaceTools", "restrictTo", "attachClientTools"];
@@ -311,14 +352,15 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
-      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
+      await Promise.race([surfaceLoaded().catch(() => {}), new Promise((r) => setTimeout(r, INIT_WAIT_MS).unref())]);
+      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version}${executor ? `+${executor}` : ""} (code-mode module via targets/openclaw/adapter-v2.mjs${executor ? `; tools.codeMode.executor ${executor}` : ""})` },
         profile: "v2",
         // QuickJS in WebAssembly is the executor whose isolation 001 claims;
         // the Node executor's guards are no security boundary (001).
-        features: [...(hasMcp ? V2_FEATURES : V2_FEATURES.filter((f) => f !== "mcp" && f !== "mcp-resources")), ...(executor === "quickjs" ? ["isolation"] : [])],
+        features: [...(hasMcp ? V2_FEATURES : V2_FEATURES.filter((f) => f !== "mcp" && f !== "mcp-resources")), ...(hasHooks ? ["hooks", "approvals"] : []), ...(executor === "quickjs" ? ["isolation"] : [])],
         notDrivable: V2_NOT_DRIVABLE,
       };
     case "run.prepare":
@@ -336,8 +378,24 @@ peer.handle = async (method, params) => {
       }
       return gateways.turn(run, p);
     }
+    case "run.trajectory": {
+      // Feature trajectory, agent turns only: the nested activity OpenClaw
+      // hands its agent_end hooks for the run's last turn (lib/gateway.mjs
+      // trajectoryCalls). The views of nested-activity are not drivable.
+      const run = getRun(params);
+      if (params?.view != null || params?.reload != null) {
+        const nd = V2_NOT_DRIVABLE.find((n) => n.feature === "nested-activity");
+        throw new ProtocolError(-32601, `run.trajectory views are feature nested-activity, not drivable: ${nd.reason}`);
+      }
+      const users = gateways.turnsOf(run.id);
+      if (users.length === 0) throw new ProtocolError(-32601, `run.trajectory: run ${JSON.stringify(run.id)} had no agent turn; module-level runs have no OpenClaw transcript (see notDrivable CM-NEST-07)`);
+      const messages = await gateways.agentEndMessages(users[users.length - 1], 10000);
+      if (messages === null) throw new ProtocolError(-32603, "run.trajectory: OpenClaw ran no agent_end hook for the run's last turn within 10 s");
+      return { run: run.id, calls: trajectoryCalls(messages) };
+    }
     case "run.end": {
       const run = getRun(params);
+      gateways.forgetRun(run.id);
       run.controller.abort();
       run.cleanup?.();
       runs.delete(run.id);

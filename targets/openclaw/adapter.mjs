@@ -19,10 +19,11 @@ import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogS
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
 import { SANDBOX_NOT_DRIVABLE, refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
-import { GatewayPool } from "./lib/gateway.mjs";
+import { GatewayPool, trajectoryCalls } from "./lib/gateway.mjs";
 import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
-import { applyNamespaces, registrations } from "./lib/namespaces.mjs";
+import { applyNamespaces } from "./lib/namespaces.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
+import { HOOKS_REQUIRED, gatesOf, hookContext, installGates, recordCall } from "./lib/hooks.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -48,11 +49,18 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
 try {
-  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, "ToolsSchema"]);
-  surface = await loadSurface(pick(found, REQUIRED), importer);
+  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
 } catch (err) {
   fatal(err.message);
 }
+
+// OpenClaw's code-mode chunks load from process start; initialize waits for
+// them at most INIT_WAIT_MS and run.prepare awaits the rest (a loaded machine
+// takes tens of seconds to compile them; the harness gives initialize one
+// minute and each call half a minute, so the load may use both).
+const surfaceLoaded = once(async () => (surface = await loadSurface(pick(found, REQUIRED), importer)));
+const INIT_WAIT_MS = 45000;
+surfaceLoaded().catch(() => {}); // its error is run.prepare's answer
 
 // Features whose behaviour this adapter really drives through the module
 // surface (spec/protocol.md §9). yield: OpenClaw's yield_control suspends with
@@ -71,7 +79,13 @@ try {
 // and prompts are code mode's own projection of those tools.
 // namespaces: registrations go into OpenClaw's process-wide namespace
 // registry (lib/namespaces.mjs); visibility, scopes and calls are OpenClaw's.
-const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api", "mcp", "mcp-resources", "namespaces"];
+// hooks, approvals: a before_tool_call plugin hook in OpenClaw's global hook
+// runner and its embedded plugin approval broker (lib/hooks.mjs).
+// trajectory: for runs driven by agent.turn, the transcript projection of
+// the nested calls that OpenClaw's embedded attempt hands its agent_end
+// hooks (lib/gateway.mjs trajectoryCalls); module-level runs have none
+// (CM-NEST-07 is not drivable).
+const FEATURES = ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api", "mcp", "mcp-resources", "namespaces", "hooks", "approvals", "trajectory"];
 
 // What the module surface cannot drive (spec/protocol.md §3 initialize,
 // notDrivable). The harness skips a spec that needs one of these with the
@@ -86,9 +100,7 @@ const NOT_DRIVABLE = [
   // not drivable with the reason, never as "not declared". The profile-v2
   // features (bridge-queue, execution-mode, results, session-store,
   // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
-  { feature: "hooks", reason: "not wired yet, though drivable: 7.35 runs before_tool_call hooks from its global hook runner (initializeGlobalHookRunner and getGlobalHookRunner, hook-runner-global chunk, filled from a plugin registry's typedHooks), and applyCodeModeCatalog wraps every catalog tool with wrapToolWithBeforeToolCallHook when given a toolHookContext; the adapter installs no before_tool_call hook that asks the harness (hook.beforeToolCall) and passes no toolHookContext" },
-  { feature: "approvals", reason: "not wired yet, though drivable: 7.35 asks for approval when a before_tool_call hook answers requireApproval and decides it through its plugin approval broker (plugin.approval.requested/resolved); it needs the hooks wiring (see hooks) plus a broker client that answers through approval.request" },
-  { feature: "trajectory", reason: "not wired yet: 7.35 records nested calls in its agent run's transcript projections (the run setup's catalog executor), outside the code-mode module, whose executeTool sees no transcript; the gateway records them for agent turns (lib/gateway.mjs reads its session store), but run.trajectory for module-level runs has no OpenClaw transcript to translate" },
+  { requirement: "CM-NEST-07", reason: "its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and 7.35 projects nested calls into a transcript only inside its embedded agent attempt (runEmbeddedAttempt's toolSearchCatalogExecutor pushes to the closure-local toolSearchTargetTranscriptProjections; no exported recorder or projection), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)" },
   { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
   SANDBOX_NOT_DRIVABLE,
 ];
@@ -99,6 +111,10 @@ const mcpSurface = once(async () => ({ ...surface, ...(await loadSurface(pick(fo
 // A build without them (the adapter's test fixtures) declares no mcp and
 // validates no config, and says so in its log.
 const hasMcp = has(found, MCP_REQUIRED);
+const hasHooks = has(found, HOOKS_REQUIRED);
+// The harness hook and the approval broker, installed by the first run that
+// opts into hooks or approvals (lib/hooks.mjs).
+const gatesInstalled = once(async () => installGates(await loadSurface(pick(found, HOOKS_REQUIRED), importer), peer, runs, (m) => process.stderr.write(`openclaw: ${m}\n`)));
 const toolsSchema = once(async () => {
   if (found.ToolsSchema) return loadToolsSchema(distDir, found.ToolsSchema);
   process.stderr.write("openclaw adapter: this dist exports no ToolsSchema; tools.codeMode goes unvalidated to the resolver\n");
@@ -140,6 +156,11 @@ function getRun(params, method) {
 }
 
 async function prepare(p) {
+  try {
+    await surfaceLoaded();
+  } catch (err) {
+    throw new ProtocolError(-32603, `run.prepare: cannot load OpenClaw's code-mode chunks: ${err.message}`);
+  }
   if (!str(p?.run)) throw new ProtocolError(-32602, "run.prepare: run must be a non-empty string");
   if (runs.has(p.run)) throw new ProtocolError(-32602, `run.prepare: run ${JSON.stringify(p.run)} is already prepared`);
   for (const k of ["agentId", "sessionId", "sessionKey", "senderId", "channel"]) {
@@ -161,6 +182,10 @@ async function prepare(p) {
   const mcp = mcpServersConfig(p.mcpServers);
   if (mcp.error) throw new ProtocolError(-32602, `run.prepare: ${mcp.error}`);
   if (!hasMcp && Object.keys(mcp.servers).length > 0) throw new ProtocolError(-32602, "run.prepare: this OpenClaw dist exports no session MCP runtime (feature mcp not declared)");
+  const gates = gatesOf(p);
+  if (typeof gates === "string") throw new ProtocolError(-32602, `run.prepare: ${gates}`);
+  if (gates && !hasHooks) throw new ProtocolError(-32602, "run.prepare: this OpenClaw dist exports no global hook runner (features hooks and approvals not declared)");
+  if (gates) await gatesInstalled();
   const nsError = applyNamespaces(p.namespaces);
   if (nsError) throw new ProtocolError(-32602, `run.prepare: namespaces: ${nsError}`);
   const config = codeModeConfig(p);
@@ -174,6 +199,8 @@ async function prepare(p) {
     prepare: p, // for agent.turn (gateway mode)
     catalogIds: new Map(),
     controller: new AbortController(),
+    gates, // null, or the run's hooks and approvals (lib/hooks.mjs)
+    calls: new Map(), // in-flight nested calls as OpenClaw's catalog executor named them
   };
   let own = p.tools.filter((t) => t.source !== "client").map((t) => harnessTool(surface, peer, run, t, { updates }));
   // The run's MCP servers: OpenClaw's session MCP runtime connects to them
@@ -221,18 +248,32 @@ function prepareTools(p, run, config, own) {
     abortSignal: run.controller.signal,
     // OpenClaw's default nested-call path, unchanged; it also hands the tool
     // the parent call id, which tool.invoke reports (CM-NEST-07).
-    executeTool: async (c) => c.tool.execute(c.toolCallId, c.input, c.signal, c.onUpdate, { parentToolCallId: c.parentToolCallId }),
+    executeTool: async (c) => {
+      const done = recordCall(run, c);
+      try {
+        return await c.tool.execute(c.toolCallId, c.input, c.signal, c.onUpdate, { parentToolCallId: c.parentToolCallId });
+      } finally {
+        done();
+      }
+    },
   };
+  // A run with hooks or approvals gets OpenClaw's tool hook context, as its
+  // run setup gives one to every run (lib/hooks.mjs).
+  const hooked = run.gates ? { toolHookContext: hookContext(p, config) } : {};
   const cmTools = surface.createCodeModeTools(ctx);
   const scope = { config, agentId: p.agentId, sessionId: p.sessionId, sessionKey: p.sessionKey, runId: p.run, catalogRef };
-  const applied = surface.applyCodeModeCatalog({ ...scope, tools: [...cmTools, ...own] });
+  const applied = surface.applyCodeModeCatalog({ ...scope, ...hooked, tools: [...cmTools, ...own] });
   let visible = applied.tools;
   if (client.length > 0) visible = [...visible, ...surface.addClientToolsToCodeModeCatalog({ ...scope, tools: client }).tools];
-  for (const e of catalogRef.current?.entries ?? []) if (e.tool) run.catalogIds.set(e.tool, e.id);
+  run.catalogEntries = new Map();
+  for (const e of catalogRef.current?.entries ?? []) if (e.tool) {
+    run.catalogIds.set(e.tool, e.id);
+    run.catalogEntries.set(e.tool, e);
+  }
   run.active = isCodeModeSurface(visible, cmTools);
   // OpenClaw's agent loop runs every tool through toToolDefinitions, which
   // turns a thrown error into the tool result {status: "error", tool, error}.
-  const defs = surface.toToolDefinitions(cmTools);
+  const defs = surface.toToolDefinitions(cmTools, hooked.toolHookContext);
   run.exec = defs[0];
   run.wait = defs[1];
   runs.set(p.run, run);
@@ -255,13 +296,15 @@ peer.handle = async (method, params) => {
   switch (method) {
     case "initialize":
       if (params?.protocolVersion !== "1") throw new ProtocolError(-32602, `unsupported protocolVersion ${JSON.stringify(params?.protocolVersion)}`);
-      setImmediate(() => toolsSchema().catch(() => {})); // warm it for the first run.prepare
+      await Promise.race([surfaceLoaded().catch(() => {}), new Promise((r) => setTimeout(r, INIT_WAIT_MS).unref())]);
+      setImmediate(() => surfaceLoaded().then(() => toolsSchema()).catch(() => {})); // warm it for the first run.prepare
       return {
         protocolVersion: "1",
         implementation: { name: "openclaw", version: `${version} (code-mode module via targets/openclaw/adapter.mjs; agent turns via the openclaw gateway)` },
         // mcp and namespaces only where this dist has the session MCP runtime
-        // and the namespace registry (the test fixtures have neither).
-        features: FEATURES.filter((f) => (hasMcp || (f !== "mcp" && f !== "mcp-resources")) && (f !== "namespaces" || registrations() !== null)),
+        // and the namespace registry (the chunk that creates it exports
+        // describeCodeModeNamespacesForPrompt; the test fixtures have neither).
+        features: FEATURES.filter((f) => (hasMcp || (f !== "mcp" && f !== "mcp-resources")) && (f !== "namespaces" || found.describeCodeModeNamespacesForPrompt !== undefined) && (hasHooks || (f !== "hooks" && f !== "approvals"))),
         notDrivable: NOT_DRIVABLE,
       };
     case "run.prepare":
@@ -277,8 +320,19 @@ peer.handle = async (method, params) => {
       }
       return gateways.turn(run, p);
     }
+    case "run.trajectory": {
+      // Agent turns only: the projection of the run's last turn that
+      // OpenClaw handed its agent_end hooks (lib/gateway.mjs).
+      const run = getRun(params, method);
+      const users = gateways.turnsOf(run.id);
+      if (users.length === 0) throw new ProtocolError(-32601, `run.trajectory: run ${JSON.stringify(run.id)} had no agent turn; module-level runs have no OpenClaw transcript (see notDrivable CM-NEST-07)`);
+      const messages = await gateways.agentEndMessages(users[users.length - 1], 10000);
+      if (messages === null) throw new ProtocolError(-32603, "run.trajectory: OpenClaw ran no agent_end hook for the run's last turn within 10 s");
+      return { run: run.id, calls: trajectoryCalls(messages) };
+    }
     case "run.end": {
       const run = getRun(params, method);
+      gateways.forgetRun(run.id);
       run.controller.abort();
       runs.delete(run.id);
       await run.mcp?.close();

@@ -18,10 +18,10 @@ import (
 const baselineReasonTODO = "TODO: why this spec fails (cite the requirement's text and the seed section)"
 
 // baselineClasses are the values of an entry's class (report.Class): a
-// deviation from the seed pages, or a project decision the target does not
-// follow. What a target cannot drive is declared notDrivable in initialize
+// deviation from the seed pages, a project decision the target does not
+// follow, or untriaged (the cause is not established yet). What a target cannot drive is declared notDrivable in initialize
 // and skipped, never an expected failure.
-var baselineClasses = []string{string(report.ClassDeviation), string(report.ClassDecision)}
+var baselineClasses = []string{string(report.ClassDeviation), string(report.ClassDecision), string(report.ClassUntriaged)}
 
 // baselineFile is an expected-failures file as baseline reads and writes
 // it: report.Baseline's entries plus class (read leniently, so that a file
@@ -80,7 +80,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	update := fs.String("update", "", "an existing expected-failures file to update: drops entries that now pass, keeps reasons")
 	out := fs.String("out", "", "where to write (default: the --update file, else stdout)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: codemode-conformance baseline --from RESULTS_DIR [--update expected-failures.yaml] [--out FILE]\n\nWrites an expected-failures file from a run: one entry per failing spec, with its requirement,\na reason to fill in and its class (deviation | decision). --update drops the\nentries that now pass and keeps the reasons of the others.\nExit status: 0 written, 1 a file cannot be read or written, 2 usage.\n\nFlags:")
+		fmt.Fprintln(fs.Output(), "usage: codemode-conformance baseline --from RESULTS_DIR [--update expected-failures.yaml] [--out FILE]\n\nWrites an expected-failures file from a run: one entry per failing spec, with its requirement,\na reason to fill in and its class (deviation | decision | untriaged). --update drops the\nentries that now pass and keeps the reasons of the others.\nExit status: 0 written, 1 a file cannot be read or written, 2 usage.\n\nFlags:")
 		fs.PrintDefaults()
 	}
 	if code, done := subcmd.Parse(fs, args, stdout); done {

@@ -30,10 +30,10 @@ var _ = Describe("baseline class", func() {
 			b, err := report.ParseBaseline(data)
 			Expect(err).NotTo(HaveOccurred(), "%s parses", f)
 			for _, r := range b.Requirements {
-				Expect(r.Class).NotTo(BeEmpty(), "%s: requirement entry %s has a class (deviation or decision)", f, r.ID)
+				Expect(r.Class).NotTo(BeEmpty(), "%s: requirement entry %s has a class (deviation, decision or untriaged)", f, r.ID)
 			}
 			for _, s := range b.Specs {
-				Expect(s.Class).NotTo(BeEmpty(), "%s: spec entry %q has a class (deviation or decision)", f, s.Name)
+				Expect(s.Class).NotTo(BeEmpty(), "%s: spec entry %q has a class (deviation, decision or untriaged)", f, s.Name)
 			}
 		}
 	})

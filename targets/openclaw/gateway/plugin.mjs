@@ -32,6 +32,13 @@ export default {
   name: spec.id,
   description: "codemode-conformance harness tools (forwarded to the harness as tool.invoke)",
   register(api) {
+    // The agent run's own trajectory (feature trajectory): OpenClaw hands
+    // agent_end hooks the run's messages with its transcript projection of
+    // the nested calls (projectToolSearchTargetTranscriptMessages), which
+    // exists nowhere else outside its embedded attempt. Forwarded as is.
+    api.on?.("agent_end", async (event, ctx) => {
+      await forward({ kind: "agent_end", plugin: spec.id, context: { sessionKey: ctx?.sessionKey, runId: ctx?.runId }, messages: event?.messages ?? [] });
+    });
     for (const t of spec.tools) {
       api.registerTool(
         (ctx) => ({

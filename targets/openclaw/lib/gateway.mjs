@@ -120,7 +120,9 @@ export function gatewayConfig({ prep, model, port, token, providerBaseUrl, plugi
         },
       },
     },
-    plugins: { allow: owners, load: { paths: [...pluginDirs.values()] } },
+    // allowConversationAccess: OpenClaw runs a non-bundled plugin's agent_end
+    // hook only when its entry allows it (the run's trajectory, plugin.mjs).
+    plugins: { allow: owners, load: { paths: [...pluginDirs.values()] }, entries: Object.fromEntries(owners.map((o) => [o, { hooks: { allowConversationAccess: true } }])) },
     tools,
     logging: { file: path.join(stateDir, "openclaw.log") },
   };
@@ -527,6 +529,14 @@ export class GatewayPool {
   async #invoke(req, res) {
     const call = JSON.parse((await readBody(req)).toString("utf8"));
     const sessionKey = String(call.context?.sessionKey ?? "").toLowerCase();
+    if (call.kind === "agent_end") {
+      // Every generated plugin of the gateway forwards it; the last one kept.
+      const at = sessionKey.lastIndexOf(":openai-user:");
+      if (at >= 0) this.#agentEnd(sessionKey.slice(at + ":openai-user:".length), Array.isArray(call.messages) ? call.messages : []);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ result: true }));
+      return;
+    }
     let turn = null;
     for (const [user, t] of this.turns) if (sessionKey.endsWith(`:openai-user:${user}`)) turn = t;
     if (!turn) throw new Error(`codemode-conformance: no agent.turn in flight owns session ${JSON.stringify(call.context?.sessionKey)}`);
@@ -641,6 +651,7 @@ export class GatewayPool {
       const key = user.toLowerCase();
       if (this.turns.has(key)) throw new GatewayError(-32602, `agent.turn: user ${JSON.stringify(user)} has a turn in flight`);
       this.turns.set(key, { run: run.id, prep });
+      this.turnsOf(run.id).push(key);
       gw.upstream = p.provider.baseUrl;
       const t0 = Date.now();
       try {
@@ -723,6 +734,48 @@ export class GatewayPool {
     return { run: run.id, ...res, messages };
   }
 
+  // turnsOf lists the (lower-cased) users of a run's agent turns, oldest
+  // first.
+  turnsOf(runId) {
+    this.runTurns ??= new Map();
+    if (!this.runTurns.has(runId)) this.runTurns.set(runId, []);
+    return this.runTurns.get(runId);
+  }
+
+  // #agentEnd keeps the messages OpenClaw handed the agent_end hooks of the
+  // turn of user, and wakes whoever waits for them.
+  #agentEnd(user, messages) {
+    this.agentEnds ??= new Map();
+    this.agentEnds.set(user, messages);
+    for (const w of this.endWaiters?.get(user) ?? []) w(messages);
+    this.endWaiters?.delete(user);
+  }
+
+  // agentEndMessages resolves with the agent_end messages of user's turn,
+  // or null when none arrive within ms (OpenClaw runs agent_end hooks as a
+  // side effect after the reply, so they may come after agent.turn answered).
+  agentEndMessages(user, ms) {
+    const have = this.agentEnds?.get(user);
+    if (have) return Promise.resolve(have);
+    return new Promise((resolve) => {
+      this.endWaiters ??= new Map();
+      const list = this.endWaiters.get(user) ?? [];
+      const timer = setTimeout(() => resolve(null), ms);
+      timer.unref?.();
+      list.push((m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      this.endWaiters.set(user, list);
+    });
+  }
+
+  // forgetRun drops what turnsOf and agentEndMessages keep for a run.
+  forgetRun(runId) {
+    for (const u of this.runTurns?.get(runId) ?? []) this.agentEnds?.delete(u);
+    this.runTurns?.delete(runId);
+  }
+
   // close stops every gateway (SIGTERM; SIGKILL after 3 s) and removes
   // their directories.
   async close() {
@@ -741,4 +794,56 @@ export class GatewayPool {
   killNow() {
     for (const gw of this.all) if (gw.child && gw.child.exitCode === null && gw.child.signalCode === null) gw.child.kill("SIGKILL");
   }
+}
+
+// trajectoryCalls turns the messages OpenClaw hands its agent_end hooks
+// into run.trajectory's calls (spec/protocol.md): each exec/wait call of
+// the model in order, each followed by the nested calls made under it.
+// The nested calls are OpenClaw's own records of them:
+// - 2026.7.35 projects each as an assistant message with one toolCall and
+//   its toolResult (projectToolSearchTargetTranscriptMessages), its parent
+//   named only in the nested call id (nestedParent);
+// - 2026.9.6 appends its nested activity (projectNestedToolActivityForHooks:
+//   custom messages "openclaw.nested-tool.v1" whose details carry
+//   parentToolCallId, toolCallId, toolName, input, isError, startOrder).
+// Neither record carries the catalog id, so none is reported. A nested
+// call's status is "error" when its result is marked isError, else "ok"; an
+// exec/wait's is its result's details.status.
+export function trajectoryCalls(messages) {
+  const results = new Map();
+  for (const m of messages) if (m?.role === "toolResult" && typeof m.toolCallId === "string") results.set(m.toolCallId, m);
+  const top = [];
+  const nested = [];
+  for (const m of messages) {
+    if (m?.role === "custom" && m.customType === "openclaw.nested-tool.v1" && m.details && typeof m.details.toolCallId === "string") {
+      const d = m.details;
+      nested.push({ order: [1, d.startOrder ?? 0], call: { toolCallId: d.toolCallId, parentToolCallId: d.parentToolCallId ?? "", tool: d.toolName, input: d.input ?? {}, status: d.isError ? "error" : "ok" } });
+      continue;
+    }
+    if (m?.role !== "assistant" || !Array.isArray(m.content)) continue;
+    for (const c of m.content) {
+      if (c?.type !== "toolCall" || typeof c.id !== "string") continue;
+      const r = results.get(c.id);
+      const parent = nestedParent(c.id, String(c.name ?? ""));
+      const input = c.arguments ?? c.input ?? {};
+      if (parent !== "") {
+        nested.push({ order: [0, nested.length], call: { toolCallId: c.id, parentToolCallId: parent, tool: c.name, input, status: r ? (r.isError ? "error" : "ok") : "pending" } });
+      } else if (c.name === "exec" || c.name === "wait") {
+        const status = r?.details?.status;
+        top.push({ toolCallId: c.id, tool: c.name, input, status: typeof status === "string" ? status : r ? "failed" : "running" });
+      }
+    }
+  }
+  nested.sort((a, b) => a.order[0] - b.order[0] || a.order[1] - b.order[1]);
+  const calls = [];
+  const placed = new Set();
+  for (const t of top) {
+    calls.push(t);
+    for (const n of nested) if (n.call.parentToolCallId === t.toolCallId) {
+      calls.push(n.call);
+      placed.add(n);
+    }
+  }
+  for (const n of nested) if (!placed.has(n)) calls.push(n.call); // a parent the transcript does not hold
+  return calls;
 }

