@@ -20,7 +20,9 @@ var _ = Describe("codemode", "hooks and approvals", func() {
 	It("CM-NEST-02", "a nested call a before_tool_call hook blocks is a catchable guest error and never reaches the tool", func(ctx SpecContext) {
 		g := &Gates{Hook: Block("policy forbids echo here", "echo")}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: []tools.Tool{tools.Echo()}, Gates: g})
-		res := r.Exec(ctx, Guest(caughtGuest))
+		// A target may suspend at any nested call (protocol.md §10), so the
+		// cell is followed through wait, as a model would.
+		res, _ := r.RunToCompletion(ctx, Guest(caughtGuest))
 		Expect(res).To(BeCompleted(), "the guest catches the blocked call, so the cell must complete")
 		Expect(res.ValueAny()).To(HaveKeyWithValue("caught", true), "tools.call of a tool the hook blocks must reject in the guest: %s", res)
 		Expect(res.ValueAny()).To(HaveKeyWithValue("message", ContainSubstring("policy forbids echo here")), "the guest's error must carry the hook's reason: %s", res)
@@ -52,7 +54,7 @@ var _ = Describe("codemode", "hooks and approvals", func() {
 			return protocol.ApprovalResult{Decision: protocol.ApprovalDenied, Reason: "the operator said no"}
 		}}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(nil), Tools: []tools.Tool{tools.Echo()}, Gates: g})
-		res := r.Exec(ctx, Guest(caughtGuest))
+		res, _ := r.RunToCompletion(ctx, Guest(caughtGuest)) // suspending at the call is allowed (§10)
 		Expect(res).To(BeCompleted(), "the guest catches the denied call, so the cell must complete")
 		Expect(res.ValueAny()).To(HaveKeyWithValue("caught", true), "tools.call of a tool whose approval is denied must reject in the guest: %s", res)
 		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "a denied nested call must never reach the tool")
