@@ -146,12 +146,17 @@ var _ = Describe("security", "security boundary", func() {
 		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const names = %s; const reached = [];
 			const echoId = id("echo");
 			const input = {code: "return 'recursed'", command: "return 'recursed'", runId: "no-such-run", query: "echo", id: echoId, input: {}};
+			// 000's tools.* only where the cell has it (a v2 target without
+			// tools-api has none); the dialect's call reaches the catalog's.
+			const T = typeof tools === "object" && tools !== null ? tools : null;
 			for (const n of names) {
 				if (typeof globalThis[n] !== "undefined") reached.push("global " + n);
-				if (typeof tools[n] !== "undefined") reached.push("helper " + n);
+				try { const v = await call(n, input); reached.push("catalog " + n + " → " + JSON.stringify(v).slice(0, 200)); } catch (e) {}
+				if (T === null) continue;
+				if (typeof T[n] !== "undefined") reached.push("helper " + n);
 				for (const g of new Set([n, "openclaw:core:" + n, echoId.split("echo").join(n)])) {
-					try { const v = await tools.call(g, input); reached.push("call " + g + " → " + JSON.stringify(v).slice(0, 200)); } catch (e) {}
-					try { await tools.describe(g); reached.push("describe " + g); } catch (e) {}
+					try { const v = await T.call(g, input); reached.push("call " + g + " → " + JSON.stringify(v).slice(0, 200)); } catch (e) {}
+					try { await T.describe(g); reached.push("describe " + g); } catch (e) {}
 				}
 			}
 			return reached;`, names)))

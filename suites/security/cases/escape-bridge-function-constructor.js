@@ -1,10 +1,14 @@
 /*---
-description: the bridge's own functions (tools.call, text, json) lead only to the guest's Function
+description: the bridge's own functions (tools.call, text, json; catalog handles) lead only to the guest's Function
 requirements: [CM-SEC-01, CM-SEC-02]
 class: escape
 expect:
   value: '["undefinedundefinedundefined"]'
 ---*/
-const fns = [tools.call, tools.search, tools.describe, text, json, yield_control].filter((f) => typeof f === "function");
+// Each global only where the cell has it: 000's tools.*, text, json and yield_control, 001's catalog handles.
+const T = typeof tools === "object" && tools !== null ? tools : {};
+const C = typeof catalog === "object" && catalog !== null && typeof catalog.all === "function" ? catalog : null;
+const fns = [T.call, T.search, T.describe, typeof text === "undefined" ? undefined : text, typeof json === "undefined" ? undefined : json,
+  typeof yield_control === "undefined" ? undefined : yield_control, C && C.search, ...(C ? C.all().slice(0, 1) : [])].filter((f) => typeof f === "function");
 return [...new Set(fns.map((f) => f.constructor === Function || f.constructor === (async () => {}).constructor
   ? f.constructor("return typeof process + typeof require + typeof std")() : "foreign"))];
