@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/suites/security/corpus"
 )
 
 // maxWaits bounds the waits that follow one cell (as the corpus's Drive).
@@ -25,9 +26,7 @@ var runSeq atomic.Int64
 func observe(ctx context.Context, t *framework.Target, c Cell) Observation {
 	id := fmt.Sprintf("diff-%d-%d", time.Now().UnixNano()%1e9, runSeq.Add(1))
 	set := tools.NewSet(c.Case.Fixtures()...)
-	cm, _ := json.Marshal(c.Case.CodeMode())
-	p := protocol.PrepareParams{Run: id, CodeMode: cm, Tools: set.Specs(), Policy: c.Case.Policy(), RunContext: protocol.RunContext{
-		AgentID: "agent-" + id, SessionID: "session-" + id, SessionKey: "agent:agent-" + id + ":session-" + id, SenderID: "sender-" + id, Channel: "conformance"}}
+	p := corpus.PrepareParams(c.Case, id, set)
 	served := t.ServeTools(p, set)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), framework.Timeouts.Call)

@@ -168,13 +168,19 @@ func AboveBaseline(base, now protocol.Stats) string {
 		now.LiveVMs, now.Snapshots, now.SuspendedRuns, base.LiveVMs, base.Snapshots, base.SuspendedRuns)
 }
 
+// PrepareParams is run.prepare's params for case c in run id, with set's
+// tools: the case's codeMode, policy and a run context named after id.
+func PrepareParams(c Case, id string, set *tools.Set) protocol.PrepareParams {
+	cm, _ := json.Marshal(c.CodeMode())
+	return protocol.PrepareParams{Run: id, CodeMode: cm, Tools: set.Specs(), Policy: c.Policy(), RunContext: protocol.RunContext{
+		AgentID: "agent-" + id, SessionID: "session-" + id, SessionKey: "agent:agent-" + id + ":session-" + id, SenderID: "sender-" + id, Channel: "conformance"}}
+}
+
 // runCell prepares a run for c, runs code to a final result and ends the run.
 func runCell(ctx context.Context, t *framework.Target, c Case, code string) (result.Result, []json.RawMessage, error) {
 	id := fmt.Sprintf("case-%d-%d", time.Now().UnixNano()%1e9, driveSeq.Add(1))
 	set := tools.NewSet(c.Fixtures()...)
-	cm, _ := json.Marshal(c.CodeMode())
-	p := protocol.PrepareParams{Run: id, CodeMode: cm, Tools: set.Specs(), Policy: c.Policy(), RunContext: protocol.RunContext{
-		AgentID: "agent-" + id, SessionID: "session-" + id, SessionKey: "agent:agent-" + id + ":session-" + id, SenderID: "sender-" + id, Channel: "conformance"}}
+	p := PrepareParams(c, id, set)
 	served := t.ServeTools(p, set)
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), framework.Timeouts.Call)
