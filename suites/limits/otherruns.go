@@ -75,10 +75,15 @@ var _ = Describe("limits", "long native calls and other runs", func() {
 				default:
 				}
 				start := time.Now()
-				res := endsWithin(other, smallCell, bound,
-					"a small cell of another run, sent while "+c.name+" ran or just after it ended, must end within "+bound.String()+" (its normal time: "+normal.String()+"): the runtime was held up")
+				what := "a small cell of another run, sent while " + c.name + " ran or just after it ended, must end within " + bound.String() + " (its normal time: " + normal.String() + "): the runtime was held up"
+				res := endsWithin(other, smallCell, bound, what)
+				d := time.Since(start)
 				Expect(res).To(CompleteWith(smallValue), "the small cell of another run while %s ran", c.name)
-				took = append(took, time.Since(start))
+				// Wall time too: a target in the harness's own process (the
+				// fakes) holds up the harness's timers with it, so the
+				// bound above can pass late.
+				Expect(d).To(BeNumerically("<=", bound), "%s; it took %s\nguest code:\n%s", what, d, smallCell)
+				took = append(took, d)
 			}
 			ginkgo.GinkgoWriter.Printf("%s: %d small cells of another run, the slowest %s (normal %s)\n", c.name, len(took), slices.Max(append(took, 0)), normal)
 		}
