@@ -50,6 +50,9 @@ func Define() {
 	sort.SliceStable(registry, func(i, j int) bool { return registry[i].suite < registry[j].suite })
 	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) { connectTarget(ctx) }, ginkgo.NodeTimeout(Timeouts.Initialize+10e9))
 	ginkgo.AfterSuite(func() { disconnectTarget(); afterLastSpec() })
+	if worker != nil {
+		ginkgo.BeforeEach(claimSpec) // outermost: before any container's setup (worker.go)
+	}
 	for _, r := range registry {
 		ginkgo.Describe(r.text, ginkgo.Label(evidence.LabelSuite+r.suite), r.body)
 	}
