@@ -50,9 +50,6 @@ func Define() {
 	sort.SliceStable(registry, func(i, j int) bool { return registry[i].suite < registry[j].suite })
 	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) { connectTarget(ctx) }, ginkgo.NodeTimeout(Timeouts.Initialize+10e9))
 	ginkgo.AfterSuite(func() { disconnectTarget(); afterLastSpec() })
-	if worker != nil {
-		ginkgo.BeforeEach(claimSpec) // outermost: before any container's setup (worker.go)
-	}
 	for _, r := range registry {
 		ginkgo.Describe(r.text, ginkgo.Label(evidence.LabelSuite+r.suite), r.body)
 	}
@@ -83,6 +80,9 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	}
 	limit := specTimeout(args)
 	wrapped := func(ctx ginkgo.SpecContext) {
+		if worker != nil {
+			claimSpec() // run --procs: a spec another process runs is skipped here (worker.go)
+		}
 		if why := notDrivableFeature(req.Feature); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}

@@ -42,6 +42,9 @@ func workerFromEnv() (framework.Worker, bool) {
 // runWorker runs this worker's share of the specs and writes its report.
 func runWorker(w framework.Worker, sc types.SuiteConfig, rc types.ReporterConfig) int {
 	ginkgo.ReportAfterSuite("worker report", func(r types.Report) {
+		for i := range r.SpecReports {
+			r.SpecReports[i].ParallelProcess = w.Index + 1 // Ginkgo's field: which process ran it (this one is 1)
+		}
 		b, err := json.Marshal(r)
 		if err == nil {
 			err = os.WriteFile(reportFile(w.Dir, w.Index), b, 0o644)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/google/go-cmp/cmp"
@@ -48,6 +49,25 @@ var _ = Describe("run --procs", func() {
 		parallel := conformance(append(args, "--procs", "2")...)
 		Expect(parallel.Stderr).To(ContainSubstring("2 processes share the specs"), "--procs 2 runs two processes")
 		s, p := judge(serial), judge(parallel)
+		// Ginkgo's ParallelProcess says which process ran a spec: 1 (the
+		// CLI), 2 (the other parallel worker) or 3 (the serial worker).
+		procOf := map[string]int{}
+		data, err := os.ReadFile(filepath.Join(parallel.Dir, "report.json"))
+		Expect(err).NotTo(HaveOccurred(), "the --procs run wrote report.json")
+		var reports []types.Report
+		Expect(json.Unmarshal(data, &reports)).To(Succeed(), "report.json is Ginkgo's JSON report")
+		for _, sr := range reports[0].SpecReports {
+			if report.Selected(sr) {
+				procOf[sr.FullText()] = sr.ParallelProcess
+			}
+		}
+		// Which parallel process claims a spec first is a race; that the
+		// Serial ones run apart, after the others, is not.
+		for text, n := range procOf {
+			if strings.Contains(text, "CM-RUN-09") {
+				Expect(n).To(Equal(3), "the Serial spec %q runs in the serial worker: %v", text, procOf)
+			}
+		}
 		Expect(s.Code).To(Equal(1), "fake:context-dropped fails CM-NEST-01: %s", serial.Stdout)
 		Expect(s.Specs).To(HaveLen(serial.Report.Selection.Specs.Selected), "every selected spec is reported: %v", s.Specs)
 		Expect(len(s.Specs)).To(BeNumerically(">=", 7), "CM-RUN-09 has two specs, the others at least one: %v", s.Specs)
