@@ -21,6 +21,9 @@ var (
 	// definingSuite is the suite whose container body Ginkgo is building
 	// (Define wraps each body): It reads it for the suite: label.
 	definingSuite string
+	// labelFilter is the run's label filter (a var so the unit tests can
+	// set one outside a Ginkgo run).
+	labelFilter = ginkgo.GinkgoLabelFilter
 )
 
 // recordLabels records the labels of one spec of requirement id: its own
@@ -52,7 +55,7 @@ func recordLabels(id string, own ginkgo.Labels, args []any) {
 // Config.Filter). Without a filter, or with one that does not parse, every
 // spec is selected. Focus strings are not looked at (the CLI sets none).
 func selectedInRun(id string) bool {
-	f := ginkgo.GinkgoLabelFilter()
+	f := labelFilter()
 	if f == "" {
 		return true
 	}
@@ -73,5 +76,5 @@ func notSelectedNote(req string) string {
 		return ""
 	}
 	return fmt.Sprintf(" [%s, which owns this precondition, is not selected in this run (label filter %q), so its own verdict is not in this report: run it (--req %s) to judge the fault]",
-		req, ginkgo.GinkgoLabelFilter(), req)
+		req, labelFilter(), req)
 }
