@@ -18,8 +18,8 @@ import (
 // Under v2, a target that declares no tools-api and whose cells have neither
 // 000's tools/ALL_TOOLS nor 001's catalog: the core and isolation specs that
 // only reach tools through the guest dialect (agent.turn cells too) are
-// blocked by CM-TS-06 (the
-// owner of the catalog handles), never failed (outside verdict audit F1b).
+// blocked by CM-TS-06 (the owner of the catalog handles), never failed
+// (outside verdict audit F1b).
 func TestSpecsWithoutAnyCatalogSurfaceAreBlocked(t *testing.T) {
 	targets.Register("test:v2-no-catalog-surface", "the v2 reference without tools-api and without catalog in its cells", v2surface.Serve(true))
 	framework.Configure(framework.Config{Target: "test:v2-no-catalog-surface", Profile: "v2"})
