@@ -213,24 +213,36 @@ func run() int {
 		con.SpecDone(line)
 	})
 	var out outcome
+	var own types.Report // with --procs: this process's report, merged after RunSpecs
 	ginkgo.ReportAfterSuite("conformance summary", func(r types.Report) {
 		if workers != nil {
-			r = workers.finish(r)
-			for _, s := range r.SpecReports {
-				if !report.Selected(s) {
-					continue
-				}
-				banner.Do(func() { con.Print(requiredBanner()) })
-				s = report.SanitiseSpec(s)
-				v := baseline.Verdict(report.Spec(s))
-				if v.Verdict == report.XPass {
-					xpassShown[v.Requirement] = true
-				}
-				con.Print(progressLine(n.Add(1), s, v, expectedFailures))
-			}
+			// Waiting here for the other processes would be interrupted by
+			// a signal with the node; the summary's phase drops Ginkgo's
+			// closing output (lines and reports follow RunSpecs).
+			own = r
+			con.Summary("")
+			return
 		}
 		out = writeReports(r, run, con, xpassShown)
 	})
+	// procsReports merges the --procs processes' reports, prints every
+	// spec's line in spec order, and writes the reports.
+	procsReports := func() {
+		r := workers.finish(own)
+		for _, s := range r.SpecReports {
+			if !report.Selected(s) {
+				continue
+			}
+			banner.Do(func() { con.Print(requiredBanner()) })
+			s = report.SanitiseSpec(s)
+			v := baseline.Verdict(report.Spec(s))
+			if v.Verdict == report.XPass {
+				xpassShown[v.Requirement] = true
+			}
+			con.Print(progressLine(n.Add(1), s, v, expectedFailures))
+		}
+		out = writeReports(r, run, con, xpassShown)
+	}
 
 	sc, rc := ginkgoConfig()
 	con.color = !rc.NoColor
@@ -248,6 +260,9 @@ func run() int {
 	}
 	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
+	if workers != nil {
+		procsReports()
+	}
 	stopWatching()
 	code := 1
 	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
