@@ -27,8 +27,10 @@ build: engine
 	$(GO) build -o bin/codemode-reference ./reference/cmd/codemode-reference
 
 ## conformance: the whole suite against TARGET (default: the embedded reference) under PROFILE, reports in RESULTS/
+## PROCS: processes sharing the specs (run --procs; Serial specs run alone at the end), verdicts as a serial run's
+PROCS ?= 4
 conformance: build
-	./bin/codemode-conformance run --target "$(TARGET)" $(if $(PROFILE),--profile "$(PROFILE)") --results-dir "$(RESULTS)"
+	./bin/codemode-conformance run --target "$(TARGET)" $(if $(PROFILE),--profile "$(PROFILE)") --procs "$(PROCS)" --results-dir "$(RESULTS)"
 
 ## conformance-exec: the same, with the reference as a separate process over stdio
 conformance-exec: build

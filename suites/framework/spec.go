@@ -86,6 +86,9 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	}
 	limit := specTimeout(args)
 	wrapped := func(ctx ginkgo.SpecContext) {
+		if worker != nil {
+			claimSpec() // run --procs: a spec another process runs is skipped here (worker.go)
+		}
 		if why := notDrivableFeature(req.Feature); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}

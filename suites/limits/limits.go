@@ -57,7 +57,7 @@ var _ = Describe("limits", "limits", func() {
 		var res Result
 		Eventually(done).WithTimeout(20*time.Second).Should(Receive(&res), "the spinning exec must return within 20 s (timeoutMs is 4000)")
 		Expect(res).To(BeFailedWith(result.CodeTimeout), "the spinning cell must end with timeout")
-	}, HangIsFailure)
+	}, HangIsFailure, Serial)
 
 	It("CM-LIM-02", "exceeding memoryLimitBytes fails with memory_limit_exceeded", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": 8 << 20}), Tools: tools.Standard()})
@@ -187,7 +187,7 @@ var _ = Describe("limits", "wall clock per call", func() {
 		Eventually(r.Tools.Finished).WithTimeout(5*time.Second).Should(Equal(1), "the nested call must finish before the wait is sent")
 		res, _ := r.Follow(ctx, w)
 		Expect(res).To(CompleteWith(800), "each wait gets its own timeoutMs %s", EnvelopeNote)
-	}, HangIsFailure)
+	}, HangIsFailure, Serial)
 })
 
 var _ = Describe("limits", "pending nested calls", func() {

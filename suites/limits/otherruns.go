@@ -87,5 +87,5 @@ var _ = Describe("limits", "long native calls and other runs", func() {
 			}
 			ginkgo.GinkgoWriter.Printf("%s: %d small cells of another run, the slowest %s (normal %s)\n", c.name, len(took), slices.Max(append(took, 0)), normal)
 		}
-	}, HangIsFailure)
+	}, HangIsFailure, Serial)
 })
