@@ -109,7 +109,7 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 		// tools.codeMode (the reference's is the tools unchanged, protocol.md
 		// §5.2; OpenClaw 2026.9.6 shows Tool Search), not the ToolSpecs.
 		want := modelSurface(SurfaceWithoutCodeMode(ctx, RunOptions{Tools: ts}))
-		for _, cm := range []any{nil, false, map[string]any{"enabled": false, "timeoutMs": 5000, "languages": []string{"javascript"}}} {
+		for _, cm := range []any{nil, false, Gen1Fields(map[string]any{"enabled": false, "timeoutMs": 5000}, map[string]any{"languages": []string{"javascript"}})} {
 			r := NewRun(ctx, RunOptions{CodeMode: cm, Tools: ts})
 			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode = %v must leave code mode inactive", cm)
 			Expect(r.Prepared.Failure).To(BeNil(), "tools.codeMode = %v must not fail the run: %+v", cm, r.Prepared.Failure)

@@ -39,7 +39,7 @@ var _ = Describe("codemode", "configuration", func() {
 	It("CM-CFG-01", "enabled: true is the only activation gate; other fields alone do not enable code mode", func(ctx SpecContext) {
 		off := ToolNames(SurfaceWithoutCodeMode(ctx, RunOptions{Tools: std}))
 		Expect(off).NotTo(ConsistOf("exec", "wait"), "code mode must be disabled by default: a run without tools.codeMode shows exec and wait")
-		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"timeoutMs": 5000, "maxOutputBytes": 2048, "languages": []string{"javascript"}}, Tools: std})
+		r := NewRun(ctx, RunOptions{CodeMode: Gen1Fields(map[string]any{"timeoutMs": 5000, "maxOutputBytes": 2048}, map[string]any{"languages": []string{"javascript"}}), Tools: std})
 		Expect(r.Prepared.CodeModeActive).To(BeFalse(), "fields without enabled: true must leave code mode inactive")
 		Expect(r.ModelToolNames()).To(ConsistOf(off), "fields without enabled: true must leave the model tool list as without code mode")
 		on := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: std})
