@@ -59,12 +59,13 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 	std := tools.Standard()
 
 	It("CM-CFG-06", "unsupported runtime, mode or languages yield invalid_config and no tools, never a fallback", func(ctx SpecContext) {
+		// An empty languages is a subset of ["javascript","typescript"] and
+		// 000 does not exclude it: it is neither bad nor judged (verdict audit A3).
 		bad := []map[string]any{
 			{"mode": "direct"},
 			{"languages": []string{"python"}},
 			{"languages": []string{"javascript", "cobol"}},
 			{"languages": "javascript"},
-			{"languages": []string{}},
 		}
 		good := []map[string]any{
 			{"languages": []string{"javascript"}},
