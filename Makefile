@@ -196,3 +196,16 @@ image: engine
 	rm -rf bin/image && mkdir -p bin/image/tmp
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(DIST_VERSION)" -o bin/image/codemode-conformance ./tools/codemode-conformance
 	docker build -q -f tools/codemode-conformance/image/Dockerfile -t "$(HARNESS_IMAGE)" bin/image
+
+## actionlint: lint the reusable workflow, the action and init's workflow template with actionlint (pinned here, a Go
+## module from the module proxy). actionlint reads an action's metadata only through a workflow that uses it by local
+## path, so they are linted in a scratch project that has ACTION_YML (default action.yml) where conformance.yml checks
+## the harness out to.
+ACTIONLINT = github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+ACTION_YML ?= action.yml
+.PHONY: actionlint
+actionlint:
+	tmp=$$(mktemp -d) && git init -q "$$tmp" && mkdir -p "$$tmp/.github/workflows" "$$tmp/.codemode-conformance" && \
+	cp .github/workflows/*.yml "$$tmp/.github/workflows/" && cp "$(ACTION_YML)" "$$tmp/.codemode-conformance/action.yml" && \
+	cp tools/codemode-conformance/initkit/common/conformance.yml "$$tmp/.github/workflows/init-template.yml" && \
+	GOBIN="$$tmp/bin" $(GO) install $(ACTIONLINT) && (cd "$$tmp" && ./bin/actionlint -no-color); rc=$$?; rm -rf "$$tmp"; exit $$rc
