@@ -60,8 +60,8 @@ var _ = Describe("codemode", "activation and configuration errors", func() {
 
 	It("CM-CFG-06", "unsupported runtime, mode or languages yield invalid_config and no tools, never a fallback", func(ctx SpecContext) {
 		// The text is 000's: 001 names no languages, mode or runtime field
-		// (its cells are plain JavaScript, its executors are CM-CFG-09's).
-		RequireGen1("tools.codeMode runtime, mode and languages")
+		// (its cells are plain JavaScript, its executors are CM-CFG-09's), so
+		// requirements.yaml gives it profiles: [v1] (verdict audit A4).
 		// An empty languages is a subset of ["javascript","typescript"] and
 		// 000 does not exclude it: it is neither bad nor judged (verdict audit A3).
 		bad := []map[string]any{

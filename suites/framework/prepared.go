@@ -1,11 +1,9 @@
 package framework
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
-	"github.com/onsi/ginkgo/v2"
 )
 
 // limitFields are the tools.codeMode fields CM-CFG-05 owns (its clamps and
@@ -65,14 +63,4 @@ func Gen1Fields(base, gen1 map[string]any) map[string]any {
 		}
 	}
 	return m
-}
-
-// RequireGen1 skips the running spec when the run does not judge profile
-// v1: what it judges (what, e.g. "tools.codeMode languages and mode") is
-// page 000's alone and 001 names none of it, so a "(000)" text is not
-// applied to a generation-2 target (verdict audit A4).
-func RequireGen1(what string) {
-	if p := Profile(); p != "v1" {
-		ginkgo.Skip(fmt.Sprintf("%s: page 000's alone, page 001 names none of it; profile %s does not judge it (requirement %s)", what, p, currentRequirement()), 1)
-	}
 }

@@ -92,6 +92,9 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 		if why := notDrivableFeature(req.Feature); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
 		}
+		if !req.AppliesTo(Profile()) {
+			ginkgo.Skip(fmt.Sprintf("requirement %s is judged under profile %s only, not %s, which this run judges (its text is that page's alone; spec/requirements.yaml profiles:)", id, strings.Join(req.Profiles, ", "), Profile()))
+		}
 		var undriven func(context.Context)
 		if !Features().Has(req.Feature) {
 			// A skip, a block, nil (the spec runs), or the feature's one
