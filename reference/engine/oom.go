@@ -24,12 +24,12 @@ var oomFormat = []byte("out of memory\x00")
 
 // oomListeners attaches a listener to those two functions and to
 // pollFunctions only, so no other function pays for instrumentation.
-type oomListeners struct{}
+type oomListeners struct{ bulk bool }
 
-func (oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+func (l oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
 	names := def.ExportNames()
 	switch {
-	case isBulkPoll(def):
+	case l.bulk && isBulkPoll(def):
 		return stopListener{}
 	case slices.ContainsFunc(names, func(n string) bool { return slices.Contains(pollFunctions, n) }):
 		return stopListener{}
@@ -133,6 +133,6 @@ func (stopListener) After(context.Context, api.Module, api.FunctionDefinition, [
 func (stopListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
 
 // withOOMListener is the context CompileModule needs for the listener.
-func withOOMListener(ctx context.Context) context.Context {
-	return experimental.WithFunctionListenerFactory(ctx, oomListeners{})
+func withOOMListener(ctx context.Context, l oomListeners) context.Context {
+	return experimental.WithFunctionListenerFactory(ctx, l)
 }
