@@ -19,3 +19,6 @@ func (e *Engine) IdleInstances() int {
 func WithPolls(loop, bulk bool) Option {
 	return func(o *options) { o.noLoopPolls, o.bulkPolls = !loop, bulk }
 }
+
+// AddLoopPolls is addLoopPolls, for its fail-closed test.
+var AddLoopPolls = addLoopPolls

@@ -23,7 +23,8 @@ const (
 var oomFormat = []byte("out of memory\x00")
 
 // oomListeners attaches a listener to those two functions and to
-// pollFunctions only, so no other function pays for instrumentation.
+// pollFunctions only (and to bulkPolls when bulk is set), so no other
+// function pays for instrumentation.
 type oomListeners struct{ bulk bool }
 
 func (l oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
@@ -95,6 +96,10 @@ var pollFunctions = []string{"JS_GetPropertyInt64", "JS_HasProperty", "JS_Throw"
 // index and signature were read from the disassembly. A listener on a
 // function only costs when it is called, and only unwinds a stopped VM, so
 // a wrong index costs speed, never a result.
+//
+// They are attached only with WithoutBigIntCap (the engine as it was before
+// the loop polls of looppoll.go, which reach the same loops and every other
+// one without a Go call per piece) and for BenchmarkPolls.
 var bulkPolls = map[uint32]struct {
 	what   string
 	params int // the function's parameter count, checked before attaching
