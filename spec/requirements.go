@@ -267,8 +267,12 @@ func ParseCatalogue(data []byte) (Catalogue, error) {
 			return Catalogue{}, fail("empty text")
 		}
 		for _, pn := range r.Profiles {
-			if !slices.ContainsFunc(profiles, func(p Profile) bool { return p.Name == pn }) {
+			i := slices.IndexFunc(profiles, func(p Profile) bool { return p.Name == pn })
+			if i < 0 {
 				return Catalogue{}, fail("profiles names %q, which is not in profiles:", pn)
+			}
+			if !profiles[i].Has(r.Feature) { // a profile without the feature never judges r
+				return Catalogue{}, fail("profiles names %q, which does not have its feature %s", pn, r.Feature)
 			}
 		}
 		excluded := ""

@@ -412,6 +412,12 @@ func TestParseRequirementsRejects(t *testing.T) {
 			wantErr: "CM-CFG-04: profiles names \"v9\", which is not in profiles:",
 		},
 		{
+			// namespaces is v1's only: under profiles: [v2] no profile judges it.
+			name:    "a profile that lacks the requirement's feature",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: namespaces, basis: [hardening], source: \"000\", text: ok, profiles: [v2]}\n",
+			wantErr: "CM-CFG-04: profiles names \"v2\", which does not have its feature namespaces",
+		},
+		{
 			name:    "unknown field",
 			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok, exclude: typo}\n",
 			wantErr: "exclude",

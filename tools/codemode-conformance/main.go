@@ -257,6 +257,7 @@ func run() int {
 			return 1
 		}
 		onSignal = workers.signal
+		onForceExit = func() { workers.signal(os.Kill) }
 	}
 	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)

@@ -53,6 +53,7 @@ func runWorker(w framework.Worker, sc types.SuiteConfig, rc types.ReporterConfig
 			fmt.Fprintln(os.Stderr, "codemode-conformance worker:", err)
 		}
 	})
+	inWorker = true
 	stop := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
 	stop()

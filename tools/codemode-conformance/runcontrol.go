@@ -23,6 +23,16 @@ var gotSignal atomic.Value // os.Signal
 // onSignal, if set, passes a stop signal on (to the --procs workers).
 var onSignal func(os.Signal)
 
+// onForceExit, if set, runs before a second signal exits at once (it
+// kills the --procs workers, which wait out stopGrace instead).
+var onForceExit func()
+
+// inWorker: this process is a --procs worker. A Ctrl-C reaches it twice,
+// from the terminal (the run's process group) and passed on by the CLI, so
+// a repeated signal is the same stop, not one to exit at once without the
+// worker's report; the CLI kills it on its own second signal.
+var inWorker bool
+
 // signaled returns the SIGINT or SIGTERM the run received, or nil.
 func signaled() os.Signal {
 	s, _ := gotSignal.Load().(os.Signal)
@@ -60,12 +70,20 @@ func watchSignals() (stop func()) {
 			framework.KillTargets()
 			container.StopAll() // containers still starting, which no endpoint holds yet
 			fmt.Fprintf(os.Stderr, "codemode-conformance: %s: killed the target processes; stopping the run (a second signal exits at once)\n", sigName(s))
+			grace := time.After(stopGrace)
+		wait:
 			select {
 			case <-ch:
-			case <-time.After(stopGrace):
+				if inWorker {
+					goto wait
+				}
+			case <-grace:
 				fmt.Fprintf(os.Stderr, "codemode-conformance: the run did not stop within %s of %s\n", stopGrace, sigName(s))
 			case <-done:
 				return
+			}
+			if onForceExit != nil {
+				onForceExit()
 			}
 			os.Exit(1)
 		case <-done:

@@ -70,7 +70,8 @@ func (c Conformance) SkipGroups() []SkipGroup {
 			by[cause] = g
 		}
 		g.Requirements = append(g.Requirements, r.ID)
-		if cause != SkipOther && cause != SkipNotDrivable && !slices.Contains(g.Features, r.Feature) {
+		ownProfiles := cause == SkipOutsideProfile && (r.Feature == spec.FeatureCore || profile.Has(r.Feature)) // outside by its own profiles:, not its feature
+		if cause != SkipOther && cause != SkipNotDrivable && !ownProfiles && !slices.Contains(g.Features, r.Feature) {
 			g.Features = append(g.Features, r.Feature)
 		}
 	}

@@ -31,3 +31,19 @@ func TestSkipGroups(t *testing.T) {
 	g.Expect(c.SkipCounts()).To(gomega.Equal("2 outside profile v1; 1 optional feature not declared; 1 exempted by the user; 1 not drivable by the target"), "the closing line's short form")
 	g.Expect(Conformance{}.SkipLine()).To(gomega.BeEmpty(), "nothing skipped, nothing said")
 }
+
+// A requirement outside the profile by its own profiles: (CM-CFG-06 is
+// profiles: [v1]) is not outside for its feature: core is in v2, so the
+// line names no feature for it.
+func TestSkipGroupsOwnProfiles(t *testing.T) {
+	g := gomega.NewWithT(t)
+	c := Conformance{
+		Profile:  Profile{Name: "v2"},
+		Features: Features{Effective: []string{"core", "results"}},
+		Requirements: []RequirementLine{
+			{ID: "CM-CFG-06", Feature: "core", Verdict: Skip, Specs: []SpecLine{{Verdict: Skip, Message: "requirement CM-CFG-06 is judged under profile v1 only"}}},
+			{ID: "CM-TS-01", Feature: "typescript", Verdict: Skip, Specs: []SpecLine{{Verdict: Skip, Message: "feature \"typescript\" is not part of profile v2"}}},
+		},
+	}
+	g.Expect(c.SkipLine()).To(gomega.Equal("2 requirements skipped: 2 outside profile v2 (feature typescript)"), "core is part of v2: CM-CFG-06 is outside by its own profiles:")
+}
