@@ -40,7 +40,7 @@ const CASES = {
 const args = process.argv.slice(2);
 const ex = args.indexOf("--executor");
 const executor = ex >= 0 ? args[ex + 1] : undefined;
-const want = args.filter((a, i) => i !== ex && i !== ex + 1 && a !== "--child");
+const want = args.filter((a, i) => !(ex >= 0 && (i === ex || i === ex + 1)) && a !== "--child");
 
 if (args.includes("--child")) {
   const [codeMode0, code, then] = CASES[want[0]];
