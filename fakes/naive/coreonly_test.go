@@ -72,6 +72,15 @@ var _ = Describe("the naive target declaring only core (naive.CoreOnly)", func()
 		Expect(o.Code).To(Equal(1), "a run with a failed requirement exits 1\n%s", o.Stdout)
 	})
 
+	It("gives the undeclared agent-turn's one verdict to the lowest selected requirement when the run selects neither CM-ACT-09 nor any lower one", func() {
+		o := conformanceOf([]string{naive.CoreOnly}, "--profile", "v1", "--label-filter", noCases, "--req", "CM-E2E-03")
+		r := o.requirement("CM-E2E-03")
+		Expect(r.Verdict).To(Equal(report.Fail), "the verdict must appear in the run, not a block by CM-ACT-09, which does not run\n%s", o.Stdout)
+		for _, sp := range r.Specs {
+			Expect(sp.Message).To(HavePrefix(framework.NotImplementedPrefix+"profile v1 requires feature agent-turn"), "spec %q", sp.Name)
+		}
+	})
+
 	It("skips, visibly, a required feature the user exempts", func() {
 		o := conformanceOf([]string{naive.CoreOnly}, "--profile", "v1", "--exempt-features", "isolation", "--req", "CM-SEC-01", "--label-filter", noCases)
 		r := o.requirement("CM-SEC-01")

@@ -56,6 +56,20 @@ var _ = Describe("codemode", "hidden catalog", func() {
 	It("CM-CAT-02", "catalog ids are unique and stable across search, describe, call and every cell of the run", func(ctx SpecContext) {
 		ts := append(tools.Standard(), mixedSources()[1:]...)
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		if !guestSeesIDs(ctx, r) {
+			// 001's catalog handles show the guest no catalog id (spec/protocol.md
+			// §12.13): the ids are those the target's tool.invoke names, each
+			// tool called through the dialect in two cells.
+			first, again := invokedIDs(ctx, r, ts), invokedIDs(ctx, r, ts)
+			seen := map[string]string{}
+			for n, v := range Sorted(first) {
+				Expect(v).NotTo(BeEmpty(), "tool.invoke of %s must name its catalog id", n)
+				Expect(seen).NotTo(HaveKey(v), "id %q is used by %s and %s", v, seen[v], n)
+				seen[v] = n
+			}
+			Expect(again).To(Equal(first), "the catalog ids tool.invoke names changed between cells of the run")
+			return
+		}
 		first := catalogIDs(ctx, r)
 		Expect(first).To(HaveLen(len(ts)), "every declared tool must have a catalog id: %v", first)
 		seen := map[string]string{}
@@ -126,10 +140,14 @@ var _ = Describe("codemode", "hidden catalog", func() {
 		for _, mt := range r.Prepared.Tools {
 			Expect(mt.Description).NotTo(Equal("Run a shell command."), "the shell exec reached the model surface")
 		}
-		res, _ := r.RunToCompletion(ctx, Guest(`const e = ALL_TOOLS.find((t) => t.name === "exec");
+		// The shell exec is reached through the guest dialect (000's catalog id
+		// under v1, its catalog handle under v2); the tools.exec helper is
+		// 000's and is looked for only where the cell has 000's tools.
+		res, _ := r.RunToCompletion(ctx, Guest(`const e = listTools().find((t) => t.name === "exec");
 			if (!e) return "absent";
-			const viaId = callValue(e.id, await tools.call(e.id, {command: "echo hi"}));
-			const viaHelper = typeof tools.exec === "function" ? callValue(e.id, await tools.exec({command: "echo helper"})) : null;
+			const viaId = await call("exec", {command: "echo hi"});
+			const helper = typeof tools !== "undefined" && tools !== null && typeof tools.exec === "function";
+			const viaHelper = helper ? callValue(id("exec"), await tools.exec({command: "echo helper"})) : null;
 			return {source: e.source, viaId, viaHelper};`))
 		// 000 installs tools.exec "solo se" (only if) the name is unambiguous:
 		// that forbids a helper for an ambiguous name and requires none here.
@@ -148,7 +166,12 @@ var _ = Describe("codemode", "hidden catalog", func() {
 
 		denied := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, Policy: &protocol.Policy{Deny: []string{"exec"}}})
 		Expect(catalogNames(ctx, denied)).To(ConsistOf("echo"), "a denied shell exec must leave the catalog")
-		res, _ = denied.RunToCompletion(ctx, `try { await tools.call("openclaw:core:exec", {command: "id"}); return "called"; } catch (e) { return typeof tools.exec; }`)
+		// The guessed id is the subject (000's tools.call, where the cell has
+		// it), then the dialect's call by name, then the tools.exec helper.
+		res, _ = denied.RunToCompletion(ctx, Guest(`const has = typeof tools !== "undefined" && tools !== null;
+			if (has) { try { await tools.call("openclaw:core:exec", {command: "id"}); return "called by id"; } catch (e) {} }
+			try { await call("exec", {command: "id"}); return "called by name"; } catch (e) {}
+			return has ? typeof tools.exec : "undefined";`))
 		Expect(res).To(CompleteWith("undefined"), "a denied shell exec is neither callable nor a helper")
 		Expect(denied.Tools.CallsOf("exec")).To(BeEmpty(), "a denied shell exec must never be invoked")
 	})
@@ -164,17 +187,22 @@ var _ = Describe("codemode", "hidden catalog", func() {
 		Expect(r.ModelToolNames()).To(ConsistOf("exec", "wait"), "prototype-named tools must go behind exec like any other")
 		n, _ := json.Marshal(names)
 		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const names = %s; const results = [];
-			for (const n of names) { const t = ALL_TOOLS.find((t) => t.name === n); results.push([n, t ? callValue(t.id, await tools.call(t.id, {})).tool : "missing"]); }
+			const listed = listTools();
+			for (const n of names) { const t = listed.find((t) => t.name === n); results.push([n, t ? (await call(n, {})).tool : "missing"]); }
 			const o = {};
+			// The catalog API the cell has: 000's tools (its search, describe and
+			// call), else 001's catalog (all and search), the object a
+			// prototype-named tool could have broken.
+			const api = typeof tools !== "undefined" && tools !== null ? [tools.search, tools.describe, tools.call] : [catalog.all, catalog.search];
 			return {
 				results,
-				listed: ALL_TOOLS.length,
+				listed: listed.length,
 				objToString: o.toString(), ownKeys: Object.getOwnPropertyNames(Object.prototype).filter((k) => k !== "__proto__" && typeof Object.prototype[k] !== "function").length + ("tool" in o ? 1 : 0),
 				hasOwn: o.hasOwnProperty("x"), ctor: o.constructor === Object, proto: Object.getPrototypeOf(o) === Object.prototype,
-				api: [typeof tools.search, typeof tools.describe, typeof tools.call].join(),
-				echo: callValue(id("echo"), await tools.call(id("echo"), {ok: true})).ok,
+				api: api.every((f) => typeof f === "function"),
+				echo: (await call("echo", {ok: true})).ok,
 			};`, n)))
-		want := map[string]any{"listed": float64(len(ts)), "objToString": "[object Object]", "ownKeys": float64(0), "hasOwn": false, "ctor": true, "proto": true, "api": "function,function,function", "echo": true}
+		want := map[string]any{"listed": float64(len(ts)), "objToString": "[object Object]", "ownKeys": float64(0), "hasOwn": false, "ctor": true, "proto": true, "api": true, "echo": true}
 		var results [][]any
 		for _, n := range names {
 			results = append(results, []any{n, n})
@@ -190,14 +218,37 @@ var _ = Describe("codemode", "hidden catalog", func() {
 		// Language hooks must not turn into tool calls: awaiting or returning
 		// tools, or serialising it, calls nothing.
 		before := len(r.Tools.Calls())
-		res, _ = r.RunToCompletion(ctx, `const t = await Promise.resolve(tools); json({t: tools}); JSON.stringify(tools); String(Object.keys(tools)); return {same: t === tools};`)
-		Expect(res).To(CompleteWith(map[string]any{"same": true}), "tools must not be a thenable")
-		Expect(r.Tools.Calls()).To(HaveLen(before), "using tools as a value invoked a tool (then/toJSON/toString helpers)")
+		// 000's tools, else 001's catalog and its handles (catalog.all()).
+		res, _ = r.RunToCompletion(ctx, `const api = typeof tools !== "undefined" && tools !== null ? tools : catalog;
+			const t = await Promise.resolve(api); json({t: api}); JSON.stringify(api); String(Object.keys(api));
+			if (typeof catalog !== "undefined" && api === catalog) { const hs = await catalog.all(); JSON.stringify(hs); String(hs); }
+			return {same: t === api};`)
+		Expect(res).To(CompleteWith(map[string]any{"same": true}), "the catalog API object (tools, or catalog) must not be a thenable")
+		Expect(r.Tools.Calls()).To(HaveLen(before), "using the catalog API as a value invoked a tool (then/toJSON/toString helpers)")
 	})
 
 	It("CM-CAT-07", "ids follow <source>:<owner>:<tool-name> and are the same for equivalent tool sets", func(ctx SpecContext) {
 		ts := append(tools.Standard(), mixedSources()[1:]...)
-		a := catalogIDs(ctx, NewRun(ctx, RunOptions{CodeMode: true, Tools: ts}))
+		ra := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts})
+		if !guestSeesIDs(ctx, ra) {
+			// 001's catalog handles show the guest no catalog id (spec/protocol.md
+			// §12.13): the ids judged are those the target's tool.invoke names.
+			a := invokedIDs(ctx, ra, ts)
+			for _, t := range ts {
+				owner := t.Spec.Owner
+				if owner == "" {
+					owner = "core"
+				}
+				Expect(a[t.Spec.Name]).To(Equal(t.Spec.Source+":"+owner+":"+t.Spec.Name), "id of %s/%s/%s", t.Spec.Source, t.Spec.Owner, t.Spec.Name)
+			}
+			reversed := make([]tools.Tool, len(ts))
+			for i, t := range ts {
+				reversed[len(ts)-1-i] = t
+			}
+			Expect(invokedIDs(ctx, NewRun(ctx, RunOptions{CodeMode: true, Tools: reversed}), reversed)).To(Equal(a), "the same tools declared in another order must get the same ids")
+			return
+		}
+		a := catalogIDs(ctx, ra)
 		for k, v := range Sorted(a) {
 			name := nameOf(k)
 			src := regexp.MustCompile(`/.*$`).ReplaceAllString(k, "")
@@ -284,4 +335,39 @@ func toAny(v any) any {
 	var out any
 	_ = json.Unmarshal(b, &out)
 	return out
+}
+
+// guestSeesIDs reports whether r's cells have 000's ALL_TOOLS, whose
+// entries carry the catalog ids (feature tools-api; 001's catalog handles
+// carry none, spec/protocol.md §12.13).
+func guestSeesIDs(ctx SpecContext, r *Run) bool {
+	res := r.Exec(ctx, `return typeof ALL_TOOLS !== "undefined" && Array.isArray(ALL_TOOLS);`)
+	Expect(res).To(BeCompleted(), "a cell asking whether ALL_TOOLS exists must complete")
+	return res.ValueAny() == true
+}
+
+// invokedIDs calls every tool of ts once, through the guest dialect in one
+// cell (a tool's rejection is caught), and returns tool name → the catalog id
+// of the tool.invoke that call sent ("" if none was sent).
+func invokedIDs(ctx SpecContext, r *Run, ts []tools.Tool) map[string]string {
+	inputs := map[string]any{"add": map[string]int{"a": 1, "b": 2}, "slow": map[string]int{"ms": 1}, "big": map[string]int{"size": 1}}
+	var names []string
+	before := map[string]int{}
+	for _, t := range ts {
+		names = append(names, t.Spec.Name)
+		before[t.Spec.Name] = len(r.Tools.CallsOf(t.Spec.Name))
+	}
+	n, _ := json.Marshal(names)
+	in, _ := json.Marshal(inputs)
+	res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const inputs = %s;
+		for (const n of %s) { try { await call(n, inputs[n] || {}); } catch (e) { if (String(e && e.message).startsWith("codemode-dialect:")) throw e; } }
+		return true;`, in, n)))
+	Expect(res).To(CompleteWith(true), "a cell calling every tool once through the dialect must complete")
+	ids := map[string]string{}
+	for _, name := range names {
+		calls := r.Tools.CallsOf(name)
+		Expect(calls).To(HaveLen(before[name]+1), "the cell's call of %s must reach the harness once", name)
+		ids[name] = calls[len(calls)-1].CatalogID
+	}
+	return ids
 }

@@ -24,10 +24,10 @@ type storeEntryRow struct {
 	Deletes                  []string
 }
 
-// storeEntries returns the transcript entries of run r.
+// storeEntries returns the transcript entries of run r, read through
+// run.trajectory: a precondition owned by the trajectory (TrajectoryAid).
 func storeEntries(ctx SpecContext, r *Run) []storeEntryRow {
-	var tr protocol.TrajectoryResult
-	Expect(T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: r.ID}, &tr)).To(Succeed(), "run.trajectory failed at the protocol level")
+	tr := r.TrajectoryAid(ctx, "CM-STO-05 reads the transcript entries through run.trajectory")
 	rows := []storeEntryRow{}
 	for _, e := range tr.Entries {
 		row := storeEntryRow{Type: e.Type, ToolCallID: e.ToolCallID, Branch: e.Branch, Sets: map[string]string{}, Deletes: append([]string{}, e.Deletes...)}
@@ -41,7 +41,7 @@ func storeEntries(ctx SpecContext, r *Run) []storeEntryRow {
 
 var _ = Describe("codemode", "session store transcript", func() {
 	It("CM-STO-05", "each committing cell appends one openclaw.code-mode-store transcript entry with its sets and deletes; other cells append none", func(ctx SpecContext) {
-		RequireFeature("trajectory", "CM-STO-05 reads the transcript entries through run.trajectory")
+		RequireTrajectory("CM-STO-05 reads the transcript entries through run.trajectory")
 		r := sessionRun(ctx, freshSession(), &protocol.Session{Branch: "main"}, true)
 		first := r.Exec(ctx, `await store("a", {n: 1}); await store("b", 2); return 1;`)
 		Expect(first).To(CompleteWith(1), "a cell that stores and completes")
@@ -78,13 +78,12 @@ var _ = Describe("codemode", "session store transcript", func() {
 	})
 
 	It("CM-STO-08", "committed values come back from the transcript after a restart, across a compaction and however old their entry is", func(ctx SpecContext) {
-		RequireFeature("trajectory", "CM-STO-08 takes the transcript entries from run.trajectory")
+		RequireTrajectory("CM-STO-08 takes the transcript entries from run.trajectory")
 		sid := freshSession()
 		a := sessionRun(ctx, sid, &protocol.Session{Branch: "main"}, true)
 		Expect(a.Exec(ctx, `await store("old", {v: 1}); await store("gone", 1); return 1;`)).To(CompleteWith(1), "a cell that stores and completes")
 		Expect(a.Exec(ctx, `await store("gone", undefined); await store("kept", "k"); return 2;`)).To(CompleteWith(2), "a cell that deletes, stores and completes")
-		var tr protocol.TrajectoryResult
-		Expect(T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: a.ID}, &tr)).To(Succeed(), "run.trajectory failed at the protocol level")
+		tr := a.TrajectoryAid(ctx, "CM-STO-08 takes the transcript entries from run.trajectory")
 		Expect(tr.Entries).To(HaveLen(2), "two committing cells must have appended two entries (CM-STO-05)")
 		a.End(ctx)
 		RestartTarget()

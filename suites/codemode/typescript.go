@@ -56,9 +56,11 @@ var _ = Describe("codemode", "TypeScript", func() {
 type Maybe<T> = T | null;
 const p: Maybe<Point> = null as Maybe<Point>, q = {a: 1, b: [1, 2, 3]};
 return (p as Point).x + q.a;`
-		// After a nested call and its wait, a throw on line 7 inside a
-		// function declared on line 4, below type-only lines and an enum.
-		afterWait := `enum Mode { Fast = 1, Safe }
+		// After a nested call (through the guest dialect, on the one line
+		// Guest puts first) and its wait, a throw on line 8 of the cell
+		// (line 7 of the body) inside a function declared on line 5, below
+		// type-only lines and an enum.
+		afterWait := Guest(`enum Mode { Fast = 1, Safe }
 type Reply = { ok: boolean };
 declare const unused: Reply;
 function check(mode: Mode, n: number): never {
@@ -66,12 +68,12 @@ function check(mode: Mode, n: number): never {
 
   throw new RangeError(` + "`bad ${at} ${n}`" + `);
 }
-const r = await tools.call(ALL_TOOLS.find((t) => t.name === "echo")!.id, {}) as unknown;
-check(Mode.Safe, r === undefined ? 0 : 1);`
+const r = await call("echo", {}) as unknown;
+check(Mode.Safe, r === undefined ? 0 : 1);`)
 		for _, c := range []struct {
 			code string
 			line int
-		}{{typeError, 7}, {afterWait, 7}} {
+		}{{typeError, 7}, {afterWait, 8}} {
 			res, _ := r.Follow(ctx, r.ExecInput(ctx, map[string]any{"language": "typescript", "code": c.code}))
 			res.GuestCode = c.code
 			type failure struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/google/go-cmp/cmp"
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
@@ -128,15 +129,17 @@ var _ = Describe("codemode", "untrusted content", func() {
 		Expect(later).To(CompleteWith(page), "a later turn (run) of the same branch must load the stored page unchanged, its wrapper included")
 		expectMarked(later, "a cell of a later turn that called no network tool but loaded a value stored from network content")
 
-		if !Features().Has("trajectory") {
-			return // the rest reads the transcript entry through run.trajectory
+		if !TrajectoryAvailable() {
+			// The later-turn load above is CM-STO-11's text; the restart
+			// below only reads its entry through run.trajectory.
+			ginkgo.AddReportEntry("not checked", "the load after a restart: the target gives no run.trajectory to take the transcript entry from")
+			return
 		}
 		// The transcript is the persistence (CM-STO-08): the key's provenance
 		// must come back with it after a restart.
 		r := open()
 		Expect(r.Exec(ctx, Guest(fetchCall+` await store("page", page); return 1;`))).To(CompleteWith(1), "a cell that stores a fetched page and completes")
-		var tr protocol.TrajectoryResult
-		Expect(T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: r.ID}, &tr)).To(Succeed(), "run.trajectory failed at the protocol level")
+		tr := r.TrajectoryAid(ctx, "CM-STO-11 hands the transcript entry back after a restart")
 		Expect(tr.Entries).NotTo(BeEmpty(), "the committing cell must have appended an openclaw.code-mode-store entry (CM-STO-05)")
 		last := tr.Entries[len(tr.Entries)-1]
 		Expect(last.NetworkContent).To(ContainElement("page"), "the transcript entry must record the key's network provenance (networkContent) %+v", last)

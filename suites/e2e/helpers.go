@@ -15,6 +15,7 @@ import (
 	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/suites/framework/dialect"
 	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
@@ -40,6 +41,8 @@ func evidence(prov *provider.Server, res protocol.AgentTurnResult) string {
 }
 
 // toolResults are the turn's tool messages in order, each decoded as JSON.
+// A failed one whose error is a guest dialect helper's missing surface stops
+// the spec as blocked by the requirement owning that surface.
 func toolResults(res protocol.AgentTurnResult) []map[string]any {
 	ginkgo.GinkgoHelper()
 	var out []map[string]any
@@ -49,6 +52,13 @@ func toolResults(res protocol.AgentTurnResult) []map[string]any {
 		}
 		var v map[string]any
 		Expect(json.Unmarshal([]byte(m.Text()), &v)).To(Succeed(), "tool message %s must carry a JSON object: %s", m.ToolCallID, m.Text())
+		// A cell that failed on the guest dialect relied on a surface another
+		// requirement owns: blocked, not failed (suites/framework/dialect).
+		if e, _ := v["error"].(string); v["status"] == "failed" && e != "" {
+			if req, what, ok := dialect.BlockedBy(e); ok {
+				Blocked(req, "the guest dialect of profile %s needs what the target lacks: %s", Profile(), what)
+			}
+		}
 		out = append(out, v)
 	}
 	return out

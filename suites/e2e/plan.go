@@ -78,12 +78,14 @@ var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model pro
 
 	It("CM-E2E-03", "inside exec, ALL_TOOLS lists the effective test tools and search, describe and call reach core, plugin and client tools", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools()})
-		code := Guest(`const names = ALL_TOOLS.map((t) => t.name).sort();
-const hits = (await tools.search("weather city")).map((t) => t.name);
-const described = await tools.describe(id("weather"));
-const echoed = callValue(id("echo"), await tools.call(id("echo"), {message: "core"}));
-const sky = callValue(id("weather"), await tools.call(id("weather"), {city: "Oslo"}));
-const picked = callValue(id("pick_color"), await tools.call(id("pick_color"), {}));
+		// Through the guest dialect: 000's ALL_TOOLS and tools.* under v1,
+		// 001's catalog handles under v2 (spec/protocol.md §12.13).
+		code := Guest(`const names = listTools().map((t) => t.name).sort();
+const hits = (await search("weather city")).map((t) => t.name);
+const described = await describe("weather");
+const echoed = await call("echo", {message: "core"});
+const sky = await call("weather", {city: "Oslo"});
+const picked = await call("pick_color", {});
 return {names, found: hits.includes("weather"), params: !!(described && described.parameters), echoed, sky, picked};`)
 		// A target may suspend at each nested call: the model follows waiting with wait.
 		prov := StartProvider(provider.Exec(code), provider.Settle())
@@ -94,10 +96,10 @@ return {names, found: hits.includes("weather"), params: !!(described && describe
 		got, _ := json.Marshal(last["value"])
 		Expect(got).To(MatchJSON(`{"names":["add","echo","pick_color","slow","weather"],"found":true,"params":true,
 			"echoed":{"message":"core"},"sky":{"city":"Oslo","sky":"clear"},"picked":{"tool":"pick_color"}}`),
-			"ALL_TOOLS must list the five effective tools, search must find weather, describe must give its parameters, and call must reach the core, plugin and client tools %s%s", EnvelopeNote, evidence(prov, res))
+			"the catalog (ALL_TOOLS, or the catalog handles) must list the five effective tools, search must find weather, describe must give its parameters, and call must reach the core, plugin and client tools %s%s", EnvelopeNote, evidence(prov, res))
 		for _, n := range []string{"echo", "weather", "pick_color"} {
 			calls := r.Tools.CallsOf(n)
-			Expect(calls).To(HaveLen(1), "tools.call of %s must reach the harness once%s", n, evidence(prov, res))
+			Expect(calls).To(HaveLen(1), "the call of %s must reach the harness once%s", n, evidence(prov, res))
 			Expect(controlCallIDs(res)).To(ContainElement(calls[0].ParentToolCallID), "the nested %s call must name one of the model's exec/wait call ids as its parent%s", n, evidence(prov, res))
 		}
 	})
@@ -106,14 +108,17 @@ return {names, found: hits.includes("weather"), params: !!(described && describe
 		RequireFeature("mcp", "CM-E2E-04 runs a turn with an MCP server")
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(),
 			MCPServers: []MCPServer{{Name: "docs", Kind: "docs", Transport: protocol.MCPTransportHTTP}}})
-		code := `const paths = (l) => Array.isArray(l) ? l.map((f) => typeof f === "string" ? f : f && f.path) : l;
+		// The catalog is read through the guest dialect (000's ALL_TOOLS and
+		// tools.search, or 001's catalog handles); API and MCP are in both.
+		code := Guest(`const paths = (l) => Array.isArray(l) ? l.map((f) => typeof f === "string" ? f : f && f.path) : l;
 const isMCP = (t) => t.source === "mcp" || String(t.id).startsWith("mcp:");
+const key = (t) => t.id === undefined ? t.name : t.id;
 const listed = paths(await API.list("mcp"));
 const dts = await API.read("mcp/docs.d.ts");
 const echoName = Object.getOwnPropertyNames(MCP.docs).find((k) => k.toLowerCase() === "echo");
 const echoed = echoName ? await MCP.docs[echoName]({probe: 1}) : null;
 return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), echoed: echoed !== null && echoed !== undefined,
-  inAllTools: ALL_TOOLS.filter(isMCP).map((t) => t.id), searched: (await tools.search("echo", {limit: 50})).filter(isMCP).map((t) => t.id)};`
+  inAllTools: listTools().filter(isMCP).map(key), searched: (await search("echo", {limit: 50})).filter(isMCP).map(key)};`)
 		before := r.MCP["docs"].HTTP.Calls()
 		prov := StartProvider(provider.Exec(code), provider.Settle())
 		res := r.Turn(ctx, prov, "Use the docs server.", TurnOptions{})
@@ -133,8 +138,8 @@ return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), e
 		Expect(v.DeclaresEcho).To(BeTrue(), "API.read(\"mcp/docs.d.ts\") must declare the echo tool: %s%s", got, evidence(prov, res))
 		Expect(v.Echoed).To(BeTrue(), "MCP.docs.echo() must resolve: %s%s", got, evidence(prov, res))
 		Expect(r.MCP["docs"].HTTP.Calls()-before).To(BeNumerically(">=", 1), "the echo call must reach the MCP server%s", evidence(prov, res))
-		Expect(v.InAllTools).To(BeEmpty(), "MCP tools must be absent from ALL_TOOLS: %s", got)
-		Expect(v.Searched).To(BeEmpty(), "MCP tools must be absent from tools.search: %s", got)
+		Expect(v.InAllTools).To(BeEmpty(), "MCP tools must be absent from the guest catalog (ALL_TOOLS, or the catalog handles): %s", got)
+		Expect(v.Searched).To(BeEmpty(), "MCP tools must be absent from the catalog search (tools.search, or catalog.search): %s", got)
 		for _, q := range prov.Requests() {
 			Expect(q.ToolNames()).To(Equal([]string{"exec", "wait"}), "request %d: MCP tools stay behind exec%s", q.Seq, evidence(prov, res))
 		}
@@ -142,9 +147,15 @@ return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), e
 
 	It("CM-E2E-05", "denied tools are absent from ALL_TOOLS and cannot be called with a guessed id in a turn", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(), Policy: &protocol.Policy{Deny: []string{"weather"}}})
-		code := `let caught = null;
-try { await tools.call("plugin:forecast:weather", {city: "Oslo"}); } catch (e) { caught = String(e && e.message || e); }
-return {names: ALL_TOOLS.map((t) => t.name).sort(), caught: caught !== null};`
+		// The guessed id is the subject (000's tools.call, where the cell has
+		// it); the dialect's call by name and the callable name's global
+		// (001, spec/protocol.md §12.13) are tried too, and the catalog is
+		// read through the dialect.
+		code := Guest(`let caught = 0;
+const routes = [() => call("weather", {city: "Oslo"}), () => globalThis.weather({city: "Oslo"})];
+if (typeof tools !== "undefined" && tools !== null) routes.push(() => tools.call("plugin:forecast:weather", {city: "Oslo"}));
+for (const route of routes) { try { await route(); } catch (e) { if (String(e && e.message).startsWith("codemode-dialect:")) throw e; caught++; } }
+return {names: listTools().map((t) => t.name).sort(), caught: caught === routes.length};`)
 		prov := StartProvider(provider.Exec(code), provider.Settle())
 		res := r.Turn(ctx, prov, "Try the weather.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
@@ -155,7 +166,7 @@ return {names: ALL_TOOLS.map((t) => t.name).sort(), caught: caught !== null};`
 		Expect(last["status"]).To(Equal("completed"), "the exec (followed by wait while it waits) must complete%s", evidence(prov, res))
 		got, _ := json.Marshal(last["value"])
 		Expect(got).To(MatchJSON(`{"names":["add","echo","pick_color","slow"],"caught":true}`),
-			"the denied weather tool must be absent from ALL_TOOLS and its guessed id plugin:forecast:weather must throw%s", evidence(prov, res))
+			"the denied weather tool must be absent from the guest catalog, and every route to it (its guessed id plugin:forecast:weather where the cell has tools, its name, its global) must throw%s", evidence(prov, res))
 		Expect(r.Tools.CallsOf("weather")).To(BeEmpty(), "a denied tool must never be invoked%s", evidence(prov, res))
 	})
 

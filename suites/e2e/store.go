@@ -20,7 +20,7 @@ var storeSeq atomic.Int64
 var _ = Describe("e2e", "end-to-end plan: the session store and the provider", func() {
 	It("CM-STO-09", "openclaw.code-mode-store entries are never sent to the model provider, in the turn that commits them nor in a later turn of the session", func(ctx SpecContext) {
 		requireTurns("CM-STO-09")
-		RequireFeature("trajectory", "CM-STO-09 takes the committed entries from run.trajectory to hand them to the next run")
+		RequireTrajectory("CM-STO-09 takes the committed entries from run.trajectory to hand them to the next run")
 		sid := fmt.Sprintf("sto09-%d-%d", time.Now().UnixNano()%1e9, storeSeq.Add(1))
 		runOf := func(s *protocol.Session) *Run {
 			return NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(), Session: s,
@@ -36,8 +36,7 @@ var _ = Describe("e2e", "end-to-end plan: the session store and the provider", f
 		res1 := first.Turn(ctx, prov1, "Remember the code.", TurnOptions{})
 		Expect(res1.Status).To(Equal(protocol.TurnCompleted), "the first turn must complete%s", evidence(prov1, res1))
 		Expect(lastResult(res1, prov1)["value"]).To(Equal("stored"), "the storing cell must complete%s", evidence(prov1, res1))
-		var tr protocol.TrajectoryResult
-		Expect(T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: first.ID}, &tr)).To(Succeed(), "run.trajectory failed at the protocol level")
+		tr := first.TrajectoryAid(ctx, "CM-STO-09 takes the committed entries from run.trajectory to hand them to the next run")
 		Expect(tr.Entries).NotTo(BeEmpty(), "the committing cell must have appended an openclaw.code-mode-store entry (CM-STO-05)")
 
 		// The next turn of the session: history replayed, entries handed back

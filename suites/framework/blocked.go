@@ -19,6 +19,10 @@ import (
 // cleanups run; tools/report reads the entry, not the message. A failure
 // after it (a cleanup, a crash charged by endSpec) still makes the spec fail.
 //
+// When no spec of req is selected in the run (--req of another
+// requirement only), the message says so: the block stands, and req's own
+// verdict is what the user has to run to see the fault judged.
+//
 // An unknown req panics, as It does; so does req naming the running spec's
 // own requirement (that is a failure of the spec, use Expect).
 func Blocked(req string, format string, args ...any) {
@@ -32,7 +36,7 @@ func blocked(req, msg string, skip int) {
 	if own := currentRequirement(); own != "" && own == req {
 		panic(fmt.Sprintf("framework.Blocked: a spec of %s cannot be blocked by its own requirement (fail it instead)", req))
 	}
-	b := evidence.Blocked{By: req, Message: msg}
+	b := evidence.Blocked{By: req, Message: msg + notSelectedNote(req)}
 	ginkgo.AddReportEntry(evidence.BlockedEntry, b, ginkgo.ReportEntryVisibilityNever, ginkgo.Offset(skip+1))
 	ginkgo.Skip(b.String(), skip+1)
 }

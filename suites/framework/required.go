@@ -90,18 +90,29 @@ func registerRequirement(feature, id string) {
 // of f with a spec (CM-ACT-09 for agent-turn) that the target did not
 // declare not drivable. By id, not by run order, since Ginkgo shuffles the
 // top-level containers.
+//
+// Among the requirements the run selects, when it selects one (--req
+// CM-ACT-05 alone): the feature's verdict then appears in the run, still
+// once, instead of a block by a requirement that does not run.
 func verdictOwner(f string) string {
 	featureReqMu.Lock()
-	defer featureReqMu.Unlock()
-	owner := ""
-	for _, id := range featureReqs[f] {
-		// One the target declared not drivable skips, so it cannot carry
-		// the verdict.
-		if (owner == "" || id < owner) && notDrivable("", id) == "" {
-			owner = id
+	ids := slices.Clone(featureReqs[f])
+	featureReqMu.Unlock()
+	lowest := func(keep func(string) bool) string {
+		owner := ""
+		for _, id := range ids {
+			// One the target declared not drivable skips, so it cannot
+			// carry the verdict.
+			if (owner == "" || id < owner) && notDrivable("", id) == "" && keep(id) {
+				owner = id
+			}
 		}
+		return owner
 	}
-	return owner
+	if o := lowest(selectedInRun); o != "" {
+		return o
+	}
+	return lowest(func(string) bool { return true })
 }
 
 // absentFeature decides a spec of requirement req whose feature the run's

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/codemode-conformance/codemode/spec"
@@ -102,5 +103,53 @@ func TestNotAnsweredMessage(t *testing.T) {
 		if got := notAnsweredMessage("agent-turn", "agent.turn", err); got != "" {
 			t.Errorf("notAnsweredMessage(%v) = %q, want \"\"", err, got)
 		}
+	}
+}
+
+// With a label filter that selects only some of a driven feature's
+// requirements, the feature's one verdict goes to the lowest selected one,
+// so it appears in the run; a block by a requirement the run does not
+// select says so.
+func TestVerdictOwnerAmongSelected(t *testing.T) {
+	featureReqMu.Lock()
+	saved := featureReqs
+	featureReqs = map[string][]string{}
+	featureReqMu.Unlock()
+	specLabelMu.Lock()
+	savedLabels := specLabels
+	specLabels = map[string][][]string{}
+	specLabelMu.Unlock()
+	savedFilter := labelFilter
+	defer func() {
+		featureReqMu.Lock()
+		featureReqs = saved
+		featureReqMu.Unlock()
+		specLabelMu.Lock()
+		specLabels = savedLabels
+		specLabelMu.Unlock()
+		labelFilter = savedFilter
+	}()
+	for _, id := range []string{"CM-E2E-03", "CM-ACT-09", "CM-E2E-01"} {
+		registerRequirement("agent-turn", id)
+		recordLabels(id, []string{"req:" + id, "feature:agent-turn"}, nil)
+	}
+	for filter, want := range map[string]string{
+		"":                                     "CM-ACT-09",
+		"req:CM-E2E-03":                        "CM-E2E-03",
+		"req:CM-E2E-03 || req:CM-E2E-01":       "CM-E2E-01",
+		"req:CM-EXEC-01":                       "CM-ACT-09",
+		"feature:agent-turn && !req:CM-ACT-09": "CM-E2E-01",
+	} {
+		labelFilter = func() string { return filter }
+		if got := verdictOwner("agent-turn"); got != want {
+			t.Errorf("label filter %q: verdictOwner(agent-turn) = %q, want %q", filter, got, want)
+		}
+	}
+	labelFilter = func() string { return "req:CM-E2E-03" }
+	if note := notSelectedNote("CM-ACT-09"); !strings.Contains(note, "CM-ACT-09, which owns this precondition, is not selected in this run") {
+		t.Errorf("notSelectedNote(CM-ACT-09) under --req CM-E2E-03 = %q", note)
+	}
+	if note := notSelectedNote("CM-E2E-03"); note != "" {
+		t.Errorf("notSelectedNote of a selected requirement = %q, want none", note)
 	}
 }

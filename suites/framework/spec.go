@@ -51,7 +51,12 @@ func Define() {
 	ginkgo.BeforeSuite(func(ctx ginkgo.SpecContext) { connectTarget(ctx) }, ginkgo.NodeTimeout(Timeouts.Initialize+10e9))
 	ginkgo.AfterSuite(func() { disconnectTarget(); afterLastSpec() })
 	for _, r := range registry {
-		ginkgo.Describe(r.text, ginkgo.Label(evidence.LabelSuite+r.suite), r.body)
+		r := r
+		ginkgo.Describe(r.text, ginkgo.Label(evidence.LabelSuite+r.suite), func() {
+			definingSuite = r.suite
+			defer func() { definingSuite = "" }()
+			r.body()
+		})
 	}
 }
 
@@ -70,6 +75,7 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	}
 	registerRequirement(req.Feature, id)
 	labels := ginkgo.Label(evidence.LabelRequirement+id, evidence.LabelFeature+req.Feature, evidence.LabelLevel+strings.ToLower(req.Level), evidence.LabelArea+req.Area)
+	recordLabels(id, labels, args)
 	hangFails := false
 	for i := 0; i < len(args); i++ {
 		if _, ok := args[i].(hangIsFailure); ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"github.com/codemode-conformance/codemode/internal/subcmd"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/suites/security/corpus"
 	"github.com/codemode-conformance/codemode/targets"
@@ -111,7 +113,12 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	for _, raw := range rep.Steps {
 		fmt.Fprintln(stdout, string(raw))
 	}
+	var outside *framework.OutsideUnion
 	switch {
+	case errors.As(err, &outside):
+		// One fault, one requirement: the result's shape is CM-EXEC-05's.
+		fmt.Fprintf(stdout, "BLOCKED case %s: %s%s: %v (requirements %v not judged)\n", c.File, evidence.BlockedPrefix, framework.UnionOwner, err, c.Requirements)
+		return 1
 	case err != nil:
 		fmt.Fprintf(stdout, "FAIL case %s: the target did not answer: %v\n", c.File, err)
 		return 1

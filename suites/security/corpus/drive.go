@@ -91,7 +91,10 @@ var ErrCallAfterValue = errors.New("a nested call made after the cell's value wa
 // and, when the target answers runtime.stats, waits until its live VMs and
 // snapshots are back to their level before the case; a tool.invoke the
 // harness refused meanwhile fails the case too. err is a protocol
-// fault (the target did not answer a call); a wrong outcome is in Report.
+// fault (the target did not answer a call), or a *framework.OutsideUnion
+// when an exec/wait answer is outside the result union (the case is then
+// blocked by framework.UnionOwner, not failed); a wrong outcome is in
+// Report.
 func Drive(ctx context.Context, t *framework.Target, c Case) (rep Report, err error) {
 	rep = Report{Case: c}
 	refusedBefore := len(t.Refused())
@@ -115,6 +118,7 @@ func Drive(ctx context.Context, t *framework.Target, c Case) (rep Report, err er
 		return rep, nil
 	}
 	if err != nil {
+		rep.Steps = steps
 		return rep, err
 	}
 	rep.Final, rep.Steps = res, steps
@@ -213,10 +217,13 @@ func runCell(ctx context.Context, t *framework.Target, c Case, code string) (res
 			served.Finish(tp.ToolCallID, cell, nil)
 			return result.Result{}, fmt.Errorf("%s: %w", method, err)
 		}
-		var res result.Result
-		if err := json.Unmarshal(raw, &res); err != nil {
+		// The framework's one decoder: a result outside the union is
+		// CM-EXEC-05's fault (framework.OutsideUnion), not the case's.
+		res, err := framework.DecodeResult(method, raw)
+		if err != nil {
 			served.Finish(tp.ToolCallID, cell, nil)
-			return res, fmt.Errorf("%s returned a result that is not a result object: %s", method, cut(string(raw)))
+			steps = append(steps, raw)
+			return res, err
 		}
 		served.Finish(tp.ToolCallID, cell, &res)
 		steps = append(steps, raw)
