@@ -27,8 +27,10 @@ build: engine
 	$(GO) build -o bin/codemode-reference ./reference/cmd/codemode-reference
 
 ## conformance: the whole suite against TARGET (default: the embedded reference) under PROFILE, reports in RESULTS/
+## PROCS: processes sharing the specs (run --procs; Serial specs run alone at the end), verdicts as a serial run's
+PROCS ?= 4
 conformance: build
-	./bin/codemode-conformance run --target "$(TARGET)" $(if $(PROFILE),--profile "$(PROFILE)") --results-dir "$(RESULTS)"
+	./bin/codemode-conformance run --target "$(TARGET)" $(if $(PROFILE),--profile "$(PROFILE)") --procs "$(PROCS)" --results-dir "$(RESULTS)"
 
 ## conformance-exec: the same, with the reference as a separate process over stdio
 conformance-exec: build
@@ -194,3 +196,16 @@ image: engine
 	rm -rf bin/image && mkdir -p bin/image/tmp
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(DIST_VERSION)" -o bin/image/codemode-conformance ./tools/codemode-conformance
 	docker build -q -f tools/codemode-conformance/image/Dockerfile -t "$(HARNESS_IMAGE)" bin/image
+
+## actionlint: lint the reusable workflow, the action and init's workflow template with actionlint (pinned here, a Go
+## module from the module proxy). actionlint reads an action's metadata only through a workflow that uses it by local
+## path, so they are linted in a scratch project that has ACTION_YML (default action.yml) where conformance.yml checks
+## the harness out to.
+ACTIONLINT = github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+ACTION_YML ?= action.yml
+.PHONY: actionlint
+actionlint:
+	tmp=$$(mktemp -d) && git init -q "$$tmp" && mkdir -p "$$tmp/.github/workflows" "$$tmp/.codemode-conformance" && \
+	cp .github/workflows/*.yml "$$tmp/.github/workflows/" && cp "$(ACTION_YML)" "$$tmp/.codemode-conformance/action.yml" && \
+	cp tools/codemode-conformance/initkit/common/conformance.yml "$$tmp/.github/workflows/init-template.yml" && \
+	GOBIN="$$tmp/bin" $(GO) install $(ACTIONLINT) && (cd "$$tmp" && ./bin/actionlint -no-color); rc=$$?; rm -rf "$$tmp"; exit $$rc

@@ -41,6 +41,7 @@ func (run Run) Evaluate(r types.Report) Outcome {
 	c := run.Config
 	r = report.SanitiseReport(r)
 	ev := report.Evaluate(report.Specs(r), run.Baseline)
+	ev.Profile = framework.Profile()
 	conf := report.NewConformance(ev, report.SuiteErrors(r), run.Baseline)
 	name, version, declared := framework.Implementation()
 	conf.Implementation = report.Peer{Name: report.Clean(name), Version: report.Clean(version)}

@@ -37,6 +37,7 @@
 //	    excluded: "<reason>"    # optional: why no black-box test can observe it
 //	    planned: "<what>"       # optional: the unbuilt feature or issue that will cover it
 //	    decision: "<text>"      # optional: how a contract question about it was decided
+//	    profiles: [v1]          # optional: the only profiles that judge it (Requirement.AppliesTo)
 //
 // Package spec imports only the standard library and github.com/goccy/go-yaml,
 // so any package of the module may depend on it.
@@ -90,6 +91,18 @@ type Requirement struct {
 	// requirement was decided (e.g. where the two source pages and a real
 	// implementation disagree) and where the evidence is.
 	Decision string `yaml:"decision"`
+	// Profiles, when non-empty, are the only profiles that judge the
+	// requirement although its feature is in others too: a core text that is
+	// one page's alone (e.g. CM-CFG-06, "(000)" config values that page 001
+	// names none of). Empty: every profile that has its feature.
+	Profiles []string `yaml:"profiles"`
+}
+
+// AppliesTo reports whether profile judges r: its feature decides, unless
+// r.Profiles narrows it (a profile not listed there does not judge r; its
+// specs skip "outside the profile", never a core skip).
+func (r Requirement) AppliesTo(profile string) bool {
+	return len(r.Profiles) == 0 || slices.Contains(r.Profiles, profile)
 }
 
 // Area is a group of requirements sharing the middle part of their IDs.
@@ -137,6 +150,7 @@ type rawRequirement struct {
 	Excluded *string  `yaml:"excluded"`
 	Planned  *string  `yaml:"planned"`
 	Decision string   `yaml:"decision"`
+	Profiles []string `yaml:"profiles"`
 }
 
 type rawFile struct {
@@ -252,6 +266,11 @@ func ParseCatalogue(data []byte) (Catalogue, error) {
 		if strings.TrimSpace(r.Text) == "" {
 			return Catalogue{}, fail("empty text")
 		}
+		for _, pn := range r.Profiles {
+			if !slices.ContainsFunc(profiles, func(p Profile) bool { return p.Name == pn }) {
+				return Catalogue{}, fail("profiles names %q, which is not in profiles:", pn)
+			}
+		}
 		excluded := ""
 		if r.Excluded != nil {
 			if strings.TrimSpace(*r.Excluded) == "" {
@@ -284,6 +303,7 @@ func ParseCatalogue(data []byte) (Catalogue, error) {
 			Excluded: excluded,
 			Planned:  planned,
 			Decision: r.Decision,
+			Profiles: r.Profiles,
 		})
 	}
 	return Catalogue{Version: f.Version, Requirements: reqs, Areas: areas, Features: features, Profiles: profiles}, nil

@@ -407,6 +407,11 @@ func TestParseRequirementsRejects(t *testing.T) {
 			wantErr: "CM-CFG-04: both excluded and planned",
 		},
 		{
+			name:    "a profile that is not in profiles:",
+			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok, profiles: [v9]}\n",
+			wantErr: "CM-CFG-04: profiles names \"v9\", which is not in profiles:",
+		},
+		{
 			name:    "unknown field",
 			doc:     head + "  - {id: CM-CFG-04, area: CFG, level: MUST, feature: core, basis: [hardening], source: \"000\", text: ok, exclude: typo}\n",
 			wantErr: "exclude",

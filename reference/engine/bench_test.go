@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,4 +133,64 @@ func BenchmarkCells(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkPolls compares the deadline machinery on the compute cells, side
+// by side in one run (issue 25 item 6): the wasm as pinned with no native
+// polls ("none"), the listeners on bulkPolls ("bulk", the reference before
+// loop polls), loop polls ("loop", the reference now) and both.
+func BenchmarkPolls(b *testing.B) {
+	engines := []struct {
+		name       string
+		loop, bulk bool
+	}{{"none", false, false}, {"bulk", false, true}, {"loop", true, false}, {"loop+bulk", true, true}}
+	es := make([]*engine.Engine, len(engines))
+	for i, c := range engines {
+		e, err := engine.New(context.Background(), engine.WithPolls(c.loop, c.bulk))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { e.Close(context.Background()) })
+		es[i] = e
+	}
+	cells := []struct {
+		name, src, want string
+		mem             int64
+	}{
+		{"loop-1e6", `(() => { let s = 0; for (let i = 0; i < 1e6; i++) s += i % 7; return s })()`, "2999997", 64 << 20},
+		{"push-1e6", `(() => { const a = []; for (let i = 0; i < 1e6; i++) a.push({i}); return a.length + a[999999].i })()`, "1999999", 128 << 20},
+		{"json-1e5", `(() => { const a = []; for (let i = 0; i < 1e5; i++) a.push({i, s: 'abc'}); return JSON.stringify(a).length })()`, "2188891", 64 << 20},
+	}
+	for _, c := range cells {
+		for i, e := range es {
+			b.Run(c.name+"/"+engines[i].name, func(b *testing.B) {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+				defer cancel()
+				// CPU time of the process per op: on a shared machine it
+				// varies far less than wall time.
+				cpu0 := processCPU()
+				defer func() { b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op") }()
+				for b.Loop() {
+					vm, err := e.NewVM(ctx, engine.Limits{MemoryBytes: c.mem})
+					if err != nil {
+						b.Fatal(err)
+					}
+					got, err := vm.Eval(ctx, c.src, c.name)
+					vm.Close(ctx)
+					if err != nil || got != c.want {
+						b.Fatalf("%s: got %q, %v; want %s", c.name, got, err, c.want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// processCPU is the user and system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -39,6 +39,8 @@ type Engine struct {
 	closed   bool
 
 	live atomic.Int64
+
+	listeners oomListeners
 }
 
 // LiveVMs is the number of VM instances currently open on this engine
@@ -57,13 +59,20 @@ type runtime struct {
 // Option changes how New prepares the engine.
 type Option func(*options)
 
-type options struct{ uncappedBigInts bool }
+type options struct {
+	uncappedBigInts bool
+	noLoopPolls     bool // the wasm as pinned, without addLoopPolls
+	bulkPolls       bool // listeners on bulkPolls (before loop polls)
+}
 
 // WithoutBigIntCap keeps QuickJS's own BigInt size cap (2^20 bits) instead
-// of BigIntMaxBits, so one quadratic BigInt operation runs for seconds past
-// its deadline as native code and holds up the whole process. Only for the
-// broken variant that shows the fault (fakes/broken).
-func WithoutBigIntCap() Option { return func(o *options) { o.uncappedBigInts = true } }
+// of BigIntMaxBits and leaves the engine's native loops without polls
+// (addLoopPolls), as before issue 25, so one quadratic BigInt operation
+// runs for seconds past its deadline as native code and holds up the whole
+// process. Only for the broken variant that shows the fault (fakes/broken).
+func WithoutBigIntCap() Option {
+	return func(o *options) { o.uncappedBigInts, o.noLoopPolls, o.bulkPolls = true, true, true }
+}
 
 // New returns an Engine. It loads the embedded wasm (checking its sha256),
 // lowers its BigInt size cap to BigIntMaxBits (bigint.go) and compiles it
@@ -82,7 +91,12 @@ func New(ctx context.Context, opts ...Option) (*Engine, error) {
 			return nil, err
 		}
 	}
-	e := &Engine{wasm: b, cache: compilationCache(), runtimes: map[uint32]*runtime{}}
+	if !o.noLoopPolls {
+		if b, err = addLoopPolls(b); err != nil {
+			return nil, err
+		}
+	}
+	e := &Engine{wasm: b, cache: compilationCache(), runtimes: map[uint32]*runtime{}, listeners: oomListeners{bulk: o.bulkPolls}}
 	if _, err := e.runtime(ctx, PagesFor(64<<20)); err != nil {
 		return nil, err
 	}
@@ -147,7 +161,7 @@ func (e *Engine) runtime(ctx context.Context, pages uint32) (*runtime, error) {
 		r.Close(ctx)
 		return nil, fmt.Errorf("%w: host imports: %v", ErrUnavailable, err)
 	}
-	cm, err := r.CompileModule(withOOMListener(ctx), e.wasm)
+	cm, err := r.CompileModule(withOOMListener(ctx, e.listeners), e.wasm)
 	if err != nil {
 		r.Close(ctx)
 		return nil, fmt.Errorf("%w: compile: %v", ErrUnavailable, err)

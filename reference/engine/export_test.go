@@ -13,3 +13,12 @@ func (e *Engine) IdleInstances() int {
 	}
 	return n
 }
+
+// WithPolls chooses the deadline machinery for benchmarks that compare it:
+// loop polls in the wasm (addLoopPolls) and listeners on bulkPolls.
+func WithPolls(loop, bulk bool) Option {
+	return func(o *options) { o.noLoopPolls, o.bulkPolls = !loop, bulk }
+}
+
+// AddLoopPolls is addLoopPolls, for its fail-closed test.
+var AddLoopPolls = addLoopPolls

@@ -11,10 +11,11 @@ import (
 
 // Grace is how long after its deadline (or cancellation) a VM gets to reach
 // an interrupt check before the watchdog abandons it. The interrupt handler
-// stops bytecode within a millisecond, the listeners in oom.go the native
-// loops; only a native operation that reaches neither (ENGINE.md lists
-// them) needs the watchdog, and while it runs it holds up every GC of the
-// process.
+// stops bytecode within a millisecond, and the loop polls (looppoll.go) put
+// every native loop in reach of it; only a single bulk-memory instruction
+// (memory.copy or memory.fill, 0.1 s per 128 MiB) runs between two polls
+// (ENGINE.md, "Native loops"). While a native call runs past its deadline
+// it holds up every GC of the process, which is why the watchdog exists.
 var Grace = time.Second
 
 // guest calls f, an export that may run guest code, under ctx: at ctx's

@@ -16,8 +16,10 @@ import (
 // back when it closes cleanly, and the next restore of a snapshot with the
 // same base writes that base over the whole linear memory: an instance is
 // only reused when its memory is exactly the base's size (wasm memory
-// cannot shrink), so every byte of it is overwritten, and the module's only
-// mutable global, __stack_pointer, is set from the snapshot. The function
+// cannot shrink), so every byte of it is overwritten, and the module's
+// mutable global __stack_pointer is set from the snapshot (the other one,
+// looppoll.go's iteration counter, only decides when the next poll comes,
+// and no guest can read it). The function
 // table is never written by this build (no extensions are loaded). So a
 // reused instance holds exactly what a fresh one restored from the same
 // snapshot would (CM-EXEC-12); the test template_test.go's "reused

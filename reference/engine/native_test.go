@@ -25,6 +25,10 @@ var _ = Describe("deadlines on native operations that never poll the interrupt h
 		Entry("join of a huge sparse array", `const a = []; a.length = 1e9; a.join().length`),
 		Entry("includes over a huge sparse array", `const a = []; a.length = 4294967295; a.includes(1)`),
 		Entry("lastIndexOf over a huge array-like", `Array.prototype.lastIndexOf.call({length: 4294967295}, 1)`),
+		// Loop polls (looppoll.go): string search is quadratic on a
+		// near-miss needle (hours), fill over holes creates every index.
+		Entry("indexOf of a near-miss needle", `"a".repeat(1 << 22).indexOf("a".repeat(1 << 21) + "b")`),
+		Entry("fill over a huge sparse array", `const a = []; a.length = 4294967295; a.fill(0).length`),
 		Entry("a loop that throws and catches", `for (;;) { try { throw 1 } catch (e) {} }`),
 		Entry("a loop that throws and catches, in an async function", `(async () => { for (;;) { try { throw 1 } catch (e) {} } })()`),
 		Entry("a loop in an async function", `(async () => { for (;;) {} })()`),

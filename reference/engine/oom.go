@@ -23,13 +23,14 @@ const (
 var oomFormat = []byte("out of memory\x00")
 
 // oomListeners attaches a listener to those two functions and to
-// pollFunctions only, so no other function pays for instrumentation.
-type oomListeners struct{}
+// pollFunctions only (and to bulkPolls when bulk is set), so no other
+// function pays for instrumentation.
+type oomListeners struct{ bulk bool }
 
-func (oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+func (l oomListeners) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
 	names := def.ExportNames()
 	switch {
-	case isBulkPoll(def):
+	case l.bulk && isBulkPoll(def):
 		return stopListener{}
 	case slices.ContainsFunc(names, func(n string) bool { return slices.Contains(pollFunctions, n) }):
 		return stopListener{}
@@ -95,6 +96,10 @@ var pollFunctions = []string{"JS_GetPropertyInt64", "JS_HasProperty", "JS_Throw"
 // index and signature were read from the disassembly. A listener on a
 // function only costs when it is called, and only unwinds a stopped VM, so
 // a wrong index costs speed, never a result.
+//
+// They are attached only with WithoutBigIntCap (the engine as it was before
+// the loop polls of looppoll.go, which reach the same loops and every other
+// one without a Go call per piece) and for BenchmarkPolls.
 var bulkPolls = map[uint32]struct {
 	what   string
 	params int // the function's parameter count, checked before attaching
@@ -133,6 +138,6 @@ func (stopListener) After(context.Context, api.Module, api.FunctionDefinition, [
 func (stopListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
 
 // withOOMListener is the context CompileModule needs for the listener.
-func withOOMListener(ctx context.Context) context.Context {
-	return experimental.WithFunctionListenerFactory(ctx, oomListeners{})
+func withOOMListener(ctx context.Context, l oomListeners) context.Context {
+	return experimental.WithFunctionListenerFactory(ctx, l)
 }

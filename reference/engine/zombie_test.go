@@ -83,6 +83,10 @@ var _ = Describe("native bulk loops past their deadline do not freeze the proces
 		// calls out: the size cap (bigint.go) keeps each one short, and the
 		// listener on js_bigint_new stops the next one (the bytecode loop
 		// around them polls the handler only every 10000 iterations).
+		// Loops no listener reached, polled by looppoll.go: a quadratic
+		// string search and the parser.
+		Entry("String.prototype.indexOf of a near-miss needle", `globalThis.h = "a".repeat(1 << 22); globalThis.n = "a".repeat(1 << 21) + "b"`, `h.indexOf(n)`),
+		Entry("eval of a 4 MiB expression", `globalThis.src = "0" + "+1".repeat(1 << 21)`, `eval(src)`),
 		Entry("BigInt to decimal at the size cap", bigAt(1), `for (;;) String(x)`),
 		Entry("BigInt multiplication at the size cap", bigAt(2), `for (;;) x * x`),
 		Entry("BigInt division near the size cap", fmt.Sprintf("globalThis.x = (1n << %dn) - 1n", engine.BigIntMaxBits*7/8)+`; globalThis.y = (1n << BigInt(`+fmt.Sprint(engine.BigIntMaxBits/2)+`)) - 3n`, `for (;;) x / y`),

@@ -138,7 +138,7 @@ var _ = Describe("abuse", "control requests under load", func() {
 			return n
 		}).WithTimeout(time.Duration(busyTimeoutMs)*time.Millisecond+Timeouts.ToolCallSlack).Should(Equal(busyCells),
 			"every exec of the %d busy cells must be answered once its run was aborted (or its deadline passed)", busyCells)
-	})
+	}, Serial)
 
 	It("CM-RUN-09", "run.abort ends a cell in synchronous top-level code with aborted, not timeout, and its VM is released", func(ctx SpecContext) {
 		RequireDrivable(protocol.SurfaceStats)
@@ -159,7 +159,7 @@ var _ = Describe("abuse", "control requests under load", func() {
 		Eventually(func() int { return stats(ctx, c).LiveVMs }).WithTimeout(10*time.Second).Should(Equal(exec.base.LiveVMs),
 			"liveVMs must return to the baseline once the aborted cell ended")
 		SelfReported("liveVMs back to the baseline after the abort (runtime.stats)")
-	})
+	}, Serial)
 
 	It("CM-RUN-09", "run.end releases the VM of a cell in synchronous top-level code before its timeoutMs", func(ctx SpecContext) {
 		RequireDrivable(protocol.SurfaceStats)
@@ -179,7 +179,7 @@ var _ = Describe("abuse", "control requests under load", func() {
 			}
 		}
 		SelfReported("liveVMs back to the baseline after run.end (runtime.stats)")
-	})
+	}, Serial)
 })
 
 // spinningExec is an exec of spin that the target is running.

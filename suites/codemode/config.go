@@ -39,7 +39,7 @@ var _ = Describe("codemode", "configuration", func() {
 	It("CM-CFG-01", "enabled: true is the only activation gate; other fields alone do not enable code mode", func(ctx SpecContext) {
 		off := ToolNames(SurfaceWithoutCodeMode(ctx, RunOptions{Tools: std}))
 		Expect(off).NotTo(ConsistOf("exec", "wait"), "code mode must be disabled by default: a run without tools.codeMode shows exec and wait")
-		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"timeoutMs": 5000, "maxOutputBytes": 2048, "languages": []string{"javascript"}}, Tools: std})
+		r := NewRun(ctx, RunOptions{CodeMode: Gen1Fields(map[string]any{"timeoutMs": 5000, "maxOutputBytes": 2048}, map[string]any{"languages": []string{"javascript"}}), Tools: std})
 		Expect(r.Prepared.CodeModeActive).To(BeFalse(), "fields without enabled: true must leave code mode inactive")
 		Expect(r.ModelToolNames()).To(ConsistOf(off), "fields without enabled: true must leave the model tool list as without code mode")
 		on := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 5000}), Tools: std})
@@ -58,8 +58,16 @@ var _ = Describe("codemode", "configuration", func() {
 		off := ToolNames(SurfaceWithoutCodeMode(ctx, RunOptions{Tools: std}))
 		for _, v := range []any{nil, false, map[string]any{}, map[string]any{"enabled": false}, map[string]any{"enabled": "true"}, map[string]any{"enabled": 1}} {
 			r := NewRun(ctx, RunOptions{CodeMode: v, Tools: std})
-			Expect(r.ModelToolNames()).To(ConsistOf(off), "tools.codeMode = %v must leave the model tool list as without code mode", v)
 			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "tools.codeMode = %v must leave code mode inactive", v)
+			if m, ok := v.(map[string]any); ok && m["enabled"] != nil && m["enabled"] != false && r.Prepared.Failure != nil {
+				// A mistyped enabled refused when the config loads also leaves
+				// code mode off, as 000 says; it is no fallback to direct tools
+				// (verdict audit A9).
+				Expect(r.Prepared.Failure.Code).To(Equal("invalid_config"), "tools.codeMode = %v: a refused config must fail with invalid_config: %+v", v, r.Prepared.Failure)
+				Expect(r.Prepared.Tools).To(BeEmpty(), "tools.codeMode = %v: a refused config must not fall back to direct tools", v)
+				continue
+			}
+			Expect(r.ModelToolNames()).To(ConsistOf(off), "tools.codeMode = %v must leave the model tool list as without code mode", v)
 		}
 	})
 
@@ -95,27 +103,54 @@ var _ = Describe("codemode", "configuration", func() {
 	})
 
 	It("CM-CFG-05", "out-of-range values are clamped and invalid values fall back to the default", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxSearchLimit": 500, "maxOutputBytes": 10, "maxPendingToolCalls": "many"}), Tools: append(fillers(60), tools.Slow())})
+		// Out-of-range values must be clamped: a target that refuses them
+		// fails here. Each run is checked as prepared before its cells, so a
+		// refusal is named, not met as the next exec's "unknown run" (verdict
+		// audit A1).
+		prepared := func(r *Run, what string) {
+			Expect(r.Prepared.Failure).To(BeNil(), "%s: tools.codeMode %s must be clamped, not refused: %+v", what, r.Params.CodeMode, r.Prepared.Failure)
+		}
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxSearchLimit": 500, "maxOutputBytes": 10}), Tools: append(fillers(60), tools.Slow())})
+		prepared(r, "out-of-range limits")
 		res, _ := r.RunToCompletion(ctx, Guest(`return (await search("widget", {limit: 100})).length;`))
 		Expect(res).To(CompleteWith(50), "maxSearchLimit 500 clamps to 50")
 		res, _ = r.RunToCompletion(ctx, `text("x".repeat(500)); return 1;`)
 		Expect(res).To(BeCompleted(), "maxOutputBytes 10 clamps up to 1024")
 		res, _ = r.RunToCompletion(ctx, `text("x".repeat(3000)); return 1;`)
 		Expect(res).To(BeFailedWith("output_limit_exceeded"), "maxOutputBytes clamped to 1024 still applies")
-		res, _ = r.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 16; i++) ps.push(dispatch("slow", {ms: 50})); return (await Promise.all(ps)).length;`))
-		Expect(res).To(CompleteWith(16), "an invalid maxPendingToolCalls falls back to 16")
 
-		r2 := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"searchDefaultLimit": 30, "maxSearchLimit": 5, "maxPendingToolCalls": 2.5}), Tools: append(fillers(20), tools.Slow())})
+		r2 := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"searchDefaultLimit": 30, "maxSearchLimit": 5}), Tools: append(fillers(20), tools.Slow())})
+		prepared(r2, "searchDefaultLimit over maxSearchLimit")
 		res, _ = r2.RunToCompletion(ctx, Guest(`return (await search("widget")).length;`))
 		Expect(res).To(CompleteWith(5), "searchDefaultLimit is capped at maxSearchLimit")
-		res, _ = r2.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 10; i++) ps.push(dispatch("slow", {ms: 50})); return (await Promise.all(ps)).length;`))
-		Expect(res).To(CompleteWith(10), "a non-integer maxPendingToolCalls falls back to 16")
 
-		r3 := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 500, "maxSearchLimit": 0}), Tools: append(fillers(60), tools.Slow())})
+		r3 := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxPendingToolCalls": 500}), Tools: append(fillers(60), tools.Slow())})
+		prepared(r3, "maxPendingToolCalls over 128")
 		res, _ = r3.RunToCompletion(ctx, Guest(`const ps = []; for (let i = 0; i < 100; i++) ps.push(dispatch("slow", {ms: 50})); return (await Promise.all(ps)).length;`))
 		Expect(res).To(CompleteWith(100), "maxPendingToolCalls 500 clamps to 128")
-		res, _ = r3.RunToCompletion(ctx, Guest(`return (await search("widget", {limit: 100})).length;`))
-		Expect(res).To(CompleteWith(50), "a non-positive maxSearchLimit falls back to 50")
+
+		// Invalid values fall back to the default (the OpenClaw-source clause).
+		// A config refused when it loads, with invalid_config and no tools, is
+		// no fallback to direct tools and the seed says nothing of load-time
+		// validation: it conforms too (verdict audit A9).
+		for _, c := range []struct {
+			cfg        map[string]any
+			code, what string
+			want       any
+		}{
+			{map[string]any{"maxPendingToolCalls": "many"}, `const ps = []; for (let i = 0; i < 16; i++) ps.push(dispatch("slow", {ms: 50})); return (await Promise.all(ps)).length;`, "an invalid maxPendingToolCalls falls back to 16", 16},
+			{map[string]any{"maxPendingToolCalls": 2.5}, `const ps = []; for (let i = 0; i < 10; i++) ps.push(dispatch("slow", {ms: 50})); return (await Promise.all(ps)).length;`, "a non-integer maxPendingToolCalls falls back to 16", 10},
+			{map[string]any{"maxSearchLimit": 0}, `return (await search("widget", {limit: 100})).length;`, "a non-positive maxSearchLimit falls back to 50", 50},
+		} {
+			ri := NewRun(ctx, RunOptions{CodeMode: Enabled(c.cfg), Tools: append(fillers(60), tools.Slow())})
+			if f := ri.Prepared.Failure; f != nil {
+				Expect(f.Code).To(Equal("invalid_config"), "tools.codeMode %v: a refused config must fail with invalid_config: %+v", c.cfg, f)
+				Expect(ri.Prepared.Tools).To(BeEmpty(), "tools.codeMode %v: a refused config must not fall back to direct tools", c.cfg)
+				continue
+			}
+			res, _ = ri.RunToCompletion(ctx, Guest(c.code))
+			Expect(res).To(CompleteWith(c.want), c.what)
+		}
 	})
 })
 

@@ -61,7 +61,8 @@ var _ = Describe("codemode", "exec and wait", func() {
 	})
 
 	It("CM-EXEC-03", "language defaults to javascript, and javascript is always accepted", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"languages": []string{"javascript"}}), Tools: tools.Standard()})
+		// languages is 000's field (001 has none, its cells are plain JavaScript): sent only under v1.
+		r := NewRun(ctx, RunOptions{CodeMode: Enabled(Gen1Fields(nil, map[string]any{"languages": []string{"javascript"}})), Tools: tools.Standard()})
 		// A TypeScript-only cell tells a default of javascript from one of typescript.
 		Expect(r.ExecInput(ctx, map[string]any{"code": "const x = 1 as number; return x"})).To(BeFailed(), "a cell without language must run as javascript, where a TypeScript cast is a syntax error")
 		Expect(r.ExecInput(ctx, map[string]any{"code": "return typeof 42"})).To(CompleteWith("number"), "a cell without language must run as javascript (the marker needs no guest API)")

@@ -300,7 +300,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		if stats {
 			Eventually(func() int { return Stats(ctx).SuspendedRuns }).Should(Equal(base.SuspendedRuns+1), "corroboration: abort must free every suspended cell in runtime.stats (the new waiting cell left)")
 		}
-	})
+	}, Serial)
 
 	It("CM-RUN-06", "suspended runs do not survive a runtime restart", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})

@@ -50,9 +50,8 @@ var _ = Describe("codemode", "nested tool execution", func() {
 		Expect(r.Tools.Active()).To(BeZero(), "no nested call may still run after run.abort")
 		after := r.Wait(ctx, res.RunID)
 		Expect(after).To(BeFailed(), "an aborted run cannot be resumed")
-		again := r.Exec(ctx, Guest(`await call("echo", {after: "abort"}); return "ran";`))
-		Expect(again).To(BeFailed(), "an exec after run.abort must not run")
-		Expect(r.Tools.CallsOf("echo")).To(BeEmpty(), "an exec after run.abort made a nested call")
+		// Whether a later exec of an aborted run may run is not in the text or
+		// the seed (it cancels in-flight calls): not judged (verdict audit A8).
 	})
 
 	It("CM-NEST-08", "the end of the run (its catalog closing) cancels its in-flight nested calls", func(ctx SpecContext) {

@@ -52,16 +52,35 @@ func toolResults(res protocol.AgentTurnResult) []map[string]any {
 		}
 		var v map[string]any
 		Expect(json.Unmarshal([]byte(m.Text()), &v)).To(Succeed(), "tool message %s must carry a JSON object: %s", m.ToolCallID, m.Text())
-		// A cell that failed on the guest dialect relied on a surface another
-		// requirement owns: blocked, not failed (suites/framework/dialect).
-		if e, _ := v["error"].(string); v["status"] == "failed" && e != "" {
-			if req, what, ok := dialect.BlockedBy(e); ok {
-				Blocked(req, "the guest dialect of profile %s needs what the target lacks: %s", Profile(), what)
-			}
-		}
+		blockOnDialect(v)
 		out = append(out, v)
 	}
 	return out
+}
+
+// blockOnDialect marks the spec blocked when v, a tool result of a turn,
+// is a cell that failed on the guest dialect: it relied on a surface
+// another requirement owns (suites/framework/dialect).
+func blockOnDialect(v map[string]any) {
+	ginkgo.GinkgoHelper()
+	if e, _ := v["error"].(string); v["status"] == "failed" && e != "" {
+		if req, what, ok := dialect.BlockedBy(e); ok {
+			Blocked(req, "the guest dialect of profile %s needs what the target lacks: %s", Profile(), what)
+		}
+	}
+}
+
+// blockOnDialectCells applies blockOnDialect to every tool message of res
+// that reads as a JSON object, and asserts nothing else: for specs whose
+// subject is the transcript, not the tool messages' shape.
+func blockOnDialectCells(res protocol.AgentTurnResult) {
+	ginkgo.GinkgoHelper()
+	for _, m := range res.Messages {
+		var v map[string]any
+		if m.Role == "tool" && json.Unmarshal([]byte(m.Text()), &v) == nil {
+			blockOnDialect(v)
+		}
+	}
 }
 
 // lastResult is the turn's last tool result: the cell's end when the

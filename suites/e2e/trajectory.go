@@ -67,6 +67,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 		prov := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
 		res := r.Turn(ctx, prov, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		blockOnDialectCells(res)
 		calls := toolCalls(res)
 		Expect(len(calls)).To(BeNumerically(">=", 2), "the slow call must suspend the cell: exec, then at least one wait%s", evidence(prov, res))
 		var want []trajectoryRow
@@ -101,6 +102,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 		first := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
 		res := r.Turn(ctx, first, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the first turn must complete%s", evidence(first, res))
+		blockOnDialectCells(res)
 		want := controlCalls(res.Messages)
 		Expect(len(want)).To(BeNumerically(">=", 2), "the first turn must hold an exec and at least one wait%s", evidence(first, res))
 		// The transcript must record what the model called and what it was given.

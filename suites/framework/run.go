@@ -75,7 +75,8 @@ type Run struct {
 var runSeq atomic.Int64
 
 // NewRun prepares a run and registers its cleanup. It fails the spec if
-// run.prepare itself fails at the protocol level.
+// run.prepare itself fails at the protocol level, and blocks a spec outside
+// areas CFG and ACT whose config the target refused (blockRefusedPrepare).
 func NewRun(ctx context.Context, o RunOptions) *Run {
 	ginkgo.GinkgoHelper()
 	t := T()
@@ -157,6 +158,7 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 			r.timeout = time.Duration(v) * time.Millisecond
 		}
 	}
+	blockRefusedPrepare(r, o.CodeMode) // prepared.go
 	return r
 }
 

@@ -86,8 +86,14 @@ func It(id, text string, body func(ctx ginkgo.SpecContext), args ...any) bool {
 	}
 	limit := specTimeout(args)
 	wrapped := func(ctx ginkgo.SpecContext) {
+		if worker != nil {
+			claimSpec() // run --procs: a spec another process runs is skipped here (worker.go)
+		}
 		if why := notDrivableFeature(req.Feature); why != "" {
 			ginkgo.Skip(fmt.Sprintf("%s%s (requirement %s)", protocol.NotDrivablePrefix, why, id))
+		}
+		if !req.AppliesTo(Profile()) {
+			ginkgo.Skip(fmt.Sprintf("requirement %s is judged under profile %s only, not %s, which this run judges (its text is that page's alone; spec/requirements.yaml profiles:)", id, strings.Join(req.Profiles, ", "), Profile()))
 		}
 		var undriven func(context.Context)
 		if !Features().Has(req.Feature) {

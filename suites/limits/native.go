@@ -92,7 +92,7 @@ var _ = Describe("limits", "deadlines inside native operations", func() {
 			other := NewRun(ctx, RunOptions{CodeMode: true, Tools: []tools.Tool{tools.Echo()}})
 			Expect(other.Exec(ctx, `return 40 + 2;`)).To(CompleteWith(42), "after %s a new run must be served", c.name)
 		}
-	}, HangIsFailure)
+	}, HangIsFailure, Serial)
 })
 
 // endsWithin runs code in r to completion (following waits) and returns its

@@ -11,17 +11,28 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-// longNativeCells are single built-in calls that take QuickJS-NG seconds of
-// native code at its own BigInt size cap (2^20 bits): its multiplication,
-// division, exponentiation, decimal conversion and parsing are quadratic and
-// poll no interrupt (bellard/quickjs #546; issue 25 item 3, where the first
-// one held another cell of the process up for 4.7–9.7 s at timeoutMs 1000).
+// longNativeCells are single built-in calls that take QuickJS-NG seconds
+// or more of native code at the default memoryLimitBytes when its loops
+// poll nothing: BigInt multiplication, division, exponentiation, decimal
+// conversion and parsing at its own size cap (2^20 bits) are quadratic
+// (bellard/quickjs #546; issue 25 item 3, where the first one held another
+// cell of the process up for 4.7–9.7 s at timeoutMs 1000), string search is
+// quadratic on a near-miss needle (hours here), and parsing, filling holes,
+// normalisation and URI encoding are linear but long (measured 2.3 s to
+// more than 5 s each on the reference without its loop polls; ENGINE.md,
+// "Native loops").
 var longNativeCells = []struct{ name, code string }{
 	{"BigInt to decimal", `return String((1n << 1040000n) - 1n).length;`},
 	{"BigInt multiplication", `const x = (1n << 520000n) - 1n; return String(x * x % 7n);`},
 	{"BigInt exponentiation", `return String(3n ** 650000n % 7n);`},
 	{"BigInt from a decimal string", `return String(BigInt("9".repeat(310000)) % 7n);`},
 	{"BigInt division", `const x = (1n << 1040000n) - 1n, y = (1n << 520000n) - 3n; return String(x / y % 7n);`},
+	{"String.prototype.indexOf of a 2 MiB near-miss needle in 4 MiB", `const h = "a".repeat(1 << 22), n = "a".repeat(1 << 21) + "b"; return h.indexOf(n);`},
+	{"String.prototype.split on a 2 MiB near-miss separator", `const h = "a".repeat(1 << 22), n = "a".repeat(1 << 21) + "b"; return h.split(n).length;`},
+	{"eval of a 4 MiB expression", `return eval("0" + "+1".repeat(1 << 21));`},
+	{"Array.prototype.fill over 2^32-1 holes", `const a = []; a.length = 2 ** 32 - 1; return a.fill(0).length;`},
+	{"String.prototype.normalize of 2M characters", `return "\u1e9b\u0323".repeat(1 << 20).normalize("NFKC").length;`},
+	{"encodeURIComponent of 4M characters", `return encodeURIComponent("\u00e9".repeat(1 << 22)).length;`},
 }
 
 // smallCell is the other run's cell: cheap for the guest, 48 KiB for the
@@ -87,5 +98,5 @@ var _ = Describe("limits", "long native calls and other runs", func() {
 			}
 			ginkgo.GinkgoWriter.Printf("%s: %d small cells of another run, the slowest %s (normal %s)\n", c.name, len(took), slices.Max(append(took, 0)), normal)
 		}
-	}, HangIsFailure)
+	}, HangIsFailure, Serial)
 })

@@ -141,13 +141,30 @@ var _ = Describe("the GitHub Action", Label("action"), func() {
 		Expect(filepath.Join(work, "out", "junit.xml")).To(BeAnExistingFile(), "results-dir is honoured")
 	})
 
-	It("the reusable workflow passes actionlint", func() {
-		lint := exec.Command("go", "run", "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12", "-no-color", ".github/workflows/conformance.yml")
-		lint.Dir = root
+	// actionlint runs make actionlint (the pinned actionlint) with action as
+	// ACTION_YML; it skips when the module proxy cannot serve actionlint.
+	actionlint := func(action string) (string, error) {
+		GinkgoHelper()
+		lint := exec.Command("make", "-s", "-C", root, "actionlint", "ACTION_YML="+action)
 		out, err := lint.CombinedOutput()
 		if err != nil && strings.Contains(string(out), "go: ") && !strings.Contains(string(out), ".github/") {
 			Skip("actionlint cannot be fetched from the module proxy: " + firstLine(string(out)))
 		}
+		return string(out), err
+	}
+
+	It("the reusable workflow, the action and init's workflow pass actionlint", func() {
+		out, err := actionlint(filepath.Join(root, "action.yml"))
 		Expect(err).NotTo(HaveOccurred(), "actionlint reports:\n%s", out)
+	})
+
+	It("actionlint reads the action's metadata: an action.yml without a description fails it", func() {
+		b, err := os.ReadFile(filepath.Join(root, "action.yml"))
+		Expect(err).NotTo(HaveOccurred(), "reading action.yml")
+		broken := filepath.Join(GinkgoT().TempDir(), "action.yml")
+		Expect(os.WriteFile(broken, regexp.MustCompile(`(?m)^description:.*$`).ReplaceAll(b, nil), 0o644)).To(Succeed(), "writing the broken action")
+		out, err := actionlint(broken)
+		Expect(err).To(HaveOccurred(), "actionlint fails the broken action")
+		Expect(out).To(ContainSubstring(`description is required in metadata of "codemode-conformance" action`), "it names the missing field")
 	})
 })

@@ -101,6 +101,7 @@ func runFlags() *flag.FlagSet {
 		}
 		return os.Setenv(framework.TokenEnv, strings.TrimSpace(string(b)))
 	})
+	fs.IntVar(&procs, "procs", 1, "run the specs in `N` processes, each with its own target connection (Serial specs run alone at the end); the verdicts are those of a serial run. --fail-fast and --validate-protocol run serially")
 	fs.BoolVar(&failFast, "fail-fast", false, "stop after the first spec that fails or errors (the rest count as not reached)")
 	fs.BoolVar(&verbose, "v", false, "verbose Ginkgo output")
 	fs.BoolVar(&framework.ValidateProtocol, "validate-protocol", false, "check every message the target sends against spec/schema; the first violation (message and schema path) fails the run (exit 1) and goes to protocol-violation.txt")

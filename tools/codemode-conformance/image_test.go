@@ -23,19 +23,12 @@ func docker(args ...string) (string, error) {
 
 var _ = Describe("make image", Label("image"), func() {
 	It("judges the reference image over a user-defined network as builtin is judged, and leaves no container", func() {
-		if out, err := docker("info"); err != nil {
-			Skip("no Docker daemon answers (docker info: " + firstLine(out) + "): make image is not checked here")
-		}
-		root, err := filepath.Abs(filepath.Join("..", ".."))
-		Expect(err).NotTo(HaveOccurred(), "locating the repository root")
-		mk := exec.Command("make", "-C", root, "image", "container-image")
-		s, err := gexec.Start(mk, GinkgoWriter, GinkgoWriter)
-		Expect(err).NotTo(HaveOccurred(), "starting make image container-image")
-		Eventually(s).WithTimeout(15*60e9).Should(gexec.Exit(0), "make image and make container-image build")
+		needDocker("make image")
+		dockerImages()
 
 		tag := fmt.Sprintf("ccimg%d", time.Now().UnixNano())
 		label := "org.codemode-conformance.test=" + tag
-		_, err = docker("network", "create", "--label", label, tag)
+		_, err := docker("network", "create", "--label", label, tag)
 		Expect(err).NotTo(HaveOccurred(), "creating the user-defined network")
 		DeferCleanup(func() {
 			if ids, _ := docker("ps", "-aq", "--filter", "label="+label); ids != "" {

@@ -155,12 +155,34 @@ func run() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
+	// --procs: this process is worker 0 of a pool, or a worker of one
+	// (procs.go); the claim hook must be set before Prepare defines the tree.
+	w, isWorker := workerFromEnv()
+	var workers *pool
+	if isWorker {
+		framework.SetWorker(w)
+	} else if procs > 1 && !failFast && !framework.ValidateProtocol {
+		p, err := newPool(procs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		workers = p
+		framework.SetWorker(framework.Worker{Dir: p.dir})
+	} else if procs < 1 {
+		fmt.Fprintf(os.Stderr, "--procs %d: want 1 or more\n", procs)
+		return 2
+	}
 	// Prepare installs openclaw:<version> before the suites start, with
 	// progress, so a first install is not bounded by the initialize timeout.
 	run, err := conformance.Prepare(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	if isWorker {
+		sc, rc := ginkgoConfig()
+		return runWorker(w, sc, rc)
 	}
 	baseline := run.Baseline
 
@@ -172,7 +194,7 @@ func run() int {
 	var n atomic.Int64
 	var banner sync.Once // the required features the target lacks, before the first spec's line
 	ginkgo.ReportBeforeEach(func(r types.SpecReport) {
-		if report.Selected(r) {
+		if report.Selected(r) && workers == nil {
 			banner.Do(func() { con.Print(requiredBanner()) })
 		}
 		con.SpecStarts()
@@ -180,7 +202,7 @@ func run() int {
 	xpassShown := map[string]bool{} // requirements with an XPASS progress line
 	ginkgo.ReportAfterEach(func(r types.SpecReport) {
 		line := ""
-		if report.Selected(r) {
+		if report.Selected(r) && workers == nil { // with --procs, every line once all processes ended
 			r = report.SanitiseSpec(r) // what the target sent, escaped and bounded (issue 28 N5)
 			v := baseline.Verdict(report.Spec(r))
 			if v.Verdict == report.XPass {
@@ -191,23 +213,56 @@ func run() int {
 		con.SpecDone(line)
 	})
 	var out outcome
+	var own types.Report // with --procs: this process's report, merged after RunSpecs
 	ginkgo.ReportAfterSuite("conformance summary", func(r types.Report) {
+		if workers != nil {
+			// Waiting here for the other processes would be interrupted by
+			// a signal with the node; the summary's phase drops Ginkgo's
+			// closing output (lines and reports follow RunSpecs).
+			own = r
+			con.Summary("")
+			return
+		}
 		out = writeReports(r, run, con, xpassShown)
 	})
+	// procsReports merges the --procs processes' reports, prints every
+	// spec's line in spec order, and writes the reports.
+	procsReports := func() {
+		r := workers.finish(own)
+		for _, s := range r.SpecReports {
+			if !report.Selected(s) {
+				continue
+			}
+			banner.Do(func() { con.Print(requiredBanner()) })
+			s = report.SanitiseSpec(s)
+			v := baseline.Verdict(report.Spec(s))
+			if v.Verdict == report.XPass {
+				xpassShown[v.Requirement] = true
+			}
+			con.Print(progressLine(n.Add(1), s, v, expectedFailures))
+		}
+		out = writeReports(r, run, con, xpassShown)
+	}
 
-	sc, rc := ginkgo.GinkgoConfiguration()
-	sc.LabelFilter = cfg.Filter()
-	sc.FailFast = failFast
-	sc.RandomizeAllSpecs = false
-	sc.RandomSeed = 1 // the same order on every run and every target
-	rc.Succinct = !verbose
-	rc.SilenceSkips = true
-	rc.Verbose = verbose
-	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
+	sc, rc := ginkgoConfig()
 	con.color = !rc.NoColor
 	fmt.Fprintf(os.Stderr, "codemode-conformance %s: target %s, results in %s\n", framework.HarnessVersion, target, resultsDir)
+	if workers != nil {
+		if k := selectedSpecs(run); k < workers.n {
+			workers.n = max(k, 1) // no process without a spec to claim
+		}
+		fmt.Fprintf(os.Stderr, "codemode-conformance: %d processes share the specs (--procs); the lines follow once all of them ended\n", workers.n)
+		if err := workers.startParallel(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		onSignal = workers.signal
+	}
 	stopWatching := watchSignals()
 	ginkgo.RunSpecs(&fakeT{}, "codemode conformance", sc, rc)
+	if workers != nil {
+		procsReports()
+	}
 	stopWatching()
 	code := 1
 	if (out.overall == report.Success || out.overall == report.Partial) && signaled() == nil {
@@ -216,6 +271,32 @@ func run() int {
 	code = protocolVerdict(code, con) // validate.go
 	con.Verdict(closingLine(out, code), out.overall)
 	return code
+}
+
+// ginkgoConfig is the Ginkgo configuration of a run (and of each of its
+// --procs workers): the selection, a fixed order, succinct output.
+func ginkgoConfig() (types.SuiteConfig, types.ReporterConfig) {
+	sc, rc := ginkgo.GinkgoConfiguration()
+	sc.LabelFilter = conformance.Config{LabelFilter: labelFilter, Requirements: reqs}.Filter()
+	sc.FailFast = failFast
+	sc.RandomizeAllSpecs = false
+	sc.RandomSeed = 1 // the same order on every run and every target
+	rc.Succinct = !verbose
+	rc.SilenceSkips = true
+	rc.Verbose = verbose
+	rc.NoColor = os.Getenv("NO_COLOR") != "" || os.Getenv("CI") != "" || !isTerminal(os.Stdout)
+	return sc, rc
+}
+
+// selectedSpecs counts the specs the run's filters select.
+func selectedSpecs(run conformance.Run) int {
+	k := 0
+	for _, b := range run.Built {
+		if b.Selected {
+			k++
+		}
+	}
+	return k
 }
 
 // closingLine is printed after Ginkgo's own closing banner, which counts

@@ -20,6 +20,9 @@ const stopGrace = 30 * time.Second
 
 var gotSignal atomic.Value // os.Signal
 
+// onSignal, if set, passes a stop signal on (to the --procs workers).
+var onSignal func(os.Signal)
+
 // signaled returns the SIGINT or SIGTERM the run received, or nil.
 func signaled() os.Signal {
 	s, _ := gotSignal.Load().(os.Signal)
@@ -51,6 +54,9 @@ func watchSignals() (stop func()) {
 		select {
 		case s := <-ch:
 			gotSignal.Store(s)
+			if onSignal != nil {
+				onSignal(s) // the other processes of --procs
+			}
 			framework.KillTargets()
 			container.StopAll() // containers still starting, which no endpoint holds yet
 			fmt.Fprintf(os.Stderr, "codemode-conformance: %s: killed the target processes; stopping the run (a second signal exits at once)\n", sigName(s))

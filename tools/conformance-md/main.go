@@ -242,7 +242,7 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 			if by := blockedBy[i][r.ID]; verdicts[i][r.ID] == report.Blocked && len(by) > 0 {
 				cells[i] = "blocked by " + strings.Join(by, " ")
 			}
-			if p, err := spec.LookupProfile(run.Profile); err == nil && !p.Has(r.Feature) {
+			if p, err := spec.LookupProfile(run.Profile); err == nil && (!p.Has(r.Feature) || !r.AppliesTo(p.Name)) {
 				cells[i] = "n/a (not in " + p.Name + ")"
 			}
 		}

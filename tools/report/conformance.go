@@ -87,6 +87,10 @@ type Evaluation struct {
 	// whose verdict is blocked or skip (not drivable included): such an
 	// entry is stale and fails the run, it is never an xfail.
 	BaselineErrors []string
+	// Profile is the profile the run judged ("" when unknown): a skipped
+	// core requirement that profile does not judge
+	// (spec.Requirement.AppliesTo) does not make the run partial.
+	Profile string
 }
 
 // FlakyOutcome is one flaky baseline entry's outcome in a run.
@@ -192,6 +196,13 @@ const (
 // feature core was skipped or a baseline was given (a run with a baseline is
 // at best partial); otherwise success.
 func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, []string) {
+	return JudgeIn("", v, suiteErrors, baseline)
+}
+
+// JudgeIn is Judge for a run that judged profile: a skipped core
+// requirement the profile does not judge (spec.Requirement.AppliesTo, e.g.
+// CM-CFG-06 under v2) is outside it, not a core skip.
+func JudgeIn(profile string, v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, []string) {
 	var reasons []string
 	by := map[Verdict][]string{}
 	for id, x := range v {
@@ -223,7 +234,7 @@ func Judge(v map[string]Verdict, suiteErrors []string, baseline bool) (Overall, 
 	}
 	var core []string
 	for _, id := range by[Skip] {
-		if r, ok := spec.Lookup(id); ok && r.Feature == spec.FeatureCore {
+		if r, ok := spec.Lookup(id); ok && r.Feature == spec.FeatureCore && appliesTo(id, profile) {
 			core = append(core, id)
 		}
 	}
@@ -499,7 +510,7 @@ type SpecLine struct {
 // expectedFailures.file.
 func NewConformance(ev Evaluation, suiteErrors []string, b *Baseline) Conformance {
 	c := Conformance{SuiteErrors: suiteErrors, Totals: Count(ev.Requirements), Catalogue: NewCatalogue(ev.Requirements), SuspectPreconditions: SuspectPreconditions(ev)}
-	c.Overall, c.Reasons = Judge(ev.Requirements, suiteErrors, b != nil)
+	c.Overall, c.Reasons = JudgeIn(ev.Profile, ev.Requirements, suiteErrors, b != nil)
 	if nd := NotDrivable(ev); len(nd) > 0 {
 		c.Totals.NotDrivable = len(nd)
 		c.Reasons = append(c.Reasons, "not drivable by the target: "+strings.Join(nd, " "))

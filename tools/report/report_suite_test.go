@@ -156,6 +156,17 @@ var _ = Describe("Evaluate", func() {
 	})
 })
 
+var _ = Describe("JudgeIn", func() {
+	It("does not count a core requirement its profile does not judge as a core skip", func() {
+		v := map[string]report.Verdict{"CM-CFG-06": report.Skip, "CM-EXEC-01": report.Pass}
+		o, why := report.JudgeIn("v2", v, nil, false)
+		Expect(o).To(Equal(report.Success), "CM-CFG-06 is profiles: [v1] (spec/requirements.yaml): outside v2: %v", why)
+		o, why = report.JudgeIn("v1", v, nil, false)
+		Expect(o).To(Equal(report.Partial), "under v1 its skip is a core skip")
+		Expect(why).To(Equal([]string{"core requirements skipped: CM-CFG-06"}))
+	})
+})
+
 var _ = Describe("Judge", func() {
 	type verdicts = map[string]report.Verdict
 	DescribeTable("decides success, partial or failure and says why",

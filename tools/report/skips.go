@@ -59,7 +59,7 @@ func (c Conformance) SkipGroups() []SkipGroup {
 			cause = SkipNotDrivable
 		case slices.Contains(c.Features.Exempt, r.Feature):
 			cause = SkipExempted
-		case perr == nil && r.Feature != spec.FeatureCore && !profile.Has(r.Feature):
+		case perr == nil && r.Feature != spec.FeatureCore && !profile.Has(r.Feature), !appliesTo(r.ID, c.Profile.Name):
 			cause = SkipOutsideProfile
 		case perr == nil && r.Feature != spec.FeatureCore && !slices.Contains(c.Features.Effective, r.Feature):
 			cause = SkipNotDeclared
@@ -139,4 +139,11 @@ func (c Conformance) skipLine(features bool) string {
 		noun = "requirement"
 	}
 	return fmt.Sprintf("%d %s skipped: %s", total, noun, strings.Join(parts, "; "))
+}
+
+// appliesTo reports whether profile judges requirement id
+// (spec.Requirement.AppliesTo); an unknown id or no profile: true.
+func appliesTo(id, profile string) bool {
+	r, ok := spec.Lookup(id)
+	return !ok || profile == "" || r.AppliesTo(profile)
 }
