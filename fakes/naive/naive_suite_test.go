@@ -69,9 +69,20 @@ func conformance(args ...string) outcome {
 // conformanceOf is conformance with targetArgs for target.mjs (naive.CoreOnly).
 func conformanceOf(targetArgs []string, args ...string) outcome {
 	GinkgoHelper()
+	return conformanceAt("", targetArgs, args...)
+}
+
+// conformanceAt is conformanceOf with script instead of target.mjs ("":
+// target.mjs), run with node (a test asset wrapping target.mjs, which
+// passes the arguments on).
+func conformanceAt(script string, targetArgs []string, args ...string) outcome {
+	GinkgoHelper()
 	tag := fmt.Sprintf("--naive-run=%d-%d", os.Getpid(), runSeq.Add(1))
 	target, err := naive.Target(append([]string{tag}, targetArgs...)...)
 	Expect(err).NotTo(HaveOccurred(), "locating node and target.mjs")
+	if script != "" {
+		target = strings.Replace(target, naive.Script(), script, 1)
+	}
 	dir := GinkgoT().TempDir()
 	cmd := exec.Command(cli, append([]string{"run", "--results-dir", dir, "--target", target}, args...)...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")

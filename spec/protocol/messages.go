@@ -288,6 +288,10 @@ type Stats struct {
 	// for one (the reference's --max-running-vms; spec/protocol.md §8).
 	RunningVMs int `json:"runningVMs,omitempty"`
 	WaitingVMs int `json:"waitingVMs,omitempty"`
+	// IdleWorkers is optional (nil when left out): the idle executor
+	// workers kept for reuse right now, which a Node-executor target
+	// (feature node-executor) reports for CM-RUN-08 (spec/protocol.md §8).
+	IdleWorkers *int `json:"idleWorkers,omitempty"`
 }
 
 // InvokeParams is a nested tool call the target sends back to the harness

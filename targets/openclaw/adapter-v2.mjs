@@ -22,7 +22,7 @@ import { refuseSandbox, Updates } from "./lib/nestedcalls.mjs";
 import { GatewayPool, trajectoryCalls } from "./lib/gateway.mjs";
 import { MCP_V2_REQUIRED, mcpServersConfig, openMcpV2 } from "./lib/mcp.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
-import { HOOKS_REQUIRED, gatesOf, hookContext, installGates, recordCall } from "./lib/hooks.mjs";
+import { HOOKS_REQUIRED, gatesOf, hookContext, hooksNotDrivable, installGates, recordCall } from "./lib/hooks.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -360,8 +360,12 @@ peer.handle = async (method, params) => {
         profile: "v2",
         // QuickJS in WebAssembly is the executor whose isolation 001 claims;
         // the Node executor's guards are no security boundary (001).
-        features: [...(hasMcp ? V2_FEATURES : V2_FEATURES.filter((f) => f !== "mcp" && f !== "mcp-resources")), ...(hasHooks ? ["hooks", "approvals"] : []), ...(executor === "quickjs" ? ["isolation"] : [])],
-        notDrivable: V2_NOT_DRIVABLE,
+        // executor-choice and node-executor (CM-CFG-08/09, CM-RUN-07/08):
+        // the default target leaves tools.codeMode.executor to the spec, so
+        // OpenClaw's default (node) and its choice by config are judged;
+        // +quickjs sets the executor in every config, so neither holds there.
+        features: [...(hasMcp ? V2_FEATURES : V2_FEATURES.filter((f) => f !== "mcp" && f !== "mcp-resources")), ...(hasHooks ? ["hooks", "approvals"] : []), ...(executor === "quickjs" ? ["isolation"] : ["executor-choice", "node-executor"])],
+        notDrivable: [...V2_NOT_DRIVABLE, ...hooksNotDrivable(found)],
       };
     case "run.prepare":
       return prepare(params ?? {});

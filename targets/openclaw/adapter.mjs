@@ -23,7 +23,7 @@ import { GatewayPool, trajectoryCalls } from "./lib/gateway.mjs";
 import { MCP_REQUIRED, mcpServersConfig, openMcp } from "./lib/mcp.mjs";
 import { applyNamespaces } from "./lib/namespaces.mjs";
 import { loadToolsSchema, codeModeConfigError } from "./lib/configschema.mjs";
-import { HOOKS_REQUIRED, gatesOf, hookContext, installGates, recordCall } from "./lib/hooks.mjs";
+import { HOOKS_REQUIRED, gatesOf, hookContext, hooksNotDrivable, installGates, recordCall } from "./lib/hooks.mjs";
 
 const args = process.argv.slice(2);
 const arg = (name) => {
@@ -305,7 +305,7 @@ peer.handle = async (method, params) => {
         // and the namespace registry (the chunk that creates it exports
         // describeCodeModeNamespacesForPrompt; the test fixtures have neither).
         features: FEATURES.filter((f) => (hasMcp || (f !== "mcp" && f !== "mcp-resources")) && (f !== "namespaces" || found.describeCodeModeNamespacesForPrompt !== undefined) && (hasHooks || (f !== "hooks" && f !== "approvals"))),
-        notDrivable: NOT_DRIVABLE,
+        notDrivable: [...NOT_DRIVABLE, ...hooksNotDrivable(found)],
       };
     case "run.prepare":
       return prepare(params ?? {});

@@ -31,12 +31,16 @@ const CASES = {
   "CM-LIM-03 200 KB of text at maxOutputBytes 2048": [{ maxOutputBytes: 2048 }, "return 'x'.repeat(200000);"],
   "CM-LIM-09 1500 U+0001 as the value at maxOutputBytes 2048": [{ maxOutputBytes: 2048 }, "return '\\u0001'.repeat(1500);"],
   "CM-LIM-10 a value 5000 deep": [{ timeoutMs: 5000 }, "let x = []; for (let i = 1; i < 5000; i++) x = [x]; return x;"],
+  "CM-LIM-04 a tool result nested 4140 deep, then a cell of the same run": [{ timeoutMs: 5000 }, "const r = await deep({ n: 4140 }); let d = 0, x = r; while (Array.isArray(x)) { x = x[0]; d++; } return { depth: d, type: typeof r };", "same"],
+  "CM-LIM-06 a 1500 ms nested call at timeoutMs 1000": [{ timeoutMs: 1000 }, "const r = await slow({ ms: 1500 }); return r;"],
+  "CM-LIM-06 control: return 1 at timeoutMs 1000": [{ timeoutMs: 1000 }, "return 1"],
+  "CM-LIM-06 a 3500 ms nested call at timeoutMs 3000": [{ timeoutMs: 3000 }, "const r = await slow({ ms: 3500 }); return r;"],
   "control: return 1": [{}, "return 1"],
 };
 const args = process.argv.slice(2);
 const ex = args.indexOf("--executor");
 const executor = ex >= 0 ? args[ex + 1] : undefined;
-const want = args.filter((a, i) => i !== ex && i !== ex + 1 && a !== "--child");
+const want = args.filter((a, i) => !(ex >= 0 && (i === ex || i === ex + 1)) && a !== "--child");
 
 if (args.includes("--child")) {
   const [codeMode0, code, then] = CASES[want[0]];
@@ -45,9 +49,16 @@ if (args.includes("--child")) {
   const echo = { name: "echo", label: "echo", description: "echo", parameters: { type: "object", properties: {} },
     execute: async (_id, input) => ({ content: [{ type: "text", text: JSON.stringify(input) }], details: input }) };
   s.setPluginToolMeta(echo, { pluginId: "fx", optional: false });
+  // deep: a result nested n arrays deep (CM-LIM-04); slow: answers after ms (CM-LIM-06).
+  const nested = (n) => { let x = []; for (let i = 1; i < n; i++) x = [x]; return x; };
+  const deep = { name: "deep", label: "deep", description: "deep", parameters: { type: "object", properties: { n: { type: "number" } } },
+    execute: async (_id, input) => ({ content: [{ type: "text", text: "deep" }], details: nested(input.n) }) };
+  const slow = { name: "slow", label: "slow", description: "slow", parameters: { type: "object", properties: { ms: { type: "number" } } },
+    execute: async (_id, input) => { await new Promise((r) => setTimeout(r, input.ms)); return { content: [{ type: "text", text: "slept" }], details: { slept: input.ms } }; } };
+  for (const t of [deep, slow]) s.setPluginToolMeta(t, { pluginId: "fx", optional: false });
   const exec = (runId) => {
     const core = s.createAgentHarnessToolSurfaceRuntimeCore({ config: { tools: { codeMode } }, agentId: "main", sessionKey: `agent:main:${runId}`, sessionId: runId, runId, modelToolsEnabled: true });
-    return s.toToolDefinitions(core.compactTools([echo]).tools.filter((t) => t.name === "exec"))[0];
+    return s.toToolDefinitions(core.compactTools([echo, deep, slow]).tools.filter((t) => t.name === "exec"))[0];
   };
   const brief = (d) => { const { telemetry, ...r } = d ?? {}; if (typeof r.error === "string" && r.error.length > 300) r.error = `${r.error.slice(0, 160)}… (${r.error.length} characters)`; return r; };
   const t0 = Date.now();

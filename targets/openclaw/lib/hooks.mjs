@@ -24,6 +24,19 @@
 // HOOKS_REQUIRED are the functions by source name (discoverChunks).
 export const HOOKS_REQUIRED = ["initializeGlobalHookRunner", "setEmbeddedMode", "setEmbeddedPluginApprovalBroker", "EmbeddedPluginApprovalBroker"];
 
+// hooksNotDrivable is initialize's notDrivable entries for a dist that
+// lacks some of HOOKS_REQUIRED ([] when it has them all, and hooks and
+// approvals are declared): features hooks and approvals, each naming the
+// OpenClaw functions this dist does not export (spec/protocol.md §3
+// notDrivable[].feature), so the report says "not drivable" with the
+// missing function instead of "not declared".
+export function hooksNotDrivable(found) {
+  const missing = HOOKS_REQUIRED.filter((n) => found[n] === undefined);
+  if (missing.length === 0) return [];
+  const why = `this OpenClaw dist exports no ${missing.join(", ")}: the harness's before_tool_call hook is registered in OpenClaw's global hook runner and approvals are answered through its embedded plugin approval broker, and without them neither can be driven`;
+  return [{ feature: "hooks", reason: why }, { feature: "approvals", reason: why }];
+}
+
 const PLUGIN_ID = "codemode-conformance-harness";
 const CODE_MODE_EXEC = "code_mode_exec";
 

@@ -122,8 +122,11 @@ test("adapter: initialize, prepare, exec with a nested call, errors and not-driv
   try {
     const init = await s.call("initialize", { protocolVersion: "1", harness: { name: "t", version: "0" } });
     assert.deepEqual(init.result.features, ["core", "yield", "typescript", "shell-exec", "telemetry", "snapshot-executor", "isolation", "pending-call-limit", "agent-turn", "streaming", "tools-api", "trajectory"]);
-    assert.deepEqual(init.result.notDrivable.map((n) => n.surface ?? n.requirement ?? `feature ${n.feature}`), ["CM-ACT-03", "disableTools", "raw", "runtime.stats", "CM-NEST-07", "feature fault-injection", "feature sandbox"]);
+    assert.deepEqual(init.result.notDrivable.map((n) => n.surface ?? n.requirement ?? `feature ${n.feature}`), ["CM-ACT-03", "disableTools", "raw", "runtime.stats", "CM-NEST-07", "feature fault-injection", "feature sandbox", "feature hooks", "feature approvals"]);
     for (const n of init.result.notDrivable) assert.ok(n.reason.length > 20, `a reason for ${JSON.stringify(n)}`);
+    // The fixture dist has no hook runner: hooks and approvals are not
+    // drivable, naming the missing OpenClaw functions, never just undeclared.
+    assert.match(init.result.notDrivable.find((n) => n.feature === "hooks").reason, /exports no initializeGlobalHookRunner/);
     assert.equal((await s.call("initialize", { protocolVersion: "2" })).error.code, -32602);
 
     const tools = [

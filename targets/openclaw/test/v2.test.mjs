@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { discoverChunks } from "../lib/chunks.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "../lib/v2.mjs";
 import { harnessTool } from "../lib/harnesstool.mjs";
+import { HOOKS_REQUIRED, hooksNotDrivable } from "../lib/hooks.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -39,6 +40,15 @@ test("the generation-2 adapter declares profile-v2 features only and says why ea
     assert.ok(nd.reason.length > 20, `entry ${nd.requirement ?? nd.surface ?? nd.feature} gives a reason`);
     if (nd.feature) assert.ok(!V2_FEATURES.includes(nd.feature), `${nd.feature} is not drivable, so not declared`);
   }
+});
+
+test("hooksNotDrivable names the hook functions a dist lacks, and is empty when it has them all", () => {
+  const all = Object.fromEntries(HOOKS_REQUIRED.map((n) => [n, { file: "f.mjs", exported: "a" }]));
+  assert.deepEqual(hooksNotDrivable(all), [], "a dist with the hook runner and the broker declares hooks and approvals");
+  const { setEmbeddedPluginApprovalBroker, ...some } = all;
+  const nd = hooksNotDrivable(some);
+  assert.deepEqual(nd.map((n) => n.feature), ["hooks", "approvals"], "features, never surfaces: the report names them not drivable");
+  for (const n of nd) assert.match(n.reason, /exports no setEmbeddedPluginApprovalBroker:/);
 });
 
 test("adapter-v2 exits with a clear message when the dist is not generation 2", () => {
