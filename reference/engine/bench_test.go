@@ -121,15 +121,7 @@ func BenchmarkCells(b *testing.B) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 			defer cancel()
 			for b.Loop() {
-				vm, err := e.NewVM(ctx, engine.Limits{MemoryBytes: c.mem})
-				if err != nil {
-					b.Fatal(err)
-				}
-				got, err := vm.Eval(ctx, c.src, c.name)
-				vm.Close(ctx)
-				if err != nil || got != c.want {
-					b.Fatalf("%s: got %q, %v; want %s", c.name, got, err, c.want)
-				}
+				evalCell(ctx, b, e, c.name, c.src, c.want, c.mem)
 			}
 		})
 	}
@@ -171,18 +163,24 @@ func BenchmarkPolls(b *testing.B) {
 				cpu0 := processCPU()
 				defer func() { b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op") }()
 				for b.Loop() {
-					vm, err := e.NewVM(ctx, engine.Limits{MemoryBytes: c.mem})
-					if err != nil {
-						b.Fatal(err)
-					}
-					got, err := vm.Eval(ctx, c.src, c.name)
-					vm.Close(ctx)
-					if err != nil || got != c.want {
-						b.Fatalf("%s: got %q, %v; want %s", c.name, got, err, c.want)
-					}
+					evalCell(ctx, b, e, c.name, c.src, c.want, c.mem)
 				}
 			})
 		}
+	}
+}
+
+// evalCell runs src once in a fresh VM of e with mem bytes of memory and
+// fails b unless it returns want (the benchmarks' one op).
+func evalCell(ctx context.Context, b *testing.B, e *engine.Engine, name, src, want string, mem int64) {
+	vm, err := e.NewVM(ctx, engine.Limits{MemoryBytes: mem})
+	if err != nil {
+		b.Fatal(err)
+	}
+	got, err := vm.Eval(ctx, src, name)
+	vm.Close(ctx)
+	if err != nil || got != want {
+		b.Fatalf("%s: got %q, %v; want %s", name, got, err, want)
 	}
 }
 

@@ -24,14 +24,8 @@ var _ = Describe("baseline class", func() {
 	})
 
 	It("is on every entry of the committed OpenClaw baselines", func() {
-		files, err := filepath.Glob("../../reports/*/expected-failures.yaml")
-		Expect(err).NotTo(HaveOccurred(), "globbing the committed baselines")
-		Expect(files).NotTo(BeEmpty(), "the committed baselines are found")
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			Expect(err).NotTo(HaveOccurred(), "reading %s", f)
-			b, err := report.ParseBaseline(data)
-			Expect(err).NotTo(HaveOccurred(), "%s parses", f)
+		for _, f := range committedBaselineFiles() {
+			b := committedBaseline(f)
 			for _, r := range b.Requirements {
 				Expect(r.Class).NotTo(BeEmpty(), "%s: requirement entry %s has a class (deviation, decision or untriaged)", f, r.ID)
 			}
@@ -48,16 +42,10 @@ var _ = Describe("baseline class", func() {
 // target cannot drive is skipped, never an expected failure.
 var _ = Describe("the committed OpenClaw baselines against their reports", func() {
 	It("list no skipped, not-drivable or blocked verdict, and no report has an xfail that is not drivable", func() {
-		files, err := filepath.Glob("../../reports/*/expected-failures.yaml")
-		Expect(err).NotTo(HaveOccurred(), "globbing the committed baselines")
-		Expect(files).NotTo(BeEmpty(), "the committed baselines are found")
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			Expect(err).NotTo(HaveOccurred(), "reading %s", f)
-			b, err := report.ParseBaseline(data)
-			Expect(err).NotTo(HaveOccurred(), "%s parses", f)
+		for _, f := range committedBaselineFiles() {
+			b := committedBaseline(f)
 			rf := filepath.Join(filepath.Dir(f), "conformance-report.yaml")
-			data, err = os.ReadFile(rf)
+			data, err := os.ReadFile(rf)
 			Expect(err).NotTo(HaveOccurred(), "every committed baseline has its committed report: %s", rf)
 			var c report.Conformance
 			Expect(yaml.Unmarshal(data, &c)).To(Succeed(), "%s parses", rf)
@@ -87,3 +75,23 @@ var _ = Describe("the committed OpenClaw baselines against their reports", func(
 		}
 	})
 })
+
+// committedBaselineFiles are the paths of the committed OpenClaw baselines
+// (reports/*/expected-failures.yaml), at least one.
+func committedBaselineFiles() []string {
+	GinkgoHelper()
+	files, err := filepath.Glob("../../reports/*/expected-failures.yaml")
+	Expect(err).NotTo(HaveOccurred(), "globbing the committed baselines")
+	Expect(files).NotTo(BeEmpty(), "the committed baselines are found")
+	return files
+}
+
+// committedBaseline reads and parses the baseline at path f.
+func committedBaseline(f string) *report.Baseline {
+	GinkgoHelper()
+	data, err := os.ReadFile(f)
+	Expect(err).NotTo(HaveOccurred(), "reading %s", f)
+	b, err := report.ParseBaseline(data)
+	Expect(err).NotTo(HaveOccurred(), "%s parses", f)
+	return b
+}
