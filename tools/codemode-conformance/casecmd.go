@@ -124,12 +124,12 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 1
 	case rep.Mismatch != "":
 		fmt.Fprintf(stdout, "FAIL case %s: %s\nrequirements %v, class %s\nexpected: %s\nactual: %s\n", c.File, c.Description,
-			c.Requirements, c.Class, c.Expect, rep.Mismatch)
+			c.Requirements, c.Class, c.ExpectFor(judged), rep.Mismatch)
 		return 1
 	case rep.After != "":
 		fmt.Fprintf(stdout, "FAIL case %s: the outcome was met, but %s\n", c.File, rep.After)
 		return 1
 	}
-	fmt.Fprintf(stdout, "PASS case %s: %s (requirements %v, expected %s)\n", c.File, c.Description, c.Requirements, c.Expect)
+	fmt.Fprintf(stdout, "PASS case %s: %s (requirements %v, expected %s)\n", c.File, c.Description, c.Requirements, c.ExpectFor(judged))
 	return 0
 }
