@@ -113,7 +113,7 @@ var _ = Describe("bench", func() {
 			Expect(out).NotTo(ContainSubstring("\u202e"), "no raw bidi override in %s", name)
 			Expect(out).NotTo(MatchRegexp(`(?m)^Overall: `), "no line of the target's own in %s", name)
 		}
-		Expect(stdout + stderr).To(ContainSubstring("[name]"), "the name is shown")
+		Expect(stdout+stderr).To(ContainSubstring("[name]"), "the name is shown")
 		Expect(rep.Targets[0].Implementation.Name).NotTo(ContainSubstring("\n"), "bench.json's name is on one line")
 		Expect(rep.Cells[0].Results[0].Detail).To(ContainSubstring("[error]"), "the failure is recorded")
 		Expect(rep.Cells[0].Results[0].Detail).NotTo(ContainSubstring("\x1b"), "escaped")
