@@ -143,7 +143,11 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
 	s.useVM(vm)
-	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Index: c.index, Handles: c.surface != nil, APIFiles: c.surface.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
+	var copied []prelude.Entry
+	if s.rt.opts.Defects.CatalogInVM {
+		copied = guestEntries(c.surface, c.cat)
+	}
+	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Index: c.index, CatalogCopy: copied, Handles: c.surface != nil, APIFiles: c.surface.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
 		Results: c.results != nil, Store: r.sessions != nil, Timers: s.rt.opts.HasFeature("bridge-queue")}, code); bad {
 		return r, nil

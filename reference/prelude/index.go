@@ -35,7 +35,6 @@ type CatalogIndex struct {
 	rank  []int32
 	order []int32 // entry indices in id order
 	hay   [4]haystack
-
 }
 
 // search weights of the fields, in hay order (spec/protocol.md §7).

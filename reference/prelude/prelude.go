@@ -52,10 +52,13 @@ type Boot struct {
 	// function serves them (CatalogIndex, issue 28 N3).
 	Catalog []Entry `json:"-"`
 	// Index is Catalog already indexed; a run shares one among its cells.
-	Index              *CatalogIndex `json:"-"`
-	MaxOutputBytes     int64         `json:"maxOutputBytes"`
-	SearchDefaultLimit int64         `json:"searchDefaultLimit"`
-	MaxSearchLimit     int64         `json:"maxSearchLimit"`
+	Index *CatalogIndex `json:"-"`
+	// CatalogCopy is the broken variant codemode.Defects.CatalogInVM: the
+	// entries copied into the VM, which keeps its boot config.
+	CatalogCopy        []Entry `json:"catalogCopy,omitempty"`
+	MaxOutputBytes     int64   `json:"maxOutputBytes"`
+	SearchDefaultLimit int64   `json:"searchDefaultLimit"`
+	MaxSearchLimit     int64   `json:"maxSearchLimit"`
 	// Namespaces are the run's visible namespace descriptors
 	// (reference/namespaces.Descriptor, namespaces.js).
 	Namespaces any `json:"namespaces,omitempty"`
