@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // CatalogIndex is a run's guest catalog kept on the host (issue 28 N3): the
@@ -35,6 +36,10 @@ type CatalogIndex struct {
 	rank  []int32
 	order []int32 // entry indices in id order
 	hay   [4]haystack
+
+	mu     sync.Mutex
+	hits   map[string][4][]int32 // hitsOf's cache
+	cached int                   // hits held in hits
 }
 
 // search weights of the fields, in hay order (spec/protocol.md §7).
@@ -158,19 +163,11 @@ func (x *CatalogIndex) scored(query string, limit int, everyOnEmpty bool) []int 
 		mult[w]++
 	}
 	for w, m := range mult {
-		for f := range x.hay {
-			h := &x.hay[f]
+		hits := x.hitsOf(w)
+		for f := range hits {
 			wt := fieldWeights[f] * m
-			for pos := 0; pos < len(h.text); {
-				k := strings.Index(h.text[pos:], w)
-				if k < 0 {
-					break
-				}
-				at := int32(pos + k)
-				// The entry whose value holds at: the last start <= at.
-				i := sort.Search(len(h.starts), func(j int) bool { return h.starts[j] > at }) - 1
-				add(i, wt)
-				pos = int(h.starts[i+1]) // one hit per entry and field
+			for _, i := range hits[f] {
+				add(int(i), wt)
 			}
 		}
 	}
@@ -199,6 +196,54 @@ func (x *CatalogIndex) scored(query string, limit int, everyOnEmpty bool) []int 
 		out[k] = int(i)
 	}
 	return out
+}
+
+// maxCachedWords and maxCachedHits bound what hitsOf keeps per index: 256
+// words and 2 Mi hits (8 MiB) in all.
+const (
+	maxCachedWords = 256
+	maxCachedHits  = 2 << 20
+)
+
+// hitsOf are the entries whose lower-cased field holds w, per field in hay
+// order, each entry once, in catalog order. A word's hits are computed by
+// one scan of each haystack and kept (up to maxCachedWords words; the
+// cache is then cleared), so a word common to every entry costs its scan
+// once, not once per query (up to maxCachedHits hits in all).
+func (x *CatalogIndex) hitsOf(w string) [4][]int32 {
+	x.mu.Lock()
+	h, ok := x.hits[w]
+	x.mu.Unlock()
+	if ok {
+		return h
+	}
+	for f := range x.hay {
+		hay := &x.hay[f]
+		i := 0 // the entry holding pos: starts only grow, so walk forward
+		for pos := 0; pos < len(hay.text); {
+			k := strings.Index(hay.text[pos:], w)
+			if k < 0 {
+				break
+			}
+			at := int32(pos + k)
+			for hay.starts[i+1] <= at {
+				i++
+			}
+			h[f] = append(h[f], int32(i))
+			pos = int(hay.starts[i+1]) // one hit per entry and field
+		}
+	}
+	n := len(h[0]) + len(h[1]) + len(h[2]) + len(h[3])
+	x.mu.Lock()
+	if x.hits == nil || len(x.hits) >= maxCachedWords || x.cached+n > maxCachedHits {
+		x.hits, x.cached = map[string][4][]int32{}, 0
+	}
+	if n <= maxCachedHits {
+		x.hits[w] = h
+		x.cached += n
+	}
+	x.mu.Unlock()
+	return h
 }
 
 // compactEntry is an ALL_TOOLS / tools.search entry (CM-GUEST-02).
