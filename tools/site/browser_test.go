@@ -114,7 +114,7 @@ func TestSiteInBrowser(t *testing.T) {
 	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 3*time.Minute)
+	ctx, cancelT := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancelT()
 
 	// The index renders its table: one row per requirement, a cell per column.

@@ -27,10 +27,12 @@ import (
 	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/codemode-conformance/codemode/suites/security/corpus"
 	"github.com/codemode-conformance/codemode/tools/diff"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/codemode-conformance/codemode/tools/sources"
+	"github.com/onsi/ginkgo/v2/types"
 )
 
 // ReferenceRun names a run of every suite against the reference under one
@@ -130,6 +132,10 @@ type Evidence struct {
 	// Case is the corpus case a case spec ran ("case <file>.js: …"), with its
 	// guest code; nil for other specs.
 	Case *corpus.Case
+	// GuestCode is the code of the exec a failing spec judged, from the
+	// run's typed evidence (evidence.Failure) where the report keeps it
+	// (a reference run's report.json; committed reports do not).
+	GuestCode string
 }
 
 // TriageRow is one expected-failures entry: a requirement or a spec, its
@@ -165,7 +171,7 @@ func Load(o Options) (*Site, error) {
 	}
 	s := &Site{Catalogue: spec.Version(), Cases: map[string]corpus.Case{}, CasesDir: o.Cases}
 	s.Areas = groups(spec.Requirements())
-	cases, err := corpus.Load(os.DirFS(o.Root), filepath.ToSlash(o.Cases))
+	cases, err := corpus.Load(os.DirFS(join(o.Root, o.Cases)), ".")
 	if err != nil {
 		return nil, fmt.Errorf("cases: %w", err)
 	}
@@ -243,10 +249,12 @@ func (s *Site) evidence(name string, v report.Verdict, msg string) Evidence {
 // referenceColumn judges a reference run's report.json as CONFORMANCE.md does.
 func (s *Site) referenceColumn(root string, r ReferenceRun) (*Column, error) {
 	specsPath := filepath.Join(r.Dir, "report.json")
-	specs, err := sources.ReadSpecs(join(root, specsPath))
+	rep, err := sources.ReadReport(join(root, specsPath))
 	if err != nil {
 		return nil, fmt.Errorf("reference run %s: %w", r.Profile, err)
 	}
+	specs := report.Specs(rep)
+	guest := failureCode(rep)
 	ev := report.Evaluate(specs, nil)
 	ev.Profile = r.Profile
 	col := &Column{Slug: "reference-" + r.Profile, Title: "reference " + r.Profile, Source: specsPath, Profile: r.Profile,
@@ -267,7 +275,9 @@ func (s *Site) referenceColumn(root string, r ReferenceRun) (*Column, error) {
 		cell := Cell{Verdict: v, Label: sources.ReferenceVerdict(r.Profile, req, v, ev.BlockedBy[req.ID])}
 		for _, sv := range ev.Specs {
 			if sv.Requirement == req.ID {
-				cell.Specs = append(cell.Specs, s.evidence(sv.Text, sv.Verdict, sv.Message))
+				e := s.evidence(sv.Text, sv.Verdict, sv.Message)
+				e.GuestCode = guest[sv.Text]
+				cell.Specs = append(cell.Specs, e)
 			}
 		}
 		col.Cells[req.ID] = cell
@@ -332,4 +342,19 @@ func (c *Column) Cell(id string) *Cell {
 		return &x
 	}
 	return nil
+}
+
+// failureCode maps each failing spec's text to the guest code of its typed
+// failure evidence (evidence.FailureEntry), where it has one.
+func failureCode(r types.Report) map[string]string {
+	out := map[string]string{}
+	for _, sr := range r.SpecReports {
+		for _, e := range sr.ReportEntries {
+			var f evidence.Failure
+			if e.Name == evidence.FailureEntry && evidence.Decode(e.Value, &f) == nil && f.GuestCode != "" {
+				out[sr.LeafNodeText] = f.GuestCode
+			}
+		}
+	}
+	return out
 }

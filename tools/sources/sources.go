@@ -36,22 +36,31 @@ type ProfileRun struct {
 	Specs   []report.SpecResult
 }
 
-// ReadSpecs reads the specs of a Ginkgo JSON report (report.json) of one
-// suite run. It fails when the file is unreadable, is not JSON, or holds
-// other than exactly one suite report.
-func ReadSpecs(path string) ([]report.SpecResult, error) {
+// ReadReport reads a Ginkgo JSON report (report.json) of one suite run. It
+// fails when the file is unreadable, is not JSON, or holds other than
+// exactly one suite report.
+func ReadReport(path string) (types.Report, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return types.Report{}, err
 	}
 	var reports []types.Report
 	if err := json.Unmarshal(b, &reports); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return types.Report{}, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(reports) != 1 {
-		return nil, fmt.Errorf("%s: want one suite report, got %d", path, len(reports))
+		return types.Report{}, fmt.Errorf("%s: want one suite report, got %d", path, len(reports))
 	}
-	return report.Specs(reports[0]), nil
+	return reports[0], nil
+}
+
+// ReadSpecs reads the specs of a Ginkgo JSON report (ReadReport).
+func ReadSpecs(path string) ([]report.SpecResult, error) {
+	r, err := ReadReport(path)
+	if err != nil {
+		return nil, err
+	}
+	return report.Specs(r), nil
 }
 
 // Peer is one column: another implementation's committed conformance report.
