@@ -8,6 +8,8 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/tools/diff"
@@ -41,6 +43,20 @@ type LedgerCount struct {
 	ByClass map[string]int
 	// Untriaged counts the behavioural differences in state new or changed.
 	Untriaged int
+}
+
+// ClassLine is ByClass as "decision 34, deviation 20" (classes sorted), or
+// "none".
+func (n LedgerCount) ClassLine() string {
+	var parts []string
+	for k, v := range n.ByClass {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 // Counts counts the comparisons of l per target, in target order.
