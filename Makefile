@@ -52,12 +52,24 @@ conformance-container: container-image
 	left=$$(docker ps -aq --filter "label=org.codemode-conformance.target=container:$(CONTAINER_IMAGE)"); \
 	if [ -n "$$left" ]; then echo "containers left behind by the run: $$left"; exit 1; fi; exit $$rc
 
-## conformance-md: regenerate CONFORMANCE.md from a run against the reference per profile (v1: builtin;
-## v2: the built reference as a separate process, serve --profile v2)
-conformance-md: build
+## reference-runs: every suite against the reference per profile (v1: builtin in RESULTS/; v2: the built reference
+## as a separate process, serve --profile v2, in RESULTS-v2/), the runs CONFORMANCE.md and the site are made from
+.PHONY: reference-runs
+reference-runs: build
 	./bin/codemode-conformance run --target builtin --profile v1 --results-dir "$(RESULTS)" >/dev/null || true
 	./bin/codemode-conformance run --target "exec:$(CURDIR)/bin/codemode-reference serve --stdio --profile v2" --profile v2 --results-dir "$(RESULTS)-v2" >/dev/null || true
+
+## conformance-md: regenerate CONFORMANCE.md from the reference runs (reference-runs) and the committed reports
+conformance-md: reference-runs
 	$(GO) run ./tools/conformance-md --report "$(RESULTS)/report.json" --profile-report v2="$(RESULTS)-v2/report.json" --out CONFORMANCE.md
+
+## site: the static comparison site in SITE/ (default site/, gitignored; tools/site, docs/reports.md): requirements ×
+## implementations, a page per implementation, evidence, the differential ledger, shields.io badges, generated from the
+## reference runs (reference-runs) and the committed reports/ only. Open SITE/index.html; no server or JavaScript needed.
+SITE ?= site
+.PHONY: site
+site: reference-runs
+	$(GO) run ./tools/site/cmd/site --reference v1="$(RESULTS)" --reference v2="$(RESULTS)-v2" --out "$(SITE)"
 
 ## mcp-golden: rewrite suites/mcp/testdata/*.d.ts from the reference's rendering of the fake MCP servers
 ## (the CM-MCP-03 golden specs write instead of comparing); review the diff before committing it
@@ -161,7 +173,7 @@ flake-check: engine
 	$(GO) run ./tools/flake-check -base "$(BASE)" -n $(FLAKE_N)
 
 clean:
-	rm -rf bin $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules
+	rm -rf bin $(SITE) $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules
 
 ## dist: release artefacts in dist/ (gitignored): static harness binaries (CGO_ENABLED=0, the engine embedded, so
 ## builtin works) for DIST_PLATFORMS, each as codemode-conformance_<version>_<os>_<arch>.tar.gz, SHA256SUMS over the

@@ -13,7 +13,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -23,7 +22,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/tools/report"
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/codemode-conformance/codemode/tools/sources"
 )
 
 func main() {
@@ -81,29 +80,6 @@ func main() {
 	if err := os.WriteFile(*out, md, 0o644); err != nil {
 		fail(err)
 	}
-}
-
-// readSpecs reads the specs of a Ginkgo JSON report of one suite run.
-func readSpecs(path string) ([]report.SpecResult, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var reports []types.Report
-	if err := json.Unmarshal(b, &reports); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(reports) != 1 {
-		return nil, fmt.Errorf("%s: want one suite report, got %d", path, len(reports))
-	}
-	return report.Specs(reports[0]), nil
-}
-
-// ProfileRun is one verdict column: the specs of a run of every suite
-// against the reference under Profile.
-type ProfileRun struct {
-	Profile string
-	Specs   []report.SpecResult
 }
 
 func fail(err error) {
@@ -188,7 +164,7 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 	}
 	fmt.Fprintf(&b, "Requirement catalogue **version %d** (`spec/requirements.yaml`; what each version changed: `spec/CHANGES.md`). Column *basis* says what a requirement rests on: `seed` (a statement of source page 000 or 001, section in *source*), `openclaw-source` (a fact from OpenClaw's code or tests), `hardening` (field reports and hostile cases).\n\n", spec.Version())
 	for _, p := range peers {
-		fmt.Fprintf(&b, "Column **%s** is rendered from the committed `%s` (%s %s%s, overall %s; not rerun by `make test`). \"not drivable\": its adapter cannot drive what the spec needs; \"fail (baselined)\": a known failure listed in that run's expected-failures baseline, triaged next to the report.\n\n", p.Title, p.Path, p.Report.Implementation.Name, p.Report.Implementation.Version, p.profileNote(), p.Report.Overall)
+		fmt.Fprintf(&b, "Column **%s** is rendered from the committed `%s` (%s %s%s, overall %s; not rerun by `make test`). \"not drivable\": its adapter cannot drive what the spec needs; \"fail (baselined)\": a known failure listed in that run's expected-failures baseline, triaged next to the report.\n\n", p.Title, p.Path, p.Report.Implementation.Name, p.Report.Implementation.Version, p.ProfileNote(), p.Report.Overall)
 	}
 	var covered, excluded, uncovered, mustUncovered int
 	for _, r := range reqs {
@@ -238,13 +214,7 @@ func render(runs []ProfileRun, reqs []spec.Requirement, peers ...Peer) ([]byte, 
 		specsCell := "—"
 		cells := make([]string, len(runs))
 		for i, run := range runs {
-			cells[i] = string(verdicts[i][r.ID])
-			if by := blockedBy[i][r.ID]; verdicts[i][r.ID] == report.Blocked && len(by) > 0 {
-				cells[i] = "blocked by " + strings.Join(by, " ")
-			}
-			if p, err := spec.LookupProfile(run.Profile); err == nil && (!p.Has(r.Feature) || !r.AppliesTo(p.Name)) {
-				cells[i] = "n/a (not in " + p.Name + ")"
-			}
+			cells[i] = sources.ReferenceVerdict(run.Profile, r, verdicts[i][r.ID], blockedBy[i][r.ID])
 		}
 		verdict := ""
 		if list := byReq[r.ID]; len(list) > 0 {
