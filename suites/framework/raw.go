@@ -43,6 +43,9 @@ type RawConn struct {
 	log    []evidence.Exchange
 	// ownInvokes: the spec answers tool.invoke itself (AnswerInvokes).
 	ownInvokes atomic.Bool
+	// tampered: the spec wrote bytes of its own (Write), not only
+	// well-formed requests (Send).
+	tampered atomic.Bool
 }
 
 // AnswerInvokes stops c answering the target's tool.invoke requests with
@@ -215,8 +218,15 @@ func (c *RawConn) record(e evidence.Exchange) {
 	c.log = append(c.log, e)
 }
 
-// Write sends b as it is: no newline is added.
+// Write sends b as it is: no newline is added. From then on the
+// connection carries the spec's own bytes, so a target that closes it is
+// the spec's to judge (Call no longer charges the loss as an error).
 func (c *RawConn) Write(b []byte) error {
+	c.tampered.Store(true)
+	return c.write(b)
+}
+
+func (c *RawConn) write(b []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_, err := c.w.Write(b)
@@ -232,7 +242,7 @@ func (c *RawConn) writeLine(v any) error {
 	if err != nil {
 		return err
 	}
-	return c.Write(append(b, '\n'))
+	return c.write(append(b, '\n'))
 }
 
 // NewID returns a fresh integer request id.
@@ -245,6 +255,7 @@ func (c *RawConn) NewID() int64 {
 
 // Send writes the request {id, method, params} (params left out when nil).
 func (c *RawConn) Send(id any, method string, params any) error {
+	noteSent(method)
 	m := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
 	if params != nil {
 		m["params"] = params
@@ -269,6 +280,12 @@ func (c *RawConn) Call(ctx context.Context, method string, params any) (RawMessa
 	}
 	m, err := c.Response(ctx, id)
 	if err != nil {
+		if errors.Is(err, ErrRawClosed) && !c.tampered.Load() && !hangFails() {
+			// The harness's own well-formed request, and the target died
+			// under it: a crash is an error of the spec, not a failure of
+			// its requirement (as Target.Call charges it).
+			markHarnessError(fmt.Sprintf("target connection lost during %s (raw connection): %v", method, err))
+		}
 		return m, fmt.Errorf("%s: %w", method, err)
 	}
 	return m, nil

@@ -26,7 +26,7 @@ func checkAlive() string {
 		return ""
 	}
 	if t.chargedIn.Load() == specSeq.Load() {
-		if why := t.chargedWhy.Load(); why != nil && hangIsFail.Load() {
+		if why := t.chargedWhy.Load(); why != nil && hangFails() {
 			return "the target stopped working during this spec, which this requirement forbids: " + *why
 		}
 		return "" // already charged to this spec (and marked as an error)

@@ -152,8 +152,13 @@ var (
 	// check); inSpec is set while one runs, deadline is its deadline.
 	specSeq atomic.Int64
 	inSpec  atomic.Bool
-	// hangIsFail is set while a spec declared with HangIsFailure runs.
+	// hangIsFail is set while a spec declared with HangIsFailure runs;
+	// guestRan once that spec sent its first cell (tool.exec, tool.wait or
+	// agent.turn): only from then on is a hang or crash the requirement's
+	// failure. Before it (initialize, run.prepare) no guest code of the
+	// spec ran, so a lost target is an error, as in any other spec.
 	hangIsFail atomic.Bool
+	guestRan   atomic.Bool
 	deadline   atomic.Int64 // unix nanoseconds
 )
 
@@ -191,9 +196,23 @@ var HangIsFailure = hangIsFailure{}
 
 type hangIsFailure struct{}
 
+// hangFails reports whether a hang or crash now is the running spec's
+// failure: it is declared HangIsFailure and has sent guest code.
+func hangFails() bool { return inSpec.Load() && hangIsFail.Load() && guestRan.Load() }
+
+// noteSent records that the running spec sent method; a cell-running
+// method arms HangIsFailure (guestRan).
+func noteSent(method string) {
+	switch method {
+	case protocol.MethodToolExec, protocol.MethodToolWait, protocol.MethodAgentTurn:
+		guestRan.Store(true)
+	}
+}
+
 func beginSpec(hangFails bool, limit time.Duration) {
 	rendered.take()
 	hangIsFail.Store(hangFails)
+	guestRan.Store(false)
 	specSeq.Add(1)
 	deadline.Store(time.Now().Add(limit).UnixNano())
 	inSpec.Store(true)

@@ -461,6 +461,7 @@ func (t *Target) Call(ctx context.Context, method string, params, out any) error
 	case ctx.Err() != nil:
 		expired = "its deadline had already passed when it was sent"
 	}
+	noteSent(method)
 	var err error
 	if out == nil {
 		_, err = t.client.Call(ctx, method, params)
@@ -502,7 +503,7 @@ func (t *Target) charge(reason string) {
 	t.lost.Do(func() {
 		t.chargedIn.Store(specSeq.Load())
 		t.chargedWhy.Store(&reason)
-		if inSpec.Load() && hangIsFail.Load() {
+		if hangFails() {
 			return // the spec fails on the call's error or in endSpec: a failure of its requirement
 		}
 		markHarnessError(reason)

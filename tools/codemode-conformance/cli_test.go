@@ -545,6 +545,29 @@ var _ = Describe("a target that dies between two calls", func() {
 	})
 })
 
+var _ = Describe("a target that dies before any cell of a spec", func() {
+	It("is an error of every spec, also of HangIsFailure specs and raw-connection specs, never a failure of their requirements", func() {
+		// Answers initialize, then exits on the next request: every spec
+		// loses it at run.prepare (or the alive check), before guest code.
+		die := "exec:sh " + file("die.sh", `IFS= read -r l
+id=$(printf '%s' "$l" | sed -n 's/^.*"id":\([0-9]*\).*$/\1/p')
+echo '{"jsonrpc":"2.0","id":'"$id"',"result":{"protocolVersion":"1","implementation":{"name":"die","version":"0"},"profile":"v1","features":["core"]}}'
+IFS= read -r l
+exit 3
+`)
+		// CM-RUN-09's specs use a raw connection; CM-LIM-01 and the
+		// corpus cases of CM-LIM-03 are HangIsFailure.
+		o := conformance("--target", die, "--req", "CM-RUN-09", "--req", "CM-LIM-03", "--req", "CM-LIM-01")
+		Expect(o.Code).To(Equal(1), "%s", o.Stdout)
+		Expect(o.Stdout).NotTo(MatchRegexp(`\[\s*\d+\] FAIL `), "a target lost before any cell is no failure of the spec's requirement:\n%s", o.Stdout)
+		Expect(o.Verdicts()).To(And(HaveKey("CM-RUN-09"), HaveKey("CM-LIM-03"), HaveKey("CM-LIM-01")), "%s", o.Stdout)
+		for id, v := range o.Verdicts() { // the corpus cases also name other requirements
+			Expect(v).To(Equal(report.Error), "%s: %s", id, o.Stdout)
+		}
+		Expect(o.Stdout).To(ContainSubstring("target connection lost during run.prepare (raw connection)"), "the raw connection names the call it lost the target in")
+	})
+})
+
 var _ = Describe("a target that forges nested calls", func() {
 	It("fails the spec during which the forged tool.invoke arrived, naming the requirements and the request", func() {
 		o := conformance("--target", "fake:forged-invoke", "--req", "CM-EXEC-01", "--req", "CM-CFG-01", "--label-filter", noCases)
