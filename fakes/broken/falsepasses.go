@@ -1,7 +1,11 @@
 package broken
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
+	"time"
 
 	"github.com/codemode-conformance/codemode/reference/codemode"
 )
@@ -20,6 +24,9 @@ func init() {
 		Variant{Name: "batch-partly-started", Breaks: "CM-NEST-23", Spec: "no nested call reaches the harness after the answer that ended its cell", Profile: "v2",
 			Defect: "under bridge-queue, a synchronous batch over maxPendingToolCalls plus the 128 queued starts calls until maxPendingToolCalls and only then fails the cell: 001 admits no partial batch (under pending-call-limit, as OpenClaw 2026.7.35 does, this conforms)",
 			Serve:  withDefectsUnder("v2", codemode.Defects{StartBeforeBatchLimit: true})},
+		Variant{Name: "never-settled-late-timeout", Breaks: "CM-EXEC-07", Spec: "fails instead of completing or hanging",
+			Defect: fmt.Sprintf("a cell whose promise can never settle is not seen as such: the target idles until a late watchdog ends it with a plain timeout %s after the request, far past a 2 s budget but inside the harness's bound (timeoutMs + 15 s)", lateTimeoutAfter),
+			Serve:  lateTimeoutForNeverSettled()},
 		Variant{Name: "off-surface-rewrites-tools", Breaks: "CM-ACT-01", Spec: "disabled configuration leaves the model tool list",
 			Defect: "every run without code mode, tools.codeMode absent or disabled alike, drops the echo tool and rewrites the other tools' descriptions, so comparing disabled runs with a run without tools.codeMode shows no difference (verdict audit F12)",
 			Serve:  outbound(rewriteOffSurface)},
@@ -54,4 +61,54 @@ func rewriteOffSurface(msg map[string]any) (edited, drop bool) {
 	}
 	res["tools"] = kept
 	return true, false
+}
+
+// lateTimeoutAfter is when lateTimeoutForNeverSettled answers a cell whose
+// promise never settles: past CM-EXEC-07's bound for its 2 s cell (timeoutMs
+// plus 8 s) and inside the harness's own (timeoutMs plus 15 s), so only the
+// bound of the spec catches it.
+const lateTimeoutAfter = 13 * time.Second
+
+// lateTimeoutForNeverSettled serves the reference behind a proxy that holds
+// back every exec/wait answer saying the cell's promise never settles (the
+// reference fails such a cell at once, protocol.md §14.8) until
+// lateTimeoutAfter after the request, and then answers it as a plain
+// timeout: a target that cannot tell a dead cell from a slow one and waits
+// for a watchdog well past the budget.
+func lateTimeoutForNeverSettled() serveFunc {
+	var mu sync.Mutex
+	sent := map[string]time.Time{} // exec/wait request id -> when it arrived
+	return lineProxy(func(l lines, b []byte) {
+		var msg rpc
+		if json.Unmarshal(b, &msg) == nil && (msg.Method == "tool.exec" || msg.Method == "tool.wait") {
+			mu.Lock()
+			sent[string(msg.ID)] = time.Now()
+			mu.Unlock()
+		}
+		l.toReference(b)
+	}, func(l lines, b []byte) {
+		var m map[string]any
+		if json.Unmarshal(b, &m) != nil || m["method"] != nil {
+			l.toHarness(b)
+			return
+		}
+		res, _ := m["result"].(map[string]any)
+		why, _ := res["error"].(string)
+		if res["status"] != "failed" || !strings.Contains(why, "never settles") {
+			l.toHarness(b)
+			return
+		}
+		id, _ := json.Marshal(m["id"])
+		mu.Lock()
+		at, ok := sent[string(id)]
+		delete(sent, string(id))
+		mu.Unlock()
+		if !ok {
+			at = time.Now()
+		}
+		res["code"] = "timeout"
+		res["error"] = "code mode cell timed out"
+		out, _ := json.Marshal(m)
+		time.AfterFunc(time.Until(at.Add(lateTimeoutAfter)), func() { l.toHarness(out) })
+	})
 }

@@ -1,6 +1,9 @@
 package broken
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Serialisation faults (CM-GUEST-08, CM-GUEST-13). Each wraps the code of
 // every exec so that a guest function, change(value, where), rewrites what
@@ -28,6 +31,33 @@ func init() {
 					const o = {}; for (const k of Object.keys(x)) o[k] = bytes(x[k], d + 1); return o; };
 				const has = (x, d) => ArrayBuffer.isView(x) || (d < 8 && x !== null && typeof x === "object" && Object.values(x).some((y) => has(y, d + 1)));
 				return has(v, 0) ? bytes(v, 0) : v; }`)},
+		// The json(), tool-input and cycle cases of the exact-values spec
+		// (the audit of issue 23 acceptance: the three variants above change
+		// only the cell value). CM-GUEST-08's main spec passes each: it never
+		// reads json()'s item, its tool input's BigInt fits 64 bits, and it
+		// accepts any plain-JSON member in place of a cycle.
+		Variant{Name: "bigint-json-int64", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
+			Defect: "a BigInt inside a json() argument is written through a signed 64-bit integer: json({n: 12345678901234567890n}) writes {\"n\":\"-6101065172474983726\"} (the cell value and tool inputs are right)",
+			Serve:  changingValues(`(v, where) => where === "json" ? __int64BigInts(v, 0) : v`, int64BigInts)},
+		Variant{Name: "bigint-input-int64", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
+			Defect: "a BigInt inside a tool input is written through a signed 64-bit integer: {n: 12345678901234567890n} reaches the tool as {\"n\":\"-6101065172474983726\"} (the cell value and json() are right)",
+			Serve:  changingValues(`(v, where) => where === "input" ? __int64BigInts(v, 0) : v`, int64BigInts)},
+		Variant{Name: "cycle-empty-object", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
+			Defect: "a cell value or tool input holding a cycle has the cyclic reference written as {} (a seen-set that answers a fresh object), so {name: \"a\", self: a} becomes {\"name\":\"a\",\"self\":{}}: a value that was never there",
+			Serve: changingValues(`(v, where) => {
+				if (where === "json") return v;
+				const seen = new Set();
+				const walk = (x, d) => {
+					if (x === null || typeof x !== "object" || d > 60 || ArrayBuffer.isView(x)) return x;
+					if (Object.getPrototypeOf(x) !== Object.prototype && !Array.isArray(x)) return x;
+					if (seen.has(x)) return {};
+					seen.add(x);
+					const o = Array.isArray(x) ? [] : {};
+					for (const k of Object.keys(x)) o[k] = walk(x[k], d + 1);
+					seen.delete(x);
+					return o; };
+				const cyclic = (x, path) => x !== null && typeof x === "object" && (path.includes(x) || Object.values(x).some((y) => cyclic(y, path.concat([x]))));
+				try { return cyclic(v, []) ? walk(v, 0) : v; } catch (e) { return v; } }`)},
 		Variant{Name: "stringify-drift", Breaks: "CM-GUEST-13",
 			Defect: "the converter walks boxed primitives as plain objects (new String(\"str\") becomes {\"0\":\"s\",\"1\":\"t\",\"2\":\"r\"}, new Number(3) {}) and calls toJSON with \"\" instead of the property key, as the reference's before 2026-12-01 did",
 			Serve: changingValues(`(v) => {
@@ -49,12 +79,26 @@ func init() {
 // changingValues serves the reference with the code of every exec wrapped
 // so that change, a JavaScript function expression (value, where) => value,
 // rewrites the cell's value, every json() argument and every tools.call
-// input first. The wrapper shadows json and tools inside the cell only.
-func changingValues(change string) serveFunc {
-	prefix := fmt.Sprintf(`const __change = (%s);
+// input first. The wrapper shadows json and tools inside the cell only; its
+// tools is a proxy over an empty object, not over the reference's frozen
+// tools, whose non-writable call a proxy's get may not replace ("proxy:
+// inconsistent get": before 2026-12-02 every tools.call of these variants
+// threw that).
+//
+// helpers are guest declarations the change function may use, prepended.
+func changingValues(change string, helpers ...string) serveFunc {
+	prefix := strings.Join(append(helpers, ""), "\n") + fmt.Sprintf(`const __change = (%s);
 const json = ((j) => (v) => j(__change(v, "json")))(globalThis.json);
-const tools = new Proxy(globalThis.tools, {get(t, k) { const f = t[k]; if (k === "call") return (id, input, ...rest) => f.call(t, id, __change(input, "input"), ...rest); return typeof f === "function" ? f.bind(t) : f; }});
+const tools = ((t) => new Proxy(Object.create(null), {get(_, k) { const f = t[k]; if (k === "call") return (id, input, ...rest) => f.call(t, id, __change(input, "input"), ...rest); return typeof f === "function" ? f.bind(t) : f; },
+  has: (_, k) => k in t, ownKeys: () => Reflect.ownKeys(t), getOwnPropertyDescriptor: (_, k) => { const d = Reflect.getOwnPropertyDescriptor(t, k); return d && {...d, configurable: true}; }}))(globalThis.tools);
 return __change(await (async () => {
 `, change)
 	return rewritingCode(func(code string) string { return prefix + code + "\n})(), \"value\");" })
 }
+
+// int64BigInts declares __int64BigInts(v, depth): v with every BigInt in it
+// (at any depth of plain objects and arrays) replaced by the decimal string
+// of its signed 64-bit wrap, as a converter writing BigInts through an int64.
+const int64BigInts = `const __int64BigInts = (x, d) => typeof x === "bigint" ? String(BigInt.asIntN(64, x))
+  : d > 8 || x === null || typeof x !== "object" || (Object.getPrototypeOf(x) !== Object.prototype && !Array.isArray(x)) ? x
+  : Array.isArray(x) ? x.map((y) => __int64BigInts(y, d + 1)) : Object.fromEntries(Object.entries(x).map(([k, y]) => [k, __int64BigInts(y, d + 1)]));`

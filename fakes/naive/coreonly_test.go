@@ -17,18 +17,30 @@ import (
 // feature the harness drives only through a surface of its own (agent.turn)
 // gets one verdict, not one per requirement.
 var _ = Describe("the naive target declaring only core (naive.CoreOnly)", func() {
-	It("runs CM-SEC-01, CM-RUN-01 and CM-LIM-05 under v1, fails the two it violates on what it did, and names the missing features at the top", func() {
+	It("fails CM-SEC-01, CM-RUN-01 and CM-LIM-05 under v1, each on what it did, and names the missing features at the top", func() {
 		o := conformanceOf([]string{naive.CoreOnly}, "--profile", "v1", "--req", "CM-SEC-01", "--req", "CM-RUN-01", "--req", "CM-LIM-05", "--label-filter", noCases)
 		// The naive target escapes to the host (fault 1) and makes up its
-		// snapshot sizes (fault 3); it does keep maxPendingToolCalls.
-		for id, want := range map[string]report.Verdict{"CM-SEC-01": report.Fail, "CM-RUN-01": report.Fail, "CM-LIM-05": report.Pass} {
+		// snapshot sizes (fault 3); in its core-only mode it keeps no
+		// pending-call limit, so it starts every call of a batch over
+		// maxPendingToolCalls. Each failure names that behaviour, not a
+		// missing declaration.
+		for id, did := range map[string]string{
+			"CM-SEC-01": "process",
+			"CM-RUN-01": "snapshot",
+			"CM-LIM-05": "maxPendingToolCalls",
+		} {
 			r := o.requirement(id)
-			Expect(r.Verdict).To(Equal(want), "%s under v1 with its feature undeclared: its specs run and behaviour decides\n%s", id, o.Stdout)
+			Expect(r.Verdict).To(Equal(report.Fail), "%s under v1 with its feature undeclared: its specs run and the target's behaviour fails them\n%s", id, o.Stdout)
 			Expect(r.Specs).NotTo(BeEmpty(), "%s has no spec lines in the report", id)
+			var failing []string
 			for _, sp := range r.Specs {
 				Expect(sp.Verdict).To(BeElementOf(report.Pass, report.Fail), "spec %q of %s ran: want pass or fail, never skip\n%s", sp.Name, id, o.Stdout)
 				Expect(sp.Message).NotTo(HavePrefix(framework.NotImplementedPrefix), "spec %q of %s: an undeclared feature with no driver is judged on behaviour", sp.Name, id)
+				if sp.Verdict == report.Fail {
+					failing = append(failing, sp.Message)
+				}
 			}
+			Expect(failing).To(ContainElement(ContainSubstring(did)), "%s must fail on what the target did (a message naming %q)", id, did)
 		}
 		Expect(o.Code).To(Equal(1), "a run with failed requirements exits 1\n%s", o.Stdout)
 		req := o.Report.Features.Required

@@ -31,6 +31,9 @@ func Script() string {
 // requires isolation, snapshot-executor and pending-call-limit, their specs
 // still run and are judged on behaviour, and a required feature the harness
 // drives through its own surface (agent-turn) fails once and blocks the rest.
+// In this mode it also keeps no maxPendingToolCalls limit (it implements
+// pending-call-limit only when it declares it), so CM-LIM-05 fails on the
+// calls it starts.
 const CoreOnly = "--core-only"
 
 // Target returns the --target value that runs the naive target:

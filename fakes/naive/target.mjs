@@ -77,8 +77,13 @@ function main() {
   // With --core-only (naive.CoreOnly) it declares core alone, as a target
   // that simply leaves its optional-looking features out: profile v1
   // requires isolation, snapshot-executor and pending-call-limit, so their
-  // specs must still run and catch the same faults, never skip (§9).
-  const FEATURES = process.argv.includes("--core-only") ? ["core"]
+  // specs must still run and catch the same faults, never skip (§9). It then
+  // does not keep maxPendingToolCalls either (it starts every nested call the
+  // guest makes): a target without the pending-call-limit feature has no
+  // reason to, and CM-LIM-05 must fail on what it did, not pass on a limit it
+  // keeps without declaring it (issue 23 acceptance).
+  const CORE_ONLY = process.argv.includes("--core-only");
+  const FEATURES = CORE_ONLY ? ["core"]
     : ["core", "yield", "shell-exec", "telemetry", "snapshot-executor", "isolation", "fault-injection", "pending-call-limit", "tools-api"];
   const MAX_SUSPENDED = 64;
   // Fault 3: there is no snapshot, so its size is a guess.
@@ -632,7 +637,7 @@ function main() {
         if (cell.done && cell.state !== "running") throw toolError(cell, { message: "the cell has ended", code: "invalid_input" });
         const e = findEntry(run, id);
         if (!e) throw unknownTool(cell, id);
-        if (cell.pending.size >= cfg.maxPendingToolCalls) {
+        if (!CORE_ONLY && cell.pending.size >= cfg.maxPendingToolCalls) {
           cell.fatal = { code: "too_many_pending_tool_calls", message: `more than maxPendingToolCalls (${cfg.maxPendingToolCalls}) nested calls in flight` };
           throw toolError(cell, { message: cell.fatal.message, code: "too_many_pending_tool_calls" });
         }

@@ -6,6 +6,7 @@ package catalog
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -26,6 +27,9 @@ type Tool struct {
 type Catalog struct {
 	Tools []Tool
 	byID  map[string]*Tool
+
+	guestOnce sync.Once
+	guest     *prelude.CatalogIndex
 }
 
 // Effective applies policy: raw runs, disableTools and an empty allowlist yield
@@ -136,6 +140,13 @@ func (c *Catalog) GuestEntries() []prelude.Entry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// GuestIndex is GuestEntries indexed for the guest's catalog queries,
+// built once per catalog (prelude.CatalogIndex, issue 28 N3).
+func (c *Catalog) GuestIndex() *prelude.CatalogIndex {
+	c.guestOnce.Do(func() { c.guest = prelude.NewCatalogIndex(c.GuestEntries()) })
+	return c.guest
 }
 
 // Sources counts catalog entries by source (telemetry, CM-TEL-01).

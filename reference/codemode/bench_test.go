@@ -35,7 +35,7 @@ func benchRun(b *testing.B) (*Runtime, string) {
 	return rt, "bench"
 }
 
-func execOK(b *testing.B, rt *Runtime, run, code string, want result.Status) result.Result {
+func execOK(b testing.TB, rt *Runtime, run, code string, want result.Status) result.Result {
 	b.Helper()
 	in, _ := json.Marshal(map[string]string{"code": code})
 	res, err := rt.Exec(context.Background(), run, "call", in)

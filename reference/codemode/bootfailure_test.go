@@ -25,14 +25,16 @@ func manyTools(n int) []protocol.ToolSpec {
 // A cell whose VM cannot boot the run's catalog fails with an error that
 // says so and names the catalog's size, not one that blames the guest
 // (issue 28 N3, N12): out of memory booting a catalog too big for
-// memoryLimitBytes, and the deadline passing while it boots.
+// memoryLimitBytes, and the deadline passing while it boots. Under v1 the
+// catalog stays on the host (TestCatalogScaleV1); generation 2's surface
+// still makes a global and a handle per tool at boot (MaxCallableGlobals).
 func TestBootFailureNamesTheSetup(t *testing.T) {
 	eng, err := engine.New(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close(context.Background()) })
-	rt := New(eng, echoInvoker{}, Options{})
+	rt := New(eng, echoInvoker{}, Options{Profile: "v2"})
 	t.Cleanup(rt.Close)
 	for _, tc := range []struct {
 		name, codeMode string
@@ -40,8 +42,8 @@ func TestBootFailureNamesTheSetup(t *testing.T) {
 		code           result.ErrorCode
 		want           string
 	}{
-		{"out of memory", `{"enabled":true,"memoryLimitBytes":4194304}`, 8000, result.CodeMemoryLimitExceeded, "the run's catalog of 8000 tools does not fit in memoryLimitBytes (4194304 bytes)"},
-		{"deadline", `{"enabled":true,"timeoutMs":100}`, 20000, result.CodeTimeout, "while its VM was being set up with the prelude and the run's catalog of 20000 tools, before any guest code ran"},
+		{"out of memory", `{"enabled":true,"memoryLimitBytes":4194304}`, MaxCallableGlobals, result.CodeMemoryLimitExceeded, fmt.Sprintf("the run's catalog of %d tools does not fit in memoryLimitBytes (4194304 bytes)", MaxCallableGlobals)},
+		{"deadline", `{"enabled":true,"timeoutMs":100}`, MaxCallableGlobals, result.CodeTimeout, fmt.Sprintf("while its VM was being set up with the prelude and the run's catalog of %d tools, before any guest code ran", MaxCallableGlobals)},
 	} {
 		// A warm-up cell of the same limits: the VM template is booted
 		// before the cell that is judged, so its deadline falls in the
@@ -52,8 +54,16 @@ func TestBootFailureNamesTheSetup(t *testing.T) {
 			t.Fatalf("%s: warm-up prepare: %+v", tc.name, warm)
 		}
 		in, _ := json.Marshal(map[string]string{"code": "return 1"})
-		if out, err := rt.Exec(context.Background(), tc.name+"-warm", "call", in); err != nil || out.Status != result.StatusCompleted {
-			t.Fatalf("%s: warm-up cell: %+v, %v", tc.name, out, err)
+		// Under load even a one-tool cell can miss a 100 ms deadline in its
+		// boot: the warm-up only has to boot the template, so it may retry.
+		for try := 1; ; try++ {
+			out, err := rt.Exec(context.Background(), tc.name+"-warm", "call", in)
+			if err == nil && out.Status == result.StatusCompleted {
+				break
+			}
+			if try == 20 {
+				t.Fatalf("%s: warm-up cell: %+v, %v", tc.name, out, err)
+			}
 		}
 		res := rt.Prepare(protocol.PrepareParams{Run: tc.name, RunContext: protocol.RunContext{AgentID: "a", SessionID: "s", SessionKey: "k", SenderID: "x", Channel: "c"},
 			CodeMode: json.RawMessage(tc.codeMode), Tools: manyTools(tc.tools)})

@@ -71,6 +71,9 @@ type cell struct {
 	// surface is the run's catalog surface when the cell started (nil
 	// without javascript-only): the globals and declarations it boots with.
 	surface *catalogSurface
+	// index serves the guest's catalog queries: guestEntries of cat and
+	// surface, kept on the host (issue 28 N3).
+	index *prelude.CatalogIndex
 	// ts maps lines of a typescript cell back to its source (sourcelines.go).
 	ts *tsLines
 }

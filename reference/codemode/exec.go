@@ -143,7 +143,11 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
 	s.useVM(vm)
-	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Catalog: guestEntries(c.surface, c.cat), Handles: c.surface != nil, APIFiles: c.surface.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
+	var copied []prelude.Entry
+	if s.rt.opts.Defects.CatalogInVM {
+		copied = guestEntries(c.surface, c.cat)
+	}
+	if r, bad := s.bootAndStart(vctx, tpl, prelude.Boot{Index: c.index, CatalogCopy: copied, Handles: c.surface != nil, APIFiles: c.surface.apiFiles(), MaxOutputBytes: r.cfg.MaxOutputBytes,
 		SearchDefaultLimit: r.cfg.SearchDefaultLimit, MaxSearchLimit: r.cfg.MaxSearchLimit, Namespaces: r.namespaceDescriptors(), MCP: r.mcpBoot,
 		Results: c.results != nil, Store: r.sessions != nil, Timers: s.rt.opts.HasFeature("bridge-queue")}, code); bad {
 		return r, nil
@@ -164,6 +168,7 @@ func (rt *Runtime) newCell(r *agentRun, origin [2]string) (c *cell, aborted bool
 	c.results = r.results // the cell binds to the store of now (CM-RES-07)
 	c.cat = r.catalog()
 	c.surface = r.surface
+	c.index = guestIndex(c.surface, c.cat)
 	r.mu.Unlock()
 	if !aborted {
 		rt.cells[c.id] = c

@@ -28,6 +28,10 @@ type Defects struct {
 	// CellCatalog resolves a cell's nested calls in the catalog of the
 	// cell's start, so a restriction spares parked cells (CM-RES-07).
 	CellCatalog bool
+	// CatalogInVM copies the run's whole guest catalog into every cell's
+	// VM (the boot config keeps it), as the reference did before issue 28
+	// N3: VMs and snapshots grow with the catalog (CM-CAT-08).
+	CatalogInVM bool
 	// RefillFirst sends queued calls as soon as a slot frees, before the
 	// guest has run the continuation of the call that freed it (CM-NEST-15).
 	RefillFirst bool

@@ -241,6 +241,14 @@ func (rt *Runtime) Prepare(p protocol.PrepareParams) protocol.PrepareResult {
 		res.Tools = append(modelTools(cfg), direct...)
 		rt.prepareNamespaces(run, res.Tools)
 		rt.prepareCatalogSurface(run, res.Tools, p.Tools)
+		if f := run.surface.tooLarge(); f != nil { // issue 28 N3: refused here, not in every cell
+			run.active = false
+			res = protocol.PrepareResult{Run: p.Run, Tools: []protocol.ModelTool{}, Failure: f}
+			break
+		}
+		// The guest catalog's index is built here, not by the first cell,
+		// whose timeoutMs it would spend (issue 28 N12).
+		guestIndex(run.surface, run.catalog())
 		for _, t := range res.Tools {
 			run.visible = append(run.visible, t.Name)
 		}

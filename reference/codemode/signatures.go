@@ -1,9 +1,11 @@
 package codemode
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
@@ -22,6 +24,9 @@ type catalogSurface struct {
 	entries []prelude.Entry
 	files   []prelude.MCPFile
 	index   string
+
+	guestOnce sync.Once
+	guest     *prelude.CatalogIndex
 }
 
 // maxQuickIndexChars bounds the quick index, as OpenClaw 2026.9.6 does
@@ -145,6 +150,46 @@ func guestEntries(sf *catalogSurface, cat *catalog.Catalog) []prelude.Entry {
 		return sf.entries
 	}
 	return cat.GuestEntries()
+}
+
+// MaxCallableGlobals bounds the callable entries of generation 2's catalog
+// surface. Each is an async global and a frozen handle in every cell's VM,
+// made at boot (catalog.js: the engine has no lazy globals), so each costs
+// VM memory, boot time and snapshot bytes; a bigger catalog is refused at
+// prepare with an error naming its size (issue 28 N3) instead of failing
+// every cell. Generation 1's surface keeps the catalog on the host and has
+// no such bound.
+const MaxCallableGlobals = 2000
+
+// tooLarge is the prepare failure of a surface with more callable entries
+// than MaxCallableGlobals, or nil.
+func (s *catalogSurface) tooLarge() *protocol.Failure {
+	if s == nil {
+		return nil
+	}
+	n := 0
+	for i := range s.entries {
+		if s.entries[i].CallableName != "" {
+			n++
+		}
+	}
+	if n <= MaxCallableGlobals {
+		return nil
+	}
+	return &protocol.Failure{Code: "runtime_unavailable", Error: fmt.Sprintf("the run's catalog has %d tools; this runtime's generation-2 catalog surface (an async global and a handle per tool in every cell) serves at most %d; prepare fewer tools", n, MaxCallableGlobals)}
+}
+
+// guestIndex is guestEntries indexed for the guest's catalog queries, built
+// once per catalog or surface and shared by its cells (issue 28 N3).
+func guestIndex(sf *catalogSurface, cat *catalog.Catalog) *prelude.CatalogIndex {
+	if sf != nil {
+		sf.guestOnce.Do(func() { sf.guest = prelude.NewCatalogIndex(sf.entries) })
+		return sf.guest
+	}
+	if cat == nil {
+		return prelude.NewCatalogIndex(nil)
+	}
+	return cat.GuestIndex()
 }
 
 // apiFiles are the declarations API.read serves beside the MCP files (none

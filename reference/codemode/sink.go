@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/codemode-conformance/codemode/reference/engine"
+	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
 
@@ -14,6 +15,7 @@ import (
 // poll, or the failure, takes them.
 func (s *step) useVM(vm *engine.VM) {
 	s.vm = vm
+	prelude.UseIndex(vm, s.c.index) // the cell's catalog, kept on the host (issue 28 N3)
 	vm.SetSink(func(item string) {
 		s.sunkMu.Lock()
 		s.sunk = append(s.sunk, json.RawMessage(item))
@@ -59,5 +61,6 @@ func (s *step) keepSunk() {
 func (s *step) detachSink() {
 	if s.vm != nil {
 		s.vm.SetSink(nil)
+		s.vm.SetQuery(nil)
 	}
 }

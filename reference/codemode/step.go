@@ -168,7 +168,7 @@ func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end 
 func (s *step) bootAndStart(ctx context.Context, tpl *booted, boot prelude.Boot, code string) (r result.Result, bad bool) {
 	s.c.br = tpl.br
 	if err := s.c.br.Boot(ctx, s.vm, boot); err != nil {
-		return s.fail(s.bootFailure(err, len(boot.Catalog))), true
+		return s.fail(s.bootFailure(err, boot.Index.Len())), true
 	}
 	v, err := s.c.br.Start(ctx, s.vm, code)
 	if err != nil {

@@ -104,6 +104,7 @@ func (rt *Runtime) Update(p protocol.UpdateParams) error {
 	if r.surface != nil { // later cells boot with the new catalog's globals (§12.13)
 		r.surface = rt.opts.newCatalogSurface(r.catalog(), r.reservedGlobals(), r.surface)
 	}
+	guestIndex(r.surface, r.catalog()) // built now, not in the next cell (issue 28 N12)
 	if op != protocol.UpdateAttach && r.results != nil {
 		// The old catalog lifetime ends: its references are gone for every
 		// cell bound to it (CM-RES-03), and later cells get a new store.

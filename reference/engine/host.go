@@ -20,9 +20,10 @@ func vmOf(ctx context.Context) *VM {
 //   - host_interrupt: QuickJS's interrupt handler, polled every few thousand
 //     bytecodes and by the regexp engine; 1 stops the guest with an
 //     uncatchable "interrupted" error once the VM's stop flag is set.
-//   - host_call: the one host function, the sink (sink.go), hands its
+//   - host_call: the two host functions. The sink (sink.go) hands its
 //     string argument to the VM's sink; it returns true when a sink took
-//     it, else undefined.
+//     it, else undefined. The query (query.go) returns the VM's query
+//     handler's string answer, else undefined.
 //   - host_promise_rejection: the tracker is never enabled; frees its values.
 //   - host_module_normalize, host_module_load: NULL, so every import fails.
 //   - host_get_timezone_offset: 0 (UTC, as WASI without a tz database).
@@ -36,6 +37,11 @@ func instantiateHost(ctx context.Context, r wazero.Runtime) error {
 		return 0
 	}).Export("host_interrupt").
 		NewFunctionBuilder().WithFunc(func(ctx context.Context, m api.Module, name, nameLen, _, argc, argv int32) int32 {
+		if isHostName(m, uint32(name), uint32(nameLen), QueryName) { // query.go
+			if h := hostQuery(ctx, m, uint32(argc), uint32(argv)); h != 0 {
+				return int32(h)
+			}
+		}
 		result := "qjs_get_undefined"
 		if hostCall(ctx, m, uint32(name), uint32(nameLen), uint32(argc), uint32(argv)) { // sink.go
 			result = "qjs_get_true"

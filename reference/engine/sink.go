@@ -16,13 +16,17 @@ const SinkName = "__codemodeSink"
 // DefineSink makes the global SinkName the sink function (the prelude
 // captures it and deletes the global before any guest code runs). It
 // survives snapshots: the function is named by its data, not by a pointer.
-func (vm *VM) DefineSink(ctx context.Context) error {
-	p, err := vm.cstring(ctx, SinkName)
+func (vm *VM) DefineSink(ctx context.Context) error { return vm.defineHostFunction(ctx, SinkName) }
+
+// defineHostFunction makes the global name a host function of one argument
+// (host_call dispatches on the name: sink.go, query.go).
+func (vm *VM) defineHostFunction(ctx context.Context, name string) error {
+	p, err := vm.cstring(ctx, name)
 	if err != nil {
 		return err
 	}
 	defer vm.invoke(ctx, vm.fn.free, uint64(p))
-	fn, err := vm.call(ctx, "qjs_new_host_function", uint64(p), uint64(len(SinkName)), 1)
+	fn, err := vm.call(ctx, "qjs_new_host_function", uint64(p), uint64(len(name)), 1)
 	if err != nil {
 		return err
 	}
@@ -59,31 +63,44 @@ func hostCall(ctx context.Context, m api.Module, name, nameLen, argc, argv uint3
 	if f == nil {
 		return false
 	}
-	if n, ok := m.Memory().Read(name, nameLen); !ok || string(n) != SinkName {
+	if !isHostName(m, name, nameLen, SinkName) {
 		return false
+	}
+	s, ok := hostArg(ctx, m, vm, argc, argv)
+	if !ok {
+		return false
+	}
+	(*f)(s)
+	return true
+}
+
+// hostArg is the first argument of a host function call as a string
+// (ToString), or false.
+func hostArg(ctx context.Context, m api.Module, vm *VM, argc, argv uint32) (string, bool) {
+	if argc < 1 {
+		return "", false
 	}
 	h, ok := m.Memory().ReadUint32Le(argv)
 	if !ok {
-		return false
+		return "", false
 	}
 	val, ok := m.Memory().ReadUint64Le(h)
 	if !ok {
-		return false
+		return "", false
 	}
 	// JS_ToCStringLen2(ctx, &len, value, 0): the trampoline owns the value.
 	r, err := vm.fn.toCString.Call(ctx, uint64(vm.jsctx), uint64(vm.scratch), val, 0)
 	if err != nil || uint32(r[0]) == 0 {
-		return false
+		return "", false
 	}
 	defer vm.fn.freeCString.Call(ctx, uint64(vm.jsctx), r[0])
 	l, ok := m.Memory().ReadUint32Le(vm.scratch)
 	if !ok {
-		return false
+		return "", false
 	}
 	b, ok := m.Memory().Read(uint32(r[0]), l)
 	if !ok {
-		return false
+		return "", false
 	}
-	(*f)(string(b))
-	return true
+	return string(b), true
 }

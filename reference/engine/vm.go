@@ -35,10 +35,11 @@ type VM struct {
 	eng     *Engine
 
 	dead      error
-	stop      atomic.Int32                 // stopNone, stopDeadline, stopCanceled: read by host_interrupt
-	abandoned atomic.Bool                  // a wasm call is still running in the background
-	oom       atomic.Bool                  // set by the out-of-memory listener (oom.go)
-	sink      atomic.Pointer[func(string)] // SetSink: where the guest's sink calls go (sink.go)
+	stop      atomic.Int32                                // stopNone, stopDeadline, stopCanceled: read by host_interrupt
+	abandoned atomic.Bool                                 // a wasm call is still running in the background
+	oom       atomic.Bool                                 // set by the out-of-memory listener (oom.go)
+	sink      atomic.Pointer[func(string)]                // SetSink: where the guest's sink calls go (sink.go)
+	query     atomic.Pointer[func(string) (string, bool)] // SetQuery: who answers the guest's queries (query.go)
 }
 
 // MaxStackBytes is QuickJS's stack limit (JS_SetMaxStackSize), in bytes of

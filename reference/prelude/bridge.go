@@ -28,6 +28,9 @@ func Load(ctx context.Context, vm *engine.VM) (*Bridge, error) {
 	if err := vm.DefineSink(ctx); err != nil { // output as it is written (CM-EXEC-14)
 		return nil, err
 	}
+	if err := vm.DefineQuery(ctx); err != nil { // the catalog, kept on the host (index.go)
+		return nil, err
+	}
 	for _, sc := range Scripts { // prelude.js, then its extensions (mcp.go)
 		if _, err := vm.Eval(ctx, sc.Source, sc.Filename); err != nil {
 			return nil, err
@@ -58,8 +61,13 @@ func Load(ctx context.Context, vm *engine.VM) (*Bridge, error) {
 }
 
 // Boot boots the prelude in a VM restored from the template with the run's
-// catalog and limits.
+// catalog and limits. It makes cfg's catalog index the VM's query handler;
+// a VM restored from a snapshot needs UseIndex again.
 func (b *Bridge) Boot(ctx context.Context, vm *engine.VM, cfg Boot) error {
+	if cfg.Index == nil {
+		cfg.Index = NewCatalogIndex(cfg.Catalog)
+	}
+	UseIndex(vm, cfg.Index)
 	j, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -106,4 +114,13 @@ func (b *Bridge) Deliver(ctx context.Context, vm *engine.VM, ds []Delivery) erro
 	}
 	_, err = vm.CallString(ctx, b.deliver, string(j))
 	return err
+}
+
+// UseIndex makes x answer vm's catalog queries (nil: none).
+func UseIndex(vm *engine.VM, x *CatalogIndex) {
+	if x == nil {
+		vm.SetQuery(nil)
+		return
+	}
+	vm.SetQuery(x.Answer)
 }

@@ -20,6 +20,9 @@
   const parse = JSON.parse;
   const apply = Reflect.apply;
   const PromiseCtor = Promise;
+  const MapCtor = Map;
+  const mapGet = Map.prototype.get;
+  const mapSet = Map.prototype.set;
   const promiseThen = Promise.prototype.then;
   const hasOwn = Object.prototype.hasOwnProperty;
   const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -74,37 +77,55 @@
     return {
       boot: function (config) {
         if (!config.handles) return;
-        const entries = config.catalog || [];
-        const byId = create(null);
-        const all = [];
-        for (let i = 0; i < entries.length; i++) {
-          const e = entries[i];
-          if (typeof e.callableName !== "string" || e.callableName === "") continue;
-          const h = handle(e);
-          byId[e.id] = h;
-          all[all.length] = h;
+        // The entries stay on the host (prelude.CatalogIndex, issue 28 N3):
+        // a handle is made on first use and kept, so every way to a tool
+        // gives the same handle.
+        const byId = new MapCtor();
+        function handleOf(e) {
+          let h = apply(mapGet, byId, [e.id]);
+          if (h === undefined) {
+            h = handle(e);
+            apply(mapSet, byId, [e.id, h]);
+          }
+          return h;
+        }
+        function handleById(id) {
+          const h = apply(mapGet, byId, [id]);
+          if (h !== undefined) return h;
+          const q = create(null);
+          q.id = id;
+          const e = kit.ask("entry", q);
+          return e === null ? undefined : handleOf(e);
+        }
+        function allHandles() {
+          const es = kit.ask("callables");
+          const out = [];
+          for (let i = 0; i < es.length; i++) out[out.length] = handleOf(es[i]);
+          return out;
         }
         const catalog = create(null);
         member(catalog, "search", function search(query, options) {
           return apply(promiseThen, kit.search(query, options), [function (found) {
             const out = [];
             for (let i = 0; i < found.length; i++) {
-              const h = byId[found[i].id];
+              const h = handleById(found[i].id);
               if (h !== undefined) out[out.length] = h;
             }
             return freeze(out);
           }]);
         });
         member(catalog, "all", function () {
-          const out = [];
-          for (let i = 0; i < all.length; i++) out[out.length] = all[i];
-          return freeze(out);
+          return freeze(allHandles());
         });
         kit.defineGlobal("catalog", freeze(catalog));
         // The async tool globals. The host never gives a handle the name of
         // another global (reference/catalog CallableNames); a name the
         // engine already defines keeps its value, and the handle stays in
-        // catalog.all().
+        // catalog.all(). These are one property and one handle per callable
+        // entry in every VM: the host bounds how many a run may have
+        // (codemode maxCallableGlobals) and refuses a bigger catalog at
+        // prepare, naming its size.
+        const all = allHandles();
         for (let i = 0; i < all.length; i++) {
           const n = all[i].callableName;
           if (!apply(test, identifier, [n]) || apply(hasOwn, globalThis, [n])) continue;

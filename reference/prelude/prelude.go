@@ -45,9 +45,17 @@ type Entry struct {
 type Boot struct {
 	// Results and Store install the globals of store.js (features results
 	// and session-store).
-	Results            bool    `json:"results,omitempty"`
-	Store              bool    `json:"store,omitempty"`
-	Catalog            []Entry `json:"catalog"`
+	Results bool `json:"results,omitempty"`
+	Store   bool `json:"store,omitempty"`
+	// Catalog are the guest's catalog entries. They never enter the VM:
+	// Boot indexes them (unless Index is set) and the VM's query host
+	// function serves them (CatalogIndex, issue 28 N3).
+	Catalog []Entry `json:"-"`
+	// Index is Catalog already indexed; a run shares one among its cells.
+	Index *CatalogIndex `json:"-"`
+	// CatalogCopy is the broken variant codemode.Defects.CatalogInVM: the
+	// entries copied into the VM, which keeps its boot config.
+	CatalogCopy        []Entry `json:"catalogCopy,omitempty"`
 	MaxOutputBytes     int64   `json:"maxOutputBytes"`
 	SearchDefaultLimit int64   `json:"searchDefaultLimit"`
 	MaxSearchLimit     int64   `json:"maxSearchLimit"`

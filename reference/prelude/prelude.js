@@ -50,6 +50,8 @@
   const weakMapGet = WeakMap.prototype.get;
   const weakMapSet = WeakMap.prototype.set;
   const ErrorCtor = Error;
+  const ProxyCtor = Proxy;
+  const ReflectGet = Reflect.get;
   const toWellFormed = String.prototype.toWellFormed;
   const strIndexOf = String.prototype.indexOf;
   const speciesSymbol = Symbol.species;
@@ -66,6 +68,11 @@
   // as it is written, so a cell a limit ends keeps it (CM-EXEC-14).
   const sink = global.__codemodeSink;
   delete global.__codemodeSink;
+  // The host's catalog query (engine.DefineQuery, prelude.CatalogIndex):
+  // the run's catalog stays on the host, so neither this VM nor its
+  // snapshots grow with it (issue 28 N3). Every catalog read below asks it.
+  const hostQuery = global.__codemodeQuery;
+  delete global.__codemodeQuery;
 
   // Bridge containers have no prototype: a guest that installs
   // Array.prototype.toJSON or Object.prototype getters cannot change what
@@ -81,7 +88,6 @@
   const DEPTH_MESSAGE = "the value is nested deeper than the bridge limit of " + MAX_DEPTH + " levels of arrays and objects; flatten it";
 
   let cfg = null; // boot config
-  let catalog = []; // full entries with parameters
   let nextId = 1;
   const pending = new MapCtor(); // request id -> {resolve, reject}
   let outbox = list(); // requests not yet polled by the host
@@ -523,57 +529,35 @@
     return r;
   }
 
-  function compact(t) {
-    const e = { id: t.id, name: t.name };
-    if (t.label) e.label = t.label;
-    e.description = t.description;
-    e.source = t.source;
-    if (t.sourceName) e.sourceName = t.sourceName;
-    return e;
-  }
-
-  function findById(id) {
-    for (let i = 0; i < catalog.length; i++) if (catalog[i].id === id) return catalog[i];
-    return null;
-  }
-
-  function words(s) {
-    const parts = apply(split, apply(toLower, StringCtor(s), []), [/[^a-z0-9]+/]);
-    const out = [];
-    for (let i = 0; i < parts.length; i++) if (parts[i]) out[out.length] = parts[i];
-    return out;
-  }
-
-  // score ranks an entry for a query: whole-name match, then per-word hits in
-  // name (3), label (2), id (2) and description (1). Documented in
-  // spec/protocol.md "Reference search ranking".
-  function score(t, q, qw) {
-    const name = apply(toLower, t.name, []);
-    let s = name === q ? 20 : 0;
-    const label = apply(toLower, t.label || "", []);
-    const id = apply(toLower, t.id, []);
-    const desc = apply(toLower, t.description || "", []);
-    for (let i = 0; i < qw.length; i++) {
-      const w = qw[i];
-      if (apply(indexOf, name, [w]) >= 0) s += 3;
-      if (label && apply(indexOf, label, [w]) >= 0) s += 2;
-      if (apply(indexOf, id, [w]) >= 0) s += 2;
-      if (apply(indexOf, desc, [w]) >= 0) s += 1;
+  // ask is one catalog query to the host (prelude.CatalogIndex.Answer): op
+  // and fields as JSON in, a fresh guest-owned JSON value out. The host
+  // answers undefined only when it cannot (no catalog, or this VM has no
+  // memory left for the answer).
+  function ask(op, fields) {
+    const q = record();
+    q.op = op;
+    if (fields) {
+      const ks = objectKeys(fields);
+      for (let i = 0; i < ks.length; i++) q[ks[i]] = fields[ks[i]];
     }
-    return s;
+    const r = typeof hostQuery === "function" ? hostQuery(stringify(q)) : undefined;
+    if (typeof r !== "string") throw plainError("Error", "the run's tool catalog is unavailable in this cell (the host gave no answer to " + op + "; the cell may be out of memory)");
+    return parse(r);
   }
 
+  // has reports whether id is a catalog id of the cell's catalog.
+  function has(id) {
+    const f = record();
+    f.id = StringCtor(id);
+    return ask("has", f) === true;
+  }
+
+  // suggestions are up to 3 ids ranked for id as tools.search ranks
+  // (spec/protocol.md §7), whole-name matches only when id has no words.
   function suggestions(id) {
-    const qw = words(id);
-    const scored = [];
-    for (let i = 0; i < catalog.length; i++) {
-      const s = score(catalog[i], apply(toLower, StringCtor(id), []), qw);
-      if (s > 0) scored[scored.length] = { s: s, id: catalog[i].id };
-    }
-    scored.sort(function (a, b) { return b.s - a.s || (a.id < b.id ? -1 : 1); });
-    const out = [];
-    for (let i = 0; i < scored.length && i < 3; i++) out[out.length] = scored[i].id;
-    return out;
+    const f = record();
+    f.id = StringCtor(id);
+    return ask("suggest", f);
   }
 
   function unknownTool(id) {
@@ -595,34 +579,29 @@
       if (typeof l === "number" && isInteger(l) && l > 0) limit = l;
     }
     limit = mathMin(limit, cfg.maxSearchLimit);
-    const q = apply(toLower, StringCtor(query === undefined ? "" : query), []);
-    const qw = words(q);
-    const scored = [];
-    for (let i = 0; i < catalog.length; i++) {
-      const s = qw.length ? score(catalog[i], q, qw) : 1;
-      if (s > 0) scored[scored.length] = { s: s, t: catalog[i] };
-    }
-    scored.sort(function (a, b) { return b.s - a.s || (a.t.id < b.t.id ? -1 : 1); });
-    const out = [];
-    for (let i = 0; i < scored.length && out.length < limit; i++) out[out.length] = compact(scored[i].t);
-    return PromiseCtor.resolve(out);
+    // Ranked on the host (spec/protocol.md §7, prelude.CatalogIndex).
+    const f = record();
+    f.q = StringCtor(query === undefined ? "" : query);
+    f.limit = limit;
+    return PromiseCtor.resolve(ask("search", f));
   }
   defineProperty(tools, "describe", {
     enumerable: true,
     value: function describe(id) {
       counts.describe++;
-      const t = findById(id);
-      if (!t) return PromiseCtor.reject(unknownTool(id));
-      const e = compact(t);
-      e.parameters = t.parameters === undefined ? { type: "object", properties: {} } : parse(stringify(t.parameters));
+      const f = record();
+      f.id = StringCtor(id);
+      const e = ask("describe", f);
+      if (e === null) return PromiseCtor.reject(unknownTool(id));
+      if (e.parameters === undefined) e.parameters = { type: "object", properties: {} };
       return PromiseCtor.resolve(e);
     },
   });
   defineProperty(tools, "call", { enumerable: true, value: call });
   function call(id, input) {
     counts.call++;
-    const t = findById(id);
-    if (!t) return track(PromiseCtor.reject(unknownTool(id)), StringCtor(id));
+    if (typeof id !== "string" || !has(id)) return track(PromiseCtor.reject(unknownTool(id)), StringCtor(id));
+    const t = { id: id };
     const fields = record();
     fields.tool = t.id;
     try {
@@ -634,12 +613,6 @@
     return track(request("call", fields), t.id);
   }
 
-  function safeName(name) {
-    let s = apply(replace, StringCtor(name), [/[^A-Za-z0-9_$]/g, "_"]);
-    if (/^[0-9]/.test(s)) s = "_" + s;
-    return s;
-  }
-
   // Helper names never installed: the API itself, names the language calls
   // implicitly (then makes tools a thenable, toJSON runs in JSON.stringify)
   // and every Object.prototype member (CM-GUEST-06, CM-CAT-06).
@@ -649,24 +622,32 @@
   const protoNames = getOwnPropertyNames(ObjectCtor.prototype);
   for (let i = 0; i < protoNames.length; i++) RESERVED[protoNames[i]] = true;
 
-  function installHelpers() {
-    const byName = create(null);
-    const collided = create(null);
-    for (let i = 0; i < catalog.length; i++) {
-      const n = safeName(catalog[i].name);
-      if (byName[n]) collided[n] = true;
-      else byName[n] = catalog[i];
-    }
-    const names = objectKeys(byName);
-    for (let i = 0; i < names.length; i++) {
-      const n = names[i];
-      if (collided[n] || RESERVED[n]) continue;
-      const id = byName[n].id;
-      defineProperty(tools, n, {
-        enumerable: false,
-        value: function (input) { return tools.call(id, input); },
-      });
-    }
+  // toolsAPI is the guest's tools: a Proxy of the frozen tools object whose
+  // get answers a helper name (prelude.CatalogIndex safeName, the entry's
+  // name with every character outside [A-Za-z0-9_$] made "_"; names two
+  // entries share have none) with a function calling that entry, asked of
+  // the host on first use and kept, so tools.x === tools.x. The helpers are
+  // not own properties (`in` and Object.keys do not list them): a frozen
+  // target cannot report properties it lacks, and holding one per catalog
+  // entry is what made VMs grow with the catalog (issue 28 N3).
+  const helperCache = new MapCtor();
+  function helper(name) {
+    if (apply(mapHas, helperCache, [name])) return apply(mapGet, helperCache, [name]);
+    const f = record();
+    f.name = name;
+    const id = ask("helper", f);
+    let fn;
+    if (typeof id === "string") fn = function (input) { return call(id, input); };
+    apply(mapSet, helperCache, [name, fn]);
+    return fn;
+  }
+  function toolsAPI() {
+    const handler = create(null);
+    handler.get = function (target, key, receiver) {
+      if (typeof key !== "string" || own(target, key) || RESERVED[key] === true) return apply(ReflectGet, undefined, [target, key, receiver]);
+      return helper(key);
+    };
+    return new ProxyCtor(freeze(tools), freeze(handler));
   }
 
   function yield_control(reason) {
@@ -700,9 +681,11 @@
     toJSON: function (v) { return toJSONValue(v, 0, new MapCtor()); },
     counts: counts,
     defineGlobal: defineGlobal,
-    // tools.search and tools.call, for catalog.js's handles.
+    // tools.search and tools.call, for catalog.js's handles, and the
+    // host's catalog query.
     search: search,
     call: call,
+    ask: ask,
   });
   function defineDefault(name, value) {
     if (!own(global, name)) defineGlobal(name, value);
@@ -727,12 +710,30 @@
       booted = true;
       cfg = typeof config === "string" ? parse(config) : config;
       config = cfg;
-      catalog = config.catalog || [];
-      const all = [];
-      for (let i = 0; i < catalog.length; i++) all[all.length] = freeze(compact(catalog[i]));
-      defineGlobal("ALL_TOOLS", freeze(all));
-      installHelpers();
-      defineGlobal("tools", freeze(tools));
+      // ALL_TOOLS is read from the host on first use and kept: a cell that
+      // never reads it holds none of the catalog (issue 28 N3).
+      let allTools;
+      const ALL_TOOLS_PAGE = 512;
+      defineProperty(global, "ALL_TOOLS", {
+        enumerable: false, configurable: false,
+        get: function ALL_TOOLS() {
+          if (allTools === undefined) {
+            const all = [];
+            const page = record();
+            page.from = 0;
+            page.limit = ALL_TOOLS_PAGE;
+            for (;;) {
+              const got = ask("all", page);
+              for (let i = 0; i < got.length; i++) all[all.length] = freeze(got[i]);
+              if (got.length < ALL_TOOLS_PAGE) break;
+              page.from += ALL_TOOLS_PAGE;
+            }
+            allTools = freeze(all);
+          }
+          return allTools;
+        },
+      });
+      defineGlobal("tools", toolsAPI());
       for (let i = 0; i < extensions.length; i++) extensions[i].boot(config);
       defineDefault("MCP", freeze(create(null)));
       defineGlobal("namespaces", buildNamespaces(config.namespaces, { request: request, track: track, toJSONValue: toJSONValue, defineGlobal: defineGlobal, counts: counts }));

@@ -2,6 +2,7 @@ package result
 
 import (
 	"bytes"
+	"encoding/json"
 	"iter"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -163,3 +164,53 @@ func WellFormed(raw []byte) []byte {
 // out telemetry and pendingToolCalls, is at most maxOutputBytes +
 // ResultEnvelopeBytes, whether it completed, failed or is waiting.
 const ResultEnvelopeBytes = 1024
+
+// TruncatedWithin reports whether r is a completed result that says it was
+// truncated and is bounded: its value and output, as one JSON object
+// {value, output}, are at most max bytes by ContentSize, and carry
+// "truncated": true at some depth. This is the truncation page 001 describes
+// for generation 2 ("当字节或模型结果拟合会截断最终结构化的 JSON 时", a result
+// cut by the byte fitting; protocol.md "Auto-retain"), which conforms to
+// CM-LIM-03 under v2 besides a failure with output_limit_exceeded. A caller
+// allows the envelope's keys in max (CM-LIM-08 judges the exact bound).
+func TruncatedWithin(r Result, max int64) bool {
+	if r.Status != StatusCompleted {
+		return false
+	}
+	b, err := json.Marshal(struct {
+		V json.RawMessage `json:"value,omitempty"`
+		O []Output        `json:"output,omitempty"`
+	}{r.Value, r.Output})
+	return err == nil && ContentSize(b) <= max && saysTruncated(b)
+}
+
+// saysTruncated reports whether the JSON b carries "truncated": true at any
+// depth.
+func saysTruncated(b []byte) bool {
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return false
+	}
+	var walk func(any) bool
+	walk = func(v any) bool {
+		switch x := v.(type) {
+		case map[string]any:
+			if x["truncated"] == true {
+				return true
+			}
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if walk(e) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(v)
+}

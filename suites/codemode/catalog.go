@@ -371,3 +371,38 @@ func invokedIDs(ctx SpecContext, r *Run, ts []tools.Tool) map[string]string {
 	}
 	return ids
 }
+
+// scaleTools is the size of CM-CAT-08's catalog: the reliability review's
+// 10,000 (reviews/2026-12-01-reliability.md N3), which a conforming target
+// on 2 cores serves within roomy's deadlines.
+const scaleTools = 10000
+
+var _ = Describe("codemode", "catalog scale", func() {
+	It("CM-CAT-08", "a catalog of 10,000 tools is served (listed, searched, called, a cell suspends and resumes) or refused at prepare naming its size", func(ctx SpecContext) {
+		ts := make([]tools.Tool, 0, scaleTools+5)
+		for i := range scaleTools {
+			ts = append(ts, tools.Named(protocol.SourcePlugin, "scale", fmt.Sprintf("scale_tool_%05d", i), fmt.Sprintf("Catalog filler number %05d; returns its own name.", i)))
+		}
+		ts = append(ts, tools.Standard()...)
+		// roomy: the subject is whether the catalog is usable, not the
+		// budget; a cell that lists 10,000 entries takes its time.
+		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: ts, JudgesRefusal: true})
+		if f := r.Prepared.Failure; f != nil {
+			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "a refused prepare must fail closed (codeModeActive false): %s: %s", f.Code, f.Error)
+			Expect(r.Prepared.Tools).To(BeEmpty(), "a refused prepare must expose no tools: %s: %s", f.Code, f.Error)
+			Expect(f.Error).To(MatchRegexp(`\b(10,?000|10,?005)\b`), "a catalog refused at prepare must be refused with an error naming its size (%d tools, %d of them filler), got %s: %s", len(ts), scaleTools, f.Code, f.Error)
+			return
+		}
+		Expect(r.Prepared.CodeModeActive).To(BeTrue(), "code mode must be active for a catalog it accepts")
+		last := fmt.Sprintf("scale_tool_%05d", scaleTools-1)
+		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const listed = listTools().length;
+			const found = (await search(%q, {limit: 3})).map((t) => t.name);
+			return {listed, found: found.includes(%q), called: (await call("scale_tool_04321", {})).tool};`, last, last)))
+		Expect(res).To(CompleteWith(map[string]any{"listed": float64(len(ts)), "found": true, "called": "scale_tool_04321"}),
+			"a cell of an accepted %d-tool catalog must list every tool, find %s by name and call a tool of it", len(ts), last)
+		w := r.Exec(ctx, Guest(fmt.Sprintf(`const x = await call("slow", {ms: %d, tag: "scaled"}); return x.tag;`, roomySlowMs)))
+		Expect(w).To(BeWaiting(), "a cell of an accepted %d-tool catalog awaiting a %d ms nested call must suspend under timeoutMs 3000 and the default maxSnapshotBytes", len(ts), roomySlowMs)
+		final, _ := r.Follow(ctx, w)
+		Expect(final).To(CompleteWith("scaled"), "the suspended cell of the %d-tool catalog must resume with its nested result", len(ts))
+	})
+})

@@ -76,7 +76,7 @@ var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model pro
 		}
 	})
 
-	It("CM-E2E-03", "inside exec, ALL_TOOLS lists the effective test tools and search, describe and call reach core, plugin and client tools", func(ctx SpecContext) {
+	It("CM-E2E-03", "inside exec, the guest catalog lists the effective test tools and search, describe and call reach core, plugin and client tools", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools()})
 		// Through the guest dialect: 000's ALL_TOOLS and tools.* under v1,
 		// 001's catalog handles under v2 (spec/protocol.md §12.13).
@@ -104,7 +104,7 @@ return {names, found: hits.includes("weather"), params: !!(described && describe
 		}
 	})
 
-	It("CM-E2E-04", "inside exec, API.list and API.read describe the visible MCP server, MCP.<server>.<tool>() calls it, and MCP tools stay out of ALL_TOOLS and tools.search", func(ctx SpecContext) {
+	It("CM-E2E-04", "inside exec, API.list and API.read describe the visible MCP server, MCP.<server>.<tool>() calls it, and MCP tools stay out of the guest catalog and its search", func(ctx SpecContext) {
 		RequireFeature("mcp", "CM-E2E-04 runs a turn with an MCP server")
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(),
 			MCPServers: []MCPServer{{Name: "docs", Kind: "docs", Transport: protocol.MCPTransportHTTP}}})
@@ -145,7 +145,7 @@ return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), e
 		}
 	})
 
-	It("CM-E2E-05", "denied tools are absent from ALL_TOOLS and cannot be called with a guessed id in a turn", func(ctx SpecContext) {
+	It("CM-E2E-05", "denied tools are absent from the guest catalog and no route the cell has reaches them in a turn (name, global, and the guessed id where the cell has tools)", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: planTools(), Policy: &protocol.Policy{Deny: []string{"weather"}}})
 		// The guessed id is the subject (000's tools.call, where the cell has
 		// it); the dialect's call by name and the callable name's global

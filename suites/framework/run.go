@@ -45,6 +45,10 @@ type RunOptions struct {
 	// Gates answers the run's hooks and approvals (gates.go); nil: the run
 	// does not opt in.
 	Gates *Gates
+	// JudgesRefusal is set by a spec that judges a refused run.prepare
+	// itself (CM-CAT-08: a catalog too big may be refused): the refusal
+	// does not block it (blockRefusedPrepare).
+	JudgesRefusal bool
 }
 
 // Enabled returns a `tools.codeMode` object with enabled: true plus fields.
@@ -158,7 +162,9 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 			r.timeout = time.Duration(v) * time.Millisecond
 		}
 	}
-	blockRefusedPrepare(r, o.CodeMode) // prepared.go
+	if !o.JudgesRefusal {
+		blockRefusedPrepare(r, o.CodeMode) // prepared.go
+	}
 	return r
 }
 

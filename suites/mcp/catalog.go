@@ -11,7 +11,7 @@ import (
 
 var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func() {
 	forEachTransport(func(transport string) {
-		It("CM-CAT-05", "MCP tools stay out of ALL_TOOLS, tools.search/describe/call and helpers, and a refused call never reaches the server, over "+transport, func(ctx SpecContext) {
+		It("CM-CAT-05", "MCP tools stay out of the guest catalog and its search (and of tools.describe/call and the tools.<name> helpers where the cell has tools), and a refused call never reaches the server, over "+transport, func(ctx SpecContext) {
 			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			// The id an MCP call ran under, where telemetry names it, else the
 			// recommended shape (CM-CAT-07): specs never guess more.
@@ -53,10 +53,10 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 				const all = listTools();
 				const sum = all.find((t) => t.name === "sum_numbers");
 				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: all.length};`, names, idList))))
-			Expect(res).To(BeCompleted(), "a cell probing ALL_TOOLS, tools.search/describe/call and helpers for MCP tools must complete")
+			Expect(res).To(BeCompleted(), "a cell probing the guest catalog and its search (ALL_TOOLS and tools.search, or the catalog handles), tools.describe/call and helpers for MCP tools must complete")
 			want := map[string]any{"listed": []any{}, "searched": []any{}, "described": []any{}, "called": []any{}, "helpers": []any{}, "sumListed": true, "allTools": 1}
 			Expect(diff(want, res.ValueAny())).To(BeEmpty(),
-				"MCP entries must be absent from ALL_TOOLS, tools.search, tools.describe, tools.call and tools.<name> helpers (ids tried: %v; the guest-visible harness tool sum_numbers stays listed) (-want +got)\n%s", ids, res)
+				"MCP entries must be absent from the guest catalog and its search (ALL_TOOLS and tools.search, or the catalog handles), and from tools.describe, tools.call and tools.<name> helpers where the cell has tools (ids tried: %v; the guest-visible harness tool sum_numbers stays listed) (-want +got)\n%s", ids, res)
 			after := serverCalls(ctx, r, docs)
 			Expect(after).To(Equal(before), "a refused tools.call of an MCP id must never reach the MCP server (tools/call requests the server handled before and after the probing cell)\n%s", res)
 			Expect(r.Tools.Calls()).To(BeEmpty(), "no harness tool was called, so the target must send no tool.invoke")

@@ -70,8 +70,9 @@ func runCase(ctx SpecContext, c corpus.Case) {
 	base, statsErr := T().Stats(ctx)
 	r := NewRun(ctx, RunOptions{CodeMode: c.CodeMode(), Tools: c.Fixtures(), Policy: c.Policy()})
 	res, steps := r.RunToCompletion(ctx, Guest(c.Code))
-	Expect(c.Expect.CheckRaw(res.Raw)).To(BeEmpty(), "case %s: %s\nrequirements %v, class %s\nexpected: %s\nactual %s\n%s",
-		c.File, c.Description, c.Requirements, c.Class, c.Expect, res, caseRequest(r, c, steps))
+	want := c.ExpectFor(Profile())
+	Expect(want.CheckRaw(res.Raw)).To(BeEmpty(), "case %s: %s\nrequirements %v, class %s\nexpected under %s: %s\nactual %s\n%s",
+		c.File, c.Description, c.Requirements, c.Class, Profile(), want, res, caseRequest(r, c, steps))
 	if c.WatchesLateCalls() {
 		Expect(corpus.MadeLate(r.Tools.Calls())).To(BeEmpty(),
 			"case %s: a call the guest made after the cell's value was determined (input member late) reached the harness\n%s", c.File, caseRequest(r, c, steps))

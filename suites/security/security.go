@@ -74,6 +74,15 @@ var _ = Describe("security", "security boundary", func() {
 			}
 			Expect(r.Exec(ctx, `return 40 + 2`)).To(CompleteWith(42), "the runtime must keep serving after: %s", code)
 		}
+		// Running out of memory is such a trap too: CM-LIM-02 judges how the
+		// cell ends; that the next exec works is this requirement's. The cell
+		// holds a bounded 64 MiB, so a target without a memory limit does not
+		// exhaust the host (it may complete).
+		oom := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"memoryLimitBytes": 8 << 20, "timeoutMs": 5000}), Tools: tools.Standard()})
+		code := `const keep = []; for (let i = 0; i < 64; i++) keep.push("x".repeat(1 << 20) + i); return keep.length;`
+		res, _ := oom.RunToCompletion(ctx, code)
+		Expect(string(res.Status)).To(BeElementOf("completed", "failed"), "64 MiB of live strings at memoryLimitBytes 8 MiB: ended %s", res.Raw)
+		Expect(oom.Exec(ctx, `return 40 + 2`)).To(CompleteWith(42), "the runtime must keep serving after a cell holding 64 MiB at memoryLimitBytes 8 MiB (%s)", res.Status)
 	}, HangIsFailure)
 
 	It("CM-EXEC-16", "exec never exposes the shell exec recursively and guest code cannot reach the code mode exec or wait", func(ctx SpecContext) {

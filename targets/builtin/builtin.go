@@ -1,6 +1,7 @@
 // Package builtin registers the in-process targets, which link the
 // reference implementation: "builtin" (the reference runtime) and
-// "fake:<variant>" (each deliberately broken variant of fakes/broken).
+// "fake:<variant>" (each deliberately broken variant of fakes/broken, and
+// the hostile-strings targets of fakes/hostile).
 // Import it for its side effect, next to the suites:
 //
 //	import _ "github.com/codemode-conformance/codemode/targets/builtin"
@@ -17,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/codemode-conformance/codemode/fakes/broken"
+	"github.com/codemode-conformance/codemode/fakes/hostile"
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
@@ -78,6 +80,12 @@ func init() {
 				return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err}})
 			}
 			return v.Serve(ctx, e, r, w)
+		})
+	}
+	for _, h := range hostile.Targets {
+		targets.Register("fake:"+h.Name, h.Help, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+			defer w.Close()
+			return hostile.Serve(ctx, r, w, h.Modes)
 		})
 	}
 }

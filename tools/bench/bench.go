@@ -16,6 +16,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/tools/report"
 )
 
 // Options configure one bench.
@@ -102,6 +103,7 @@ func Run(ctx context.Context, o Options) *Report {
 		} else {
 			sessions[ti] = s
 			t.Implementation, t.Features = s.t.Init.Implementation, s.t.Init.Features
+			t.Implementation.Name, t.Implementation.Version = report.Clean(t.Implementation.Name), report.Clean(t.Implementation.Version) // the target's strings, for the console and every bench report
 			say("  %s: %s %s", spec, t.Implementation.Name, t.Implementation.Version)
 		}
 		rep.Targets = append(rep.Targets, t)
@@ -257,7 +259,7 @@ func fail(m *Measurement, err error) {
 	default:
 		m.Failure = "error"
 	}
-	m.Detail = err.Error()
+	m.Detail = report.Clean(err.Error()) // quotes what the target sent: for the console and bench.txt (issue 28 N5)
 	m.Samples, m.RoundMedians, m.Median, m.Ratio = [][]float64{}, []float64{}, 0, 0
 }
 

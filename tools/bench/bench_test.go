@@ -105,6 +105,20 @@ var _ = Describe("bench", func() {
 		Expect(stdout).To(ContainSubstring("FAIL memory_limit_exceeded"), "the table shows the code")
 	})
 
+	It("prints and records a hostile target's name and failures escaped (issue 28 N5)", func() {
+		code, stdout, stderr, rep := benchCmd("--target", "fake:hostile", "--cells", "trivial", "--rounds", "1", "--warmup", "0")
+		Expect(code).To(Equal(1), "the hostile fake fails every cell; stdout:\n%s", stdout)
+		for name, out := range map[string]string{"stdout": stdout, "stderr": stderr} {
+			Expect(out).NotTo(ContainSubstring("\x1b"), "no raw escape in %s", name)
+			Expect(out).NotTo(ContainSubstring("\u202e"), "no raw bidi override in %s", name)
+			Expect(out).NotTo(MatchRegexp(`(?m)^Overall: `), "no line of the target's own in %s", name)
+		}
+		Expect(stdout+stderr).To(ContainSubstring("[name]"), "the name is shown")
+		Expect(rep.Targets[0].Implementation.Name).NotTo(ContainSubstring("\n"), "bench.json's name is on one line")
+		Expect(rep.Cells[0].Results[0].Detail).To(ContainSubstring("[error]"), "the failure is recorded")
+		Expect(rep.Cells[0].Results[0].Detail).NotTo(ContainSubstring("\x1b"), "escaped")
+	})
+
 	It("makes the reference suspend in slow-tool-200ms, and shows that cell's own config", func() {
 		code, stdout, _, rep := benchCmd("--target", "builtin", "--cells", "trivial,slow-tool-200ms", "--rounds", "1", "--warmup", "0")
 		Expect(code).To(Equal(0), "stdout:\n%s", stdout)

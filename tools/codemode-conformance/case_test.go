@@ -102,3 +102,31 @@ var _ = Describe("the case command", func() {
 		Expect(o.Stderr).To(ContainSubstring("CM-NOPE-01"))
 	})
 })
+
+var _ = Describe("the case and smoke commands against a hostile target (issue 28 N5)", func() {
+	// noRaw checks what a command printed: no raw control, bidi or invalid
+	// byte, and no verdict line of the target's own.
+	noRaw := func(o outcome) {
+		GinkgoHelper()
+		Expect(unsafeText([]byte(o.Stdout))).To(BeEmpty(), "stdout:\n%s", o.Stdout)
+		Expect(unsafeText([]byte(o.Stderr))).To(BeEmpty(), "stderr:\n%s", o.Stderr)
+		Expect(forged.FindString(o.Stdout)).To(BeEmpty(), "stdout:\n%s", o.Stdout)
+	}
+
+	It("case prints the target's raw result and its failure escaped", func() {
+		o := invoke(append(os.Environ(), "NO_COLOR=1"), "case", corpusCase("dos-sync-loop.js"), "--target", "fake:hostile")
+		Expect(o.Code).To(Equal(1), "%s\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stdout).To(ContainSubstring("[error]"), "the target's error is shown")
+		Expect(o.Stdout).To(MatchRegexp(`(?m)^FAIL case dos-sync-loop.js: `))
+		noRaw(o)
+	})
+
+	It("smoke quotes a hostile feature name and a hostile failure escaped", func() {
+		for _, target := range []string{"fake:hostile-badfeature", "fake:hostile"} {
+			o := invoke(append(os.Environ(), "NO_COLOR=1"), "smoke", "--timeout", "60s", "--target", target)
+			Expect(o.Code).To(Equal(1), "%s: %s\n%s", target, o.Stdout, o.Stderr)
+			Expect(o.Stdout).To(MatchRegexp(`(?m)^FAIL `), "%s: a step fails:\n%s", target, o.Stdout)
+			noRaw(o)
+		}
+	})
+})

@@ -16,6 +16,7 @@ import (
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/suites/security/corpus"
 	"github.com/codemode-conformance/codemode/targets"
+	"github.com/codemode-conformance/codemode/tools/report"
 )
 
 // caseUsage is the help of the case command.
@@ -105,31 +106,31 @@ func caseCommand(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	defer t.Close()
 	judged, why := framework.ProfileVerdict(*prof, t.Init.Profile, t.Init.Features, "declared", "case")
 	if why != "" {
-		fmt.Fprintf(stdout, "FAIL case %s: %s\n", c.File, why)
+		fmt.Fprintf(stdout, "FAIL case %s: %s\n", c.File, report.Clean(why))
 		return 1
 	}
 	framework.JudgeProfile(judged) // the case's cell is rendered in this profile's guest dialect
 	rep, err := corpus.Drive(ctx, t, c)
 	for _, raw := range rep.Steps {
-		fmt.Fprintln(stdout, string(raw))
+		fmt.Fprintln(stdout, report.Clean(string(raw))) // the target's bytes: one line, escaped (issue 28 N5)
 	}
 	var outside *framework.OutsideUnion
 	switch {
 	case errors.As(err, &outside):
 		// One fault, one requirement: the result's shape is CM-EXEC-05's.
-		fmt.Fprintf(stdout, "BLOCKED case %s: %s%s: %v (requirements %v not judged)\n", c.File, evidence.BlockedPrefix, framework.UnionOwner, err, c.Requirements)
+		fmt.Fprintf(stdout, "BLOCKED case %s: %s%s: %v (requirements %v not judged)\n", c.File, evidence.BlockedPrefix, framework.UnionOwner, report.Clean(err.Error()), c.Requirements)
 		return 1
 	case err != nil:
-		fmt.Fprintf(stdout, "FAIL case %s: the target did not answer: %v\n", c.File, err)
+		fmt.Fprintf(stdout, "FAIL case %s: the target did not answer: %s\n", c.File, report.Clean(err.Error()))
 		return 1
 	case rep.Mismatch != "":
 		fmt.Fprintf(stdout, "FAIL case %s: %s\nrequirements %v, class %s\nexpected: %s\nactual: %s\n", c.File, c.Description,
-			c.Requirements, c.Class, c.Expect, rep.Mismatch)
+			c.Requirements, c.Class, c.ExpectFor(judged), report.CleanText(rep.Mismatch)) // a go-cmp diff: its lines kept, each indented
 		return 1
 	case rep.After != "":
-		fmt.Fprintf(stdout, "FAIL case %s: the outcome was met, but %s\n", c.File, rep.After)
+		fmt.Fprintf(stdout, "FAIL case %s: the outcome was met, but %s\n", c.File, report.Clean(rep.After))
 		return 1
 	}
-	fmt.Fprintf(stdout, "PASS case %s: %s (requirements %v, expected %s)\n", c.File, c.Description, c.Requirements, c.Expect)
+	fmt.Fprintf(stdout, "PASS case %s: %s (requirements %v, expected %s)\n", c.File, c.Description, c.Requirements, c.ExpectFor(judged))
 	return 0
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/codemode-conformance/codemode/fakes/broken"
+	"github.com/codemode-conformance/codemode/fakes/hostile"
 )
 
 // listUsage is the help of the list command.
@@ -18,7 +19,10 @@ func listUsage(w io.Writer) {
 
 Subcommands:
   fakes   every deliberately broken fake:<variant> target: the requirement it
-          breaks, the profile it is judged under and its defect
+          breaks, the profile it is judged under and its defect; then the
+          fake:hostile* targets, whose strings attack the reports themselves
+          (BREAKS "reports": a run against one fails, and every report and
+          console line stays escaped and bounded)
 
 Exit status: 0 listed (or -h), 2 usage error (no or an unknown subcommand).
 `)
@@ -26,7 +30,8 @@ Exit status: 0 listed (or -h), 2 usage error (no or an unknown subcommand).
 
 // listCommand runs `codemode-conformance list fakes`: one line per
 // deliberately broken variant (--target fake:<variant>) with the
-// requirement it breaks, the profile it is judged under and its defect.
+// requirement it breaks, the profile it is judged under and its defect,
+// then the hostile-strings targets (fakes/hostile; BREAKS "reports").
 // -h, -help or --help anywhere prints the usage on stdout and returns 0;
 // anything but "fakes" is a usage error (2).
 func listCommand(args []string, stdout, stderr io.Writer) int {
@@ -65,6 +70,9 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 			prof = "v1"
 		}
 		fmt.Fprintf(tw, "fake:%s\t%s\t%s\t%s\n", v.Name, v.Breaks, prof, v.Defect)
+	}
+	for _, h := range hostile.Targets {
+		fmt.Fprintf(tw, "fake:%s\treports\tany\t%s\n", h.Name, h.Help)
 	}
 	if err := tw.Flush(); err != nil {
 		fmt.Fprintln(stderr, err)

@@ -60,14 +60,14 @@ func smokeCommand(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	s, err := dialSmoke(ctx, *tgt)
 	if err != nil {
-		fmt.Fprintf(stdout, "FAIL connect: %v\n", err)
+		fmt.Fprintf(stdout, "FAIL connect: %s\n", report.Clean(err.Error()))
 		return 1
 	}
 	defer s.close()
 	for _, step := range smokeSteps {
 		note, err := step.check(ctx, s)
 		if err != nil {
-			fmt.Fprintf(stdout, "FAIL %s: %v\n", step.name, err)
+			fmt.Fprintf(stdout, "FAIL %s: %s\n", step.name, report.Clean(err.Error())) // quotes the target's output: one line, escaped (issue 28 N5)
 			fmt.Fprintf(stdout, "smoke: %s does not pass (exit 1)\n", *tgt)
 			return 1
 		}

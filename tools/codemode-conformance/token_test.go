@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-conformance/codemode/suites/framework"
@@ -15,14 +16,25 @@ import (
 	"github.com/onsi/gomega/gexec"
 )
 
-// listenWithToken starts codemode-reference serve --listen on loopback
-// with a session token and returns its address.
-func listenWithToken(token string) string {
+// referenceBin is codemode-reference, built once for this binary's specs.
+var referenceBin = sync.OnceValues(func() (string, error) {
+	return gexec.Build("github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
+})
+
+// listenWithToken starts codemode-reference serve --listen 127.0.0.1:0
+// with a session token, given in its environment (CODEMODE_REFERENCE_TOKEN)
+// or, with allowRemote, as --allow-remote --token-file (the setup of a
+// reference that accepts peers of other hosts), and returns its address.
+func listenWithToken(token string, allowRemote bool) string {
 	GinkgoHelper()
-	bin, err := gexec.Build("github.com/codemode-conformance/codemode/reference/cmd/codemode-reference")
+	bin, err := referenceBin()
 	Expect(err).NotTo(HaveOccurred())
 	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "CODEMODE_REFERENCE_TOKEN="+token)
+	if allowRemote {
+		cmd = exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--allow-remote", "--token-file", file("reference-token", token+"\n"))
+		cmd.Env = os.Environ()
+	}
 	stderr, err := cmd.StderrPipe()
 	Expect(err).NotTo(HaveOccurred())
 	Expect(cmd.Start()).To(Succeed())
@@ -41,10 +53,21 @@ func listenWithToken(token string) string {
 	return addr
 }
 
-var _ = Describe("a target listening with a session token (issue 28: the harness sends initialize params.token)", Ordered, func() {
+var _ = Describe("a target listening with a session token (issue 28: the harness sends initialize params.token)", func() {
+	for _, allowRemote := range []bool{false, true} {
+		how := "serve --listen, token in $CODEMODE_REFERENCE_TOKEN"
+		if allowRemote {
+			how = "serve --listen --allow-remote --token-file"
+		}
+		Context(how, Ordered, func() { tokenSpecs(allowRemote) })
+	}
+})
+
+// tokenSpecs are the token specs against one setup of listenWithToken.
+func tokenSpecs(allowRemote bool) {
 	const token = "s3cret-token-4711"
 	var addr string
-	BeforeAll(func() { addr = listenWithToken(token) })
+	BeforeAll(func() { addr = listenWithToken(token, allowRemote) })
 
 	It("is driven with --token-file, and the token reaches no report", func() {
 		o := conformance("--target", "tcp:"+addr, "--req", "CM-EXEC-01", "--token-file", file("token", token+"\n"))
@@ -75,4 +98,4 @@ var _ = Describe("a target listening with a session token (issue 28: the harness
 		Expect(o.Code).To(Equal(1))
 		Expect(o.Stdout).To(ContainSubstring("initialize"))
 	})
-})
+}

@@ -77,7 +77,7 @@ func observe(ctx context.Context, t *framework.Target, c Cell) Observation {
 	o := observed(res, set.Calls())
 	if len(c.Case.Requirements) > 0 {
 		o.Expect = "met"
-		if why := c.Case.Expect.Check(res); why != "" {
+		if why := c.Case.ExpectFor(framework.Profile()).Check(res); why != "" {
 			o.Expect = why
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/tools/report"
 )
 
 // Options are one differential run.
@@ -46,7 +47,7 @@ func Run(ctx context.Context, o Options) (*Ledger, error) {
 		if err != nil {
 			// The other targets' cells are kept; this one's are not
 			// answered, and the ledger exits 1 (Ledger.Exit).
-			info.Spec, info.Error = spec, err.Error()
+			info.Spec, info.Error = spec, report.Clean(err.Error())
 			fmt.Fprintf(progress, "diff: %v\n", err)
 			for ci := range l.Cells {
 				if len(l.Cells[ci].Observations) == i {
@@ -85,7 +86,7 @@ func runTarget(ctx context.Context, spec string, cells []Cell, l *Ledger, progre
 			t.Close()
 		}
 	}()
-	info := TargetInfo{Spec: spec, Implementation: t.Init.Implementation.Name + " " + t.Init.Implementation.Version, Profile: profile}
+	info := TargetInfo{Spec: spec, Implementation: report.Clean(t.Init.Implementation.Name + " " + t.Init.Implementation.Version), Profile: profile} // the target's strings: for the console and every diff report
 	fmt.Fprintf(progress, "diff: %s (%s, profile %s): %d cells\n", spec, info.Implementation, profile, len(cells))
 	for i, c := range cells {
 		if !t.Alive() {
@@ -95,7 +96,7 @@ func runTarget(ctx context.Context, spec string, cells []Cell, l *Ledger, progre
 			}
 		}
 		o := observe(ctx, t, c)
-		fmt.Fprintf(progress, "  %s %s: %s %s\n", spec, c.Name, o.Status, o.Code)
+		fmt.Fprintf(progress, "  %s %s: %s %s\n", spec, c.Name, report.Clean(o.Status), report.Clean(o.Code))
 		l.Cells[i].Observations = append(l.Cells[i].Observations, o)
 	}
 	return info, nil

@@ -136,3 +136,20 @@ var _ = Describe("the committed ledger of the reference against OpenClaw", func(
 		Expect(l.Totals.New).To(Equal(1))
 	})
 })
+
+var _ = Describe("Run against a hostile target (issue 28 N5)", func() {
+	It("prints and records the target's implementation name escaped, on one line", func() {
+		cells, err := diff.LoadCells(filepath.Join("testdata", "cells"))
+		Expect(err).NotTo(HaveOccurred())
+		var progress bytes.Buffer
+		l, err := diff.Run(context.Background(), diff.Options{Targets: []string{"builtin", "fake:hostile"}, Cells: cells, Rules: diff.DefaultRules(), Progress: &progress})
+		Expect(err).NotTo(HaveOccurred())
+		out := progress.String()
+		Expect(out).To(ContainSubstring("diff: fake:hostile ([name]"), "the progress line names the implementation:\n%s", out)
+		Expect(out).NotTo(ContainSubstring("\x1b"), "no raw escape reaches the console")
+		Expect(out).NotTo(ContainSubstring("\u202e"), "no raw bidi override reaches the console")
+		Expect(out).NotTo(MatchRegexp(`(?m)^Overall: `), "no line of the target's own")
+		Expect(l.Targets[1].Implementation).To(HavePrefix("[name]"))
+		Expect(l.Targets[1].Implementation).NotTo(ContainSubstring("\n"), "the ledger's name is on one line")
+	})
+})

@@ -583,8 +583,9 @@ func (c Conformance) SelfReportedMarkdown() string {
 }
 
 // BlockedMarkdown lists, for summary.md, each blocked requirement as
-// "CM-A: blocked by CM-X" with the first blocked spec's message; empty when
-// there is none.
+// "CM-A: blocked by CM-X" with the first blocked spec's message on one line
+// (Short, MarkdownText: it quotes what the target sent); empty when there
+// is none.
 func (c Conformance) BlockedMarkdown() string {
 	var b strings.Builder
 	for _, r := range c.Requirements {
@@ -598,7 +599,7 @@ func (c Conformance) BlockedMarkdown() string {
 				break
 			}
 		}
-		fmt.Fprintf(&b, "- %s: blocked by %s (%s)\n", r.ID, strings.Join(r.BlockedBy, " "), msg)
+		fmt.Fprintf(&b, "- %s: blocked by %s (%s)\n", r.ID, strings.Join(r.BlockedBy, " "), MarkdownText(Short(msg)))
 	}
 	if b.Len() == 0 {
 		return ""

@@ -247,12 +247,13 @@ func (v Verdict) Fails() bool { return v == Fail || v == XPass || v == Error }
 
 // Markdown renders the summary table. impl names the implementation as
 // initialize reported it, or says why there is none (e.g. "initialize
-// failed"); empty leaves it out.
+// failed"); empty leaves it out. It is the target's text: it is written
+// MarkdownText, on one line and not rendered.
 func Markdown(target, impl string, areas []AreaSummary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Conformance summary\n\nTarget: `%s`", target)
 	if impl != "" {
-		fmt.Fprintf(&b, " (%s)", impl)
+		fmt.Fprintf(&b, " (%s)", MarkdownText(impl))
 	}
 	fmt.Fprintf(&b, "\n\nRequirement catalogue: version %d (spec/requirements.yaml; spec/CHANGES.md)\n\n", spec.Version())
 	b.WriteString("| area | title | pass | fail | error | xfail | xpass | blocked | skip | not run | failing |\n|---|---|---|---|---|---|---|---|---|---|---|\n")

@@ -33,6 +33,40 @@ func Clean(s string) string { return sanitise(s, true) }
 // line breaks and tabs are kept, everything else as Clean.
 func CleanText(s string) string { return sanitise(s, false) }
 
+// MarkdownText is s as Markdown text on one line, for summary.md (a CI job
+// summary renders it): Clean, then each character to which Markdown or its
+// inline HTML gives a meaning (` * _ ~ [ ] < > | &, and \ before
+// punctuation) escaped with a backslash, so that a target's string is shown
+// as it is, not rendered: no HTML, no link or image, no emphasis (a bold
+// "Overall: **success**"), no table cell boundary. Plain names and
+// versions ("codemode-reference 0.3.1") are unchanged. The escapes come
+// after the cut: like HTML's and XML's, they are the format's own.
+func MarkdownText(s string) string {
+	s = Clean(s)
+	if !strings.ContainsAny(s, markdownSpecial) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		// A backslash escapes only ASCII punctuation: Clean's own \u001b
+		// and \n stay as they are.
+		if c == '\\' && (i+1 == len(s) || strings.IndexByte(asciiPunct, s[i+1]) >= 0) || c != '\\' && strings.IndexByte(markdownSpecial, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// markdownSpecial is what MarkdownText escapes; asciiPunct is what a
+// CommonMark backslash escapes.
+const (
+	markdownSpecial = "\\`*_~[]<>|&"
+	asciiPunct      = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+)
+
 // unsafeRune reports whether r is escaped by Clean and CleanText: C0 and C1
 // controls and DEL (Cc), format characters (Cf: the bidi embeddings,
 // overrides and isolates, U+200B–U+200F, U+FEFF), U+2028 and U+2029, and

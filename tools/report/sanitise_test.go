@@ -93,3 +93,34 @@ var _ = Describe("SanitiseSpec (issue 28 N5–N8)", func() {
 		Expect(s.Failure.Message).To(ContainSubstring("\x1b"))
 	})
 })
+
+var _ = Describe("summary.md's target strings (issue 28 N7: summary.md is a CI job summary, rendered)", func() {
+	forge := "impl\n\nOverall: **success**\n\ncodemode-conformance: overall success (exit 0)\n"
+	html := `</script><script>alert(1)</script><img src=x onerror=alert(1)>[link](http://x)|cell|&lt;`
+
+	It("MarkdownText shows a string as it is: one line, no markup, no emphasis, no table cell, and plain names unchanged", func() {
+		Expect(report.MarkdownText("codemode-reference 0.3.1-dev+g1a2b")).To(Equal("codemode-reference 0.3.1-dev+g1a2b"))
+		Expect(report.MarkdownText(forge)).To(Equal(`impl\n\nOverall: \*\*success\*\*\n\ncodemode-conformance: overall success (exit 0)\n`))
+		Expect(report.MarkdownText(html)).To(Equal(`\</script\>\<script\>alert(1)\</script\>\<img src=x onerror=alert(1)\>\[link\](http://x)\|cell\|\&lt;`))
+		Expect(report.MarkdownText("a\x1b[2Jb")).To(Equal(`a\u001b\[2Jb`), "Clean's escapes stay single: a backslash escapes only punctuation")
+		Expect(report.MarkdownText(`a\*b\`)).To(Equal(`a\\\*b\\`), "a backslash before punctuation, or at the end, is escaped itself")
+		Expect(report.MarkdownText("x_y ~z~ `c`")).To(Equal("x\\_y \\~z\\~ \\`c\\`"))
+	})
+
+	It("the implementation line and a blocked requirement's message cannot print a verdict line or markup", func() {
+		md := report.Markdown("exec:./t", report.Clean(forge+html), nil)
+		Expect(md).NotTo(MatchRegexp(`(?m)^(Overall: |codemode-conformance: overall)`), "summary.md:\n%s", md)
+		Expect(md).NotTo(MatchRegexp(`(^|[^\\])<(/?script|img)`), "summary.md:\n%s", md)
+
+		b := evidence.Blocked{By: "CM-EXEC-01", Message: "precondition: Expected\n    <string>: " + forge + html}
+		s := report.Spec(report.SanitiseSpec(types.SpecReport{LeafNodeType: types.NodeTypeIt, LeafNodeText: "CM-SEC-01 a", LeafNodeLabels: []string{"req:CM-SEC-01"},
+			State: types.SpecStateSkipped, Failure: types.Failure{Message: b.String()},
+			ReportEntries: types.ReportEntries{{Name: evidence.BlockedEntry, Value: types.WrapEntryValue(b)}}}))
+		c := report.NewConformance(report.Evaluate([]report.SpecResult{s}, nil), nil, nil)
+		bm := c.BlockedMarkdown()
+		Expect(bm).To(ContainSubstring("- CM-SEC-01: blocked by CM-EXEC-01 (precondition: Expected \\<string\\>: impl Overall: \\*\\*success\\*\\*"), "summary.md:\n%s", bm)
+		Expect(strings.Count(bm, "\n")).To(Equal(3), "a blank line, the heading and one line:\n%s", bm)
+		Expect(bm).NotTo(MatchRegexp(`(?m)^(Overall: |codemode-conformance: overall)`), "summary.md:\n%s", bm)
+		Expect(bm).NotTo(MatchRegexp(`(^|[^\\])<(/?script|img)`), "summary.md:\n%s", bm)
+	})
+})

@@ -52,21 +52,27 @@ type Case struct {
 	// TimeoutMs and MemoryLimitBytes are set in tools.codeMode when non-zero.
 	TimeoutMs        int
 	MemoryLimitBytes int64
-	// Expect is the outcome a conformant target gives.
+	// Expect is the outcome a conformant target gives (under every
+	// profile that ExpectByProfile does not name; see ExpectFor).
 	Expect Expect
+	// ExpectByProfile replaces Expect under the named profiles (keys are
+	// spec.ProfileNames()), where the seeds of that generation allow another
+	// outcome: front matter `expectByProfile: {v2: <expect>}`.
+	ExpectByProfile map[string]Expect
 	// Code is the guest code: the file after its front-matter block.
 	Code string
 }
 
 // frontMatter is the YAML of the block; unknown keys are errors.
 type frontMatter struct {
-	Description      string   `yaml:"description"`
-	Requirements     []string `yaml:"requirements"`
-	Class            string   `yaml:"class"`
-	Tools            []string `yaml:"tools"`
-	TimeoutMs        int      `yaml:"timeoutMs"`
-	MemoryLimitBytes int64    `yaml:"memoryLimitBytes"`
-	Expect           *Expect  `yaml:"expect"`
+	Description      string             `yaml:"description"`
+	Requirements     []string           `yaml:"requirements"`
+	Class            string             `yaml:"class"`
+	Tools            []string           `yaml:"tools"`
+	TimeoutMs        int                `yaml:"timeoutMs"`
+	MemoryLimitBytes int64              `yaml:"memoryLimitBytes"`
+	Expect           *Expect            `yaml:"expect"`
+	ExpectByProfile  map[string]*Expect `yaml:"expectByProfile"`
 }
 
 var frontRE = regexp.MustCompile(`(?s)\A\s*/\*---\n(.*?)\n---\*/\n?`)
@@ -129,7 +135,41 @@ func Parse(name string, src []byte) (Case, error) {
 		return fail(ErrBadExpect, "%v", err)
 	}
 	c.Expect = *fm.Expect
+	for _, p := range sortedKeys(fm.ExpectByProfile) {
+		if _, err := spec.LookupProfile(p); err != nil {
+			return fail(ErrBadExpect, "expectByProfile: %q is not one of the profiles %v", p, spec.ProfileNames())
+		}
+		e := fm.ExpectByProfile[p]
+		if e == nil {
+			return fail(ErrBadExpect, "expectByProfile: %s is empty", p)
+		}
+		if err := e.compile(); err != nil {
+			return fail(ErrBadExpect, "expectByProfile: %s: %v", p, err)
+		}
+		if c.ExpectByProfile == nil {
+			c.ExpectByProfile = map[string]Expect{}
+		}
+		c.ExpectByProfile[p] = *e
+	}
 	return c, nil
+}
+
+// ExpectFor is the outcome a conformant target gives when judged against
+// profile (framework.Profile()): ExpectByProfile's entry for it, else Expect.
+func (c Case) ExpectFor(profile string) Expect {
+	if e, ok := c.ExpectByProfile[profile]; ok {
+		return e
+	}
+	return c.Expect
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Load parses every *.js file of dir in fsys, sorted by name. A directory

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"strings"
 	"testing/fstest"
 
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -77,6 +78,9 @@ var _ = Describe("Parse", func() {
 		Entry("anyOf of one", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {anyOf: [{code: timeout}]}"), corpus.ErrBadExpect, "one alternative"),
 		Entry("bad alternative", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {anyOf: [{code: timeout}, {code: nope}]}"), corpus.ErrBadExpect, "anyOf[1]"),
 		Entry("timeout out of range", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\ntimeoutMs: 600000\nexpect: {code: timeout}"), corpus.ErrInvalidCase, "timeoutMs"),
+		Entry("expectByProfile for an unknown profile", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {code: timeout}\nexpectByProfile: {v9: {code: timeout}}"), corpus.ErrBadExpect, "v9"),
+		Entry("expectByProfile with a bad outcome", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {code: timeout}\nexpectByProfile: {v2: {code: nope}}"), corpus.ErrBadExpect, "v2"),
+		Entry("truncatedWithin with a code", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {truncatedWithin: 100, code: timeout}"), corpus.ErrBadExpect, "cannot have both"),
 		Entry("no code", []byte("/*---\ndescription: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {code: timeout}\n---*/\n"), corpus.ErrInvalidCase, "no guest code"),
 	)
 })
@@ -145,9 +149,26 @@ var _ = Describe("Expect.Check", func() {
 		Entry("errorMatches", "  errorMatches: 'boom'", failed("", "Error: boom"), true, ""),
 		Entry("errorMatches missed", "  errorMatches: 'boom'", failed("", "Error: bang"), false, "does not match"),
 		Entry("code and errorMatches together", "  code: nested_tool_failed\n  errorMatches: 'tool said no'", failed(result.CodeNestedToolFailed, "tool said no"), true, ""),
+		Entry("truncatedWithin: bounded and says so", "  truncatedWithin: 100", completed(`{"truncated":true,"preview":"xx"}`), true, ""),
+		Entry("truncatedWithin: says so in an output item", "  truncatedWithin: 100",
+			result.Result{Status: result.StatusCompleted, Value: json.RawMessage(`"done"`), Output: []result.Output{result.JSONOutput(json.RawMessage(`{"truncated":true}`))}}, true, ""),
+		Entry("truncatedWithin: does not say so", "  truncatedWithin: 100", completed(`"xx"`), false, "not a truncated result"),
+		Entry("truncatedWithin: over the bound", "  truncatedWithin: 100", completed(`{"truncated":true,"preview":"`+strings.Repeat("x", 200)+`"}`), false, "at most 100"),
+		Entry("truncatedWithin on a failed result", "  truncatedWithin: 100", failed(result.CodeOutputLimitExceeded, "big"), false, "want completed"),
 		Entry("anyOf: one alternative holds", "  anyOf:\n    - code: timeout\n    - value: '1'", completed(`1`), true, ""),
 		Entry("anyOf: none holds, each reason listed", "  anyOf:\n    - code: timeout\n    - value: '1'", completed(`2`), false, "anyOf[1]"),
 	)
+})
+
+var _ = Describe("Case.ExpectFor", func() {
+	It("gives expectByProfile's outcome under its profile and expect under the others", func() {
+		c, err := corpus.Parse("x.js", withFront("description: d\nrequirements: [CM-LIM-03]\nclass: serialisation\nexpect: {code: output_limit_exceeded}\nexpectByProfile:\n  v2:\n    anyOf:\n      - code: output_limit_exceeded\n      - truncatedWithin: 100"))
+		Expect(err).NotTo(HaveOccurred())
+		cut := result.Result{Status: result.StatusCompleted, Value: json.RawMessage(`{"truncated":true}`)}
+		Expect(c.ExpectFor("v1").Check(cut)).NotTo(BeEmpty(), "v1 wants the code")
+		Expect(c.ExpectFor("v2").Check(cut)).To(BeEmpty(), "v2 allows a bounded truncated result")
+		Expect(c.ExpectFor("v2").Check(result.Result{Status: result.StatusFailed, Code: result.CodeOutputLimitExceeded})).To(BeEmpty(), "v2 still allows the code")
+	})
 })
 
 var _ = Describe("the lone surrogate check (CM-EXEC-21)", func() {

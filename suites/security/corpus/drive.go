@@ -123,7 +123,7 @@ func Drive(ctx context.Context, t *framework.Target, c Case) (rep Report, err er
 	}
 	rep.Final, rep.Steps = res, steps
 	rep.Raw = steps[len(steps)-1]
-	rep.Mismatch = c.Expect.CheckRaw(rep.Raw)
+	rep.Mismatch = c.ExpectFor(framework.Profile()).CheckRaw(rep.Raw)
 
 	trivial := Case{File: c.File + " (trivial cell after)", Tools: []string{"echo"}}
 	tres, _, err := runCell(ctx, t, trivial, TrivialCell)

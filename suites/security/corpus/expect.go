@@ -24,12 +24,19 @@ import (
 //	valueMatches: <RE2 regexp>       completed, and the value's JSON text
 //	                                 (as the target sent it) matches
 //	errorMatches: <RE2 regexp>       failed, and the error text matches
+//	truncatedWithin: <bytes>         completed, says it was truncated
+//	                                 ("truncated": true at some depth) and
+//	                                 its value and output are at most this
+//	                                 many bytes by content
+//	                                 (result.TruncatedWithin: 001's byte
+//	                                 fitting, CM-LIM-03 under v2)
 type Outcome struct {
-	Status       string `yaml:"status"`
-	Code         string `yaml:"code"`
-	Value        string `yaml:"value"`
-	ValueMatches string `yaml:"valueMatches"`
-	ErrorMatches string `yaml:"errorMatches"`
+	Status          string `yaml:"status"`
+	Code            string `yaml:"code"`
+	Value           string `yaml:"value"`
+	ValueMatches    string `yaml:"valueMatches"`
+	ErrorMatches    string `yaml:"errorMatches"`
+	TruncatedWithin int64  `yaml:"truncatedWithin"`
 
 	value       any
 	hasValue    bool
@@ -52,7 +59,7 @@ func (e *Expect) compile() error {
 	case inline && len(e.AnyOf) > 0:
 		return fmt.Errorf("expect: gives both an inline outcome and anyOf; use one")
 	case !inline && len(e.AnyOf) == 0:
-		return fmt.Errorf("expect: sets none of status, code, value, valueMatches, errorMatches, anyOf")
+		return fmt.Errorf("expect: sets none of status, code, value, valueMatches, errorMatches, truncatedWithin, anyOf")
 	case len(e.AnyOf) == 1:
 		return fmt.Errorf("expect: anyOf with one alternative; write it inline")
 	case inline:
@@ -70,19 +77,21 @@ func (e *Expect) compile() error {
 }
 
 func (o Outcome) empty() bool {
-	return o.Status == "" && o.Code == "" && o.Value == "" && o.ValueMatches == "" && o.ErrorMatches == ""
+	return o.Status == "" && o.Code == "" && o.Value == "" && o.ValueMatches == "" && o.ErrorMatches == "" && o.TruncatedWithin == 0
 }
 
 func (o *Outcome) compile() error {
-	wantsCompleted := o.Value != "" || o.ValueMatches != ""
+	wantsCompleted := o.Value != "" || o.ValueMatches != "" || o.TruncatedWithin != 0
 	wantsFailed := o.Code != "" || o.ErrorMatches != ""
 	switch {
 	case o.Status != "" && !contains(validStatus, o.Status):
 		return fmt.Errorf("status %q is not one of %v", o.Status, validStatus)
 	case wantsCompleted && wantsFailed:
-		return fmt.Errorf("value/valueMatches need a completed result and code/errorMatches a failed one; one outcome cannot have both")
+		return fmt.Errorf("value/valueMatches/truncatedWithin need a completed result and code/errorMatches a failed one; one outcome cannot have both")
 	case wantsCompleted && o.Status == string(result.StatusFailed), wantsFailed && o.Status == string(result.StatusCompleted):
 		return fmt.Errorf("status %s contradicts the other predicates", o.Status)
+	case o.TruncatedWithin < 0:
+		return fmt.Errorf("truncatedWithin %d is negative", o.TruncatedWithin)
 	case o.Code != "" && !result.ErrorCode(o.Code).Valid():
 		return fmt.Errorf("code %q is not one of the 16 codes of CM-EXEC-05", o.Code)
 	}
@@ -125,6 +134,9 @@ func (o Outcome) String() string {
 	add("value", o.Value)
 	add("valueMatches", o.ValueMatches)
 	add("errorMatches", o.ErrorMatches)
+	if o.TruncatedWithin != 0 {
+		add("truncatedWithin", fmt.Sprint(o.TruncatedWithin))
+	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
@@ -178,6 +190,9 @@ func (o Outcome) check(res result.Result) string {
 	}
 	if o.valueRE != nil && !o.valueRE.Match(res.Value) {
 		return fmt.Sprintf("value %s does not match %s", cut(string(res.Value)), o.ValueMatches)
+	}
+	if o.TruncatedWithin != 0 && !result.TruncatedWithin(res, o.TruncatedWithin) {
+		return fmt.Sprintf("value and output (%d bytes of value) are not a truncated result of at most %d bytes saying \"truncated\": true", len(res.Value), o.TruncatedWithin)
 	}
 	return ""
 }
