@@ -127,7 +127,10 @@ func builtinRun(v broken.Variant) outcome {
 // builtinArgs runs, against builtin, the specs of every requirement one of
 // variants of profile breaks (corpus cases left out).
 func builtinArgs(profile string, variants []broken.Variant) []string {
-	args := []string{"--target", "builtin", "--label-filter", noCases}
+	// --procs 2: this is the longest run of the package (the specs of
+	// every broken requirement), mostly deadlines; the verdicts are a
+	// serial run's (tools/codemode-conformance's procs test).
+	args := []string{"--target", "builtin", "--label-filter", noCases, "--procs", "2"}
 	if profile != "" {
 		args = append(args, "--profile", profile)
 	}

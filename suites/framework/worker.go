@@ -53,13 +53,12 @@ func claimSpec() {
 	if r.IsSerial != worker.Serial {
 		ginkgo.Skip(ClaimedElsewhere)
 	}
-	key := r.LeafNodeLocation.String() + "\x00" + r.FullText()
+	key := claimKey(r.LeafNodeLocation.String(), r.FullText())
 	claimMu.Lock()
 	claimSeq[key]++
 	n := claimSeq[key]
 	claimMu.Unlock()
-	sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
-	f, err := os.OpenFile(filepath.Join(worker.Dir, hex.EncodeToString(sum[:12])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(filepath.Join(worker.Dir, ClaimName(r.LeafNodeLocation.String(), r.FullText(), n)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
 		ginkgo.Skip(ClaimedElsewhere)
 	}
@@ -68,6 +67,18 @@ func claimSpec() {
 	}
 	fmt.Fprint(f, worker.Index)
 	f.Close()
+}
+
+func claimKey(location, fullText string) string { return location + "\x00" + fullText }
+
+// ClaimName is the name of a spec's claim file in a Worker's Dir: the spec
+// at location (file:line) with full text fullText (containers and It), the
+// n-th (from 1) spec with both among those the worker reached. The file
+// holds the claiming worker's Index in decimal, so that the CLI can tell
+// which specs a worker that died had taken (run --procs).
+func ClaimName(location, fullText string, n int) string {
+	sum := sha256.Sum256([]byte(claimKey(location, fullText) + "\x00" + strconv.Itoa(n)))
+	return hex.EncodeToString(sum[:12])
 }
 
 // Serial marks a spec that measures time against the target's own pace

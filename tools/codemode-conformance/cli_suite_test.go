@@ -12,10 +12,16 @@ import (
 // report.html, signals and run control, each through the built binary.
 func TestCLI(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "codemode-conformance command")
+	RunSpecs(t, suiteDescription)
 }
 
-var _ = BeforeSuite(func() { clitest.Build() })
+const suiteDescription = "codemode-conformance command"
+
+var _ = BeforeSuite(func() {
+	clitest.Build()
+	// The release tarball builds while the other specs run (release_test.go).
+	startReleaseBuild(suiteDescription, distSpec, "the release tarball alone "+releaseAloneSpec)
+})
 
 // The CLI runs of these specs (see package clitest).
 type outcome = clitest.Outcome

@@ -82,7 +82,9 @@ var _ = Describe("the command line", func() {
 		Entry("results dir that takes no file (checked before the run)", "--results-dir /proc/self is not writable", "run", "--target", "builtin", "--results-dir", "/proc/self"),
 		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: 2026.7.35`, "run", "--target", "openclaw:1.0"),
 		Entry("list without what to list", "usage: codemode-conformance list fakes", "list"),
-		Entry("list of something else", "list takes one argument, fakes", "list", "targets"),
+		Entry("list of something else", `list: unknown subcommand "targets" (want fakes, alone)`, "list", "targets"),
+		Entry("list of two things", `list: unknown subcommand "fakes targets" (want fakes, alone)`, "list", "fakes", "targets"),
+		Entry("help on something that is no command", `no help on "frob": not a command`, "help", "frob"),
 	)
 
 	DescribeTable("prints list's usage on stdout and exits 0 when its help is asked for",

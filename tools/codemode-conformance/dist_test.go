@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -11,8 +12,11 @@ import (
 	"github.com/onsi/gomega/gexec"
 )
 
+// distSpec is the full text of the make dist spec.
+const distSpec = "make dist builds a self-contained release binary that runs version and a --req run outside the checkout"
+
 var _ = Describe("make dist", Label("dist"), func() {
-	It("builds a self-contained release binary that runs version and a --req run outside the checkout", func() {
+	It(strings.TrimPrefix(distSpec, "make dist "), func() {
 		// Unpack into a directory outside the checkout and run from there.
 		away := GinkgoT().TempDir()
 		tar := exec.Command("tar", "-xzf", releaseTarball(), "-C", away, "--strip-components=1")

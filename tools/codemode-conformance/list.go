@@ -6,6 +6,7 @@ import (
 	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/codemode-conformance/codemode/fakes/broken"
@@ -54,7 +55,7 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 		if len(args) == 0 {
 			fmt.Fprint(stderr, "list needs a subcommand\n\n")
 		} else {
-			fmt.Fprintf(stderr, "list takes one argument, fakes, got %d: %q\n\n", len(args), args)
+			fmt.Fprintf(stderr, "list: unknown subcommand %q (want fakes, alone)\n\n", strings.Join(args, " "))
 		}
 		listUsage(stderr)
 		return 2

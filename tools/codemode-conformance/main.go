@@ -79,6 +79,12 @@ func cli(args []string) int {
 		if len(args) > 1 && slices.Contains(subcommands, args[1]) {
 			return cli([]string{args[1], "-h"})
 		}
+		if len(args) > 1 {
+			// help FROB is a usage error, as FROB is.
+			fmt.Fprintf(os.Stderr, "no help on %q: not a command (want run, smoke, init, baseline, version, bench, bench-load, case, diff or list)\n\n", args[1])
+			usage(os.Stderr)
+			return 2
+		}
 		usage(os.Stdout)
 		return 0
 	case "run":

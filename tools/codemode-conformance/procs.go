@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/codemode-conformance/codemode/suites/framework"
+	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 )
@@ -150,6 +151,7 @@ func (p *pool) finish(own types.Report) types.Report {
 	}
 	var others []types.Report
 	var lost []string
+	lostWorkers := map[int]bool{}
 	for i := 1; i < workers; i++ {
 		b, err := os.ReadFile(reportFile(p.dir, i))
 		var r types.Report
@@ -157,19 +159,89 @@ func (p *pool) finish(own types.Report) types.Report {
 			err = json.Unmarshal(b, &r)
 		}
 		if err != nil {
+			lostWorkers[i] = true
 			lost = append(lost, fmt.Sprintf("worker %d of --procs %d ended without its report (%v); its output:\n%s", i, p.n, err, tail(filepath.Join(p.dir, fmt.Sprintf("worker-%d.log", i)))))
 			continue
 		}
 		others = append(others, r)
 	}
 	m := mergeReports(own, others)
+	if len(lostWorkers) > 0 {
+		serial := 0 // the serial worker's index, when it ran
+		if workers > p.n {
+			serial = p.n
+		}
+		m = markLost(m, readClaims(p.dir), lostWorkers, serial, p.n)
+	}
 	for _, why := range lost {
 		m.SuiteSucceeded = false
 		m.SpecReports = append(m.SpecReports, types.SpecReport{LeafNodeType: types.NodeTypeAfterSuite, State: types.SpecStateFailed,
 			Failure: types.Failure{Message: why}, StartTime: m.EndTime, EndTime: m.EndTime})
 	}
-	if len(lost) == 0 {
-		os.RemoveAll(p.dir)
+	// The lost workers' log tails are in the suite errors: nothing of the
+	// run stays in $TMPDIR.
+	os.RemoveAll(p.dir)
+	return m
+}
+
+// readClaims maps the claim files of the run's claim directory dir to the
+// index of the worker that wrote each (framework.ClaimName).
+func readClaims(dir string) map[string]int {
+	out := map[string]int{}
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if i, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			out[e.Name()] = i
+		}
+	}
+	return out
+}
+
+// lostPrefix starts the error of a spec whose worker ended without its report.
+const lostPrefix = "lost with worker"
+
+// markLost turns every spec of m still skipped as claimed elsewhere (or not
+// reached) after the merge, which a worker of lost had claimed (claims: claim file name to
+// worker), or a Serial one when serial (the serial worker's index, 0: it
+// did not run) is lost, into an error "lost with worker N": the spec was
+// taken (or due) but no report of it came back, so it is neither a skip nor
+// a verdict on the target. n is --procs.
+func markLost(m types.Report, claims map[string]int, lost map[int]bool, serial, n int) types.Report {
+	seen := map[string]int{}
+	for i, s := range m.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		// Every It is counted, a deselected one too (this report cannot
+		// tell it from one this process never reached): spec names are
+		// unique (tools/conformance-md fails otherwise), so n is 1.
+		loc, text := s.LeafNodeLocation.String(), s.FullText()
+		seen[loc+"\x00"+text]++
+		if s.State != types.SpecStateSkipped || !(claimedElsewhere(s) || s.Failure.Message == "") {
+			continue // judged, or skipped for a reason of its own
+		}
+		w, ok := claims[framework.ClaimName(loc, text, seen[loc+"\x00"+text])]
+		switch {
+		case ok && lost[w]:
+		case !ok && s.IsSerial && serial > 0 && lost[serial]:
+			w = serial
+		default:
+			continue
+		}
+		why := fmt.Sprintf("%s %d of --procs %d: the process that had taken this spec ended without its report (killed or crashed; its output is in the run's suite errors), so the spec has no verdict", lostPrefix, w, n)
+		if !ok {
+			why = fmt.Sprintf("%s %d of --procs %d: the serial worker ended without its report before it took this spec, so the spec has no verdict", lostPrefix, w, n)
+		}
+		s.State = types.SpecStateFailed
+		s.Failure = types.Failure{Message: why}
+		s.ReportEntries = append(s.ReportEntries, types.ReportEntry{Name: report.HarnessErrorEntry, Value: types.WrapEntryValue(why),
+			Visibility: types.ReportEntryVisibilityFailureOrVerbose, Time: m.EndTime})
+		m.SpecReports[i] = s
+		m.SuiteSucceeded = false
 	}
 	return m
 }
@@ -221,8 +293,10 @@ func mergeReports(own types.Report, others []types.Report) types.Report {
 	out := make([]types.SpecReport, 0, len(own.SpecReports))
 	for _, s := range own.SpecReports {
 		k := specKey(s, seen)
-		if claimedElsewhere(s) {
-			if r, ok := ran[k]; ok {
+		// A spec this process skipped for another, or never reached (the
+		// run was stopped), is taken from the worker that ran it.
+		if claimedElsewhere(s) || s.State == types.SpecStateSkipped && s.Failure.Message == "" {
+			if r, ok := ran[k]; ok && (claimedElsewhere(s) || report.Selected(r)) {
 				s = r
 			}
 		}

@@ -139,6 +139,13 @@ var _ = Describe("render over a fixture", func() {
 	})
 })
 
+// runProcs is each run's --procs: the waits of the parallel specs overlap
+// (a serial run is about a third CPU, two thirds deadlines), the Serial
+// ones still run alone at the end of their run, and the verdicts are a
+// serial run's (tools/codemode-conformance's procs test): the file must
+// come out the same.
+const runProcs = 2
+
 // cliRun is a conformance run of the CLI in the background: the runs of
 // this file spend most of their time waiting on deadlines, not computing,
 // so two at a time overlap well (more starve the 1 s cells of some specs on
@@ -159,7 +166,7 @@ func startRuns(ctx context.Context, cli string, pairs ...string) []*cliRun {
 	var cmds []*exec.Cmd
 	for i := 0; i+1 < len(pairs); i += 2 {
 		r := &cliRun{profile: pairs[i+1], dir: GinkgoT().TempDir(), done: make(chan struct{})}
-		cmd := exec.CommandContext(ctx, cli, "run", "--target", pairs[i], "--profile", r.profile, "--results-dir", r.dir)
+		cmd := exec.CommandContext(ctx, cli, "run", "--target", pairs[i], "--profile", r.profile, "--procs", fmt.Sprint(runProcs), "--results-dir", r.dir)
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
 		runs, cmds = append(runs, r), append(cmds, cmd)

@@ -25,7 +25,9 @@ func build(t *testing.T, dir, pkg string) string {
 // stdio under v1 and v2 (both at once: the runs mostly wait on deadlines)
 // and renders CONFORMANCE.md from them with tools/conformance-md, as make
 // conformance-md does from its builtin runs; the file must come out as
-// committed.
+// committed. Each run has --procs 2 (each process its own reference
+// process over stdio): the waits overlap, and the verdicts are a serial
+// run's (tools/codemode-conformance's procs test).
 func TestSameVerdictsOverExec(t *testing.T) {
 	const module = "github.com/codemode-conformance/codemode/"
 	bin := t.TempDir()
@@ -43,7 +45,7 @@ func TestSameVerdictsOverExec(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, p := range profiles {
 		dirs[i] = t.TempDir()
-		cmd := exec.Command(cli, "run", "--target", "exec:"+ref+" serve --stdio --profile "+p, "--profile", p, "--results-dir", dirs[i])
+		cmd := exec.Command(cli, "run", "--target", "exec:"+ref+" serve --stdio --profile "+p, "--profile", p, "--procs", "2", "--results-dir", dirs[i])
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		wg.Add(1)
 		go func() {
