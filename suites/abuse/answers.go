@@ -40,11 +40,12 @@ var _ = Describe("abuse", "malformed answers to tool.invoke", func() {
 		c := OpenRaw(ctx)
 		c.AnswerInvokes()
 		for _, a := range malformedAnswers {
-			run := prepare(ctx, c, map[string]any{"timeoutMs": 10000})
+			run := prepare(ctx, c, map[string]any{"timeoutMs": settleTimeout.Milliseconds()})
 			inv, exec := startCall(ctx, c, run)
 			mark := len(c.Received())
 			go func() { _ = c.Write([]byte(a.answer(string(inv.ID)) + "\n")) }() // a target that stops reading must not block the spec
 			res := settle(ctx, c, run, exec, a.name)
+			Expect(res.Status).NotTo(Equal(result.StatusWaiting), "%s: the unreadable answer must settle the nested call at once, within the running exec or wait; the cell was still waiting (its call pending) after the exec and every wait that fitted in 30 s at timeoutMs %d: %+v", a.name, settleTimeout.Milliseconds(), res)
 			Expect(res.Status).To(Equal(result.StatusCompleted), "%s: the guest's catch must end the cell (completed) once the exec and its waits settle: %+v", a.name, res)
 			var v string
 			Expect(json.Unmarshal(res.Value, &v)).To(Succeed(), "%s: the cell returns a string: %s", a.name, res.Value)
@@ -59,7 +60,7 @@ var _ = Describe("abuse", "malformed answers to tool.invoke", func() {
 	It("CM-PROT-05", "an answer with an id the target never sent is dropped unanswered, and the right answer still settles the call", func(ctx SpecContext) {
 		c := OpenRaw(ctx)
 		c.AnswerInvokes()
-		run := prepare(ctx, c, map[string]any{"timeoutMs": 10000})
+		run := prepare(ctx, c, map[string]any{"timeoutMs": settleTimeout.Milliseconds()})
 		inv, exec := startCall(ctx, c, run)
 		mark := len(c.Received())
 		stray := `"stray-` + strings.Trim(string(inv.ID), `"`) + `"`
@@ -107,6 +108,9 @@ func startCall(ctx context.Context, c *RawConn, run string) (RawMessage, string)
 // maxSettleWaits bounds the waits settle sends after the exec.
 const maxSettleWaits = 5
 
+// settleTimeout is the timeoutMs of the runs whose calls settle follows.
+const settleTimeout = 10 * time.Second
+
 // settle reads the exec's result and, while it is waiting, waits (at most
 // maxSettleWaits times, within 30 s): the settled call must end the cell.
 func settle(ctx context.Context, c *RawConn, run, exec, what string) result.Result {
@@ -119,7 +123,12 @@ func settle(ctx context.Context, c *RawConn, run, exec, what string) result.Resu
 	Expect(ok).To(BeTrue(), "%s: the exec must get a result object: %s", what, m)
 	// A target may suspend at any nested call (protocol.md §10), so the cell
 	// is followed through wait, as a model would, within the 30 s above.
-	for i := 0; res.Status == result.StatusWaiting && i < maxSettleWaits; i++ {
+	// A wait is sent only while one more fits in the 30 s (the run's
+	// timeoutMs, settleTimeout, and a margin): a target that leaves the call
+	// pending answers each wait only at timeoutMs, and gets the verdict on
+	// its still-waiting result, not a deadline on the wait.
+	deadline, _ := cctx.Deadline()
+	for i := 0; res.Status == result.StatusWaiting && i < maxSettleWaits && time.Until(deadline) > settleTimeout+5*time.Second; i++ {
 		in, _ := json.Marshal(map[string]string{"runId": res.RunID})
 		wait := fmt.Sprintf("%s-wait-%d", run, i)
 		Expect(c.Send(wait, protocol.MethodToolWait, protocol.ToolCallParams{Run: run, ToolCallID: wait, Input: in})).To(Succeed(), "%s: sending the wait", what)

@@ -158,6 +158,13 @@ var _ = Describe("codemode", "results auto-retain", func() {
 	})
 
 	It("CM-RES-06", "headless and restart-safe execution never allocates automatic references", func(ctx SpecContext) {
+		// Headless execution is a property of the bound session, which the
+		// harness drives only through run.prepare's session member, and only
+		// on a target declaring session-store (spec/protocol.md §3, §5.7):
+		// without it that feature's verdict (CM-STO-01's) is the finding.
+		if !Features().Has("session-store") {
+			Blocked("CM-STO-01", "the spec binds its runs to a headless session (run.prepare session), which the harness drives only on a target declaring feature session-store; the target declares none")
+		}
 		r := sessionRun(ctx, freshSession(), &protocol.Session{Branch: "main", Headless: true}, Enabled(map[string]any{"maxOutputBytes": 1024}))
 		res := r.Exec(ctx, bigRows)
 		Expect(res).NotTo(BeWaiting(), "the cell makes no nested call")

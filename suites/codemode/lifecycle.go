@@ -1,8 +1,11 @@
 package codemode
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -273,32 +276,46 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 			Expect(base.SuspendedRuns).To(BeNumerically("<", 64), "the target already holds 64 suspended runs")
 			free = 64 - base.SuspendedRuns
 		}
-		// 64 cells start at once: a generous timeoutMs leaves room for a busy machine.
-		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
-		results := Concurrently(free, func(int) Result {
-			return r.Exec(ctx, Guest(`await call("slow", {ms: 60000}); return "never";`))
-		})
+		// 64 cells start at once: a generous timeoutMs leaves room for a busy
+		// machine. Each is suspended by a call of hold, which the harness
+		// answers only when the spec releases it: the spec then waits every
+		// cell to completion, so it leaves no suspended run behind, on any
+		// target, whatever run.end or run.abort do with suspended cells (a
+		// target that keeps them would fail every later suspending spec
+		// with "too many suspended code mode runs"; what run.end and
+		// run.abort free is not this requirement's subject).
+		var left heldCells
+		held := left.hold()
+		r := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: append(tools.Standard(), held.tool())})
+		// Registered after NewRun's run.end, so it runs before it.
+		ginkgo.DeferCleanup(func(ctx ginkgo.SpecContext) { left.complete(ctx, true) })
+		track := func(res Result) Result { left.track(r, res); return res }
+		const cell = `await call("hold", {}); return "released";`
+		results := Concurrently(free, func(int) Result { return track(r.Exec(ctx, Guest(cell))) })
 		for i, res := range results {
 			Expect(res).To(BeWaiting(), "suspension %d of %d must succeed", i+1, free)
 		}
 		if stats {
 			Expect(Stats(ctx).SuspendedRuns).To(Equal(64), "corroboration: runtime.stats must count all %d suspensions, reaching the limit of 64", free)
 		}
-		over := r.Exec(ctx, Guest(`await call("slow", {ms: 60000}); return "never";`))
+		over := track(r.Exec(ctx, Guest(cell)))
 		Expect(over).To(BeFailed(), "the 65th suspension must fail")
 		Expect(over.Error).To(ContainSubstring("too many suspended code mode runs"), "the 65th suspension must fail with the error CM-RUN-05 names")
 		if stats {
 			Expect(Stats(ctx).SuspendedRuns).To(Equal(64), "corroboration: the refused 65th suspension must leave runtime.stats's count at 64")
 		}
-		r.Abort(ctx)
-		// Behaviour: the places are free again, a new cell suspends.
-		again := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: tools.Standard()})
+		// Behaviour: completed cells are no longer suspended, so their places
+		// are free again and a new cell suspends.
+		left.complete(ctx, false)
+		again := NewRun(ctx, RunOptions{CodeMode: suspendable(map[string]any{"timeoutMs": 5000}), Tools: []tools.Tool{left.hold().tool(), tools.Echo()}})
 		Eventually(func() Result {
-			return again.Exec(ctx, Guest(`await call("slow", {ms: 60000}); return "again";`))
+			res := again.Exec(ctx, Guest(`await call("hold", {}); return "again";`))
+			left.track(again, res)
+			return res
 		}).
-			WithTimeout(20*time.Second).WithPolling(500*time.Millisecond).Should(BeWaiting(), "after run.abort freed the 64 suspended cells a new cell must suspend")
+			WithTimeout(20*time.Second).WithPolling(500*time.Millisecond).Should(BeWaiting(), "after the 64 suspended cells completed a new cell must suspend")
 		if stats {
-			Eventually(func() int { return Stats(ctx).SuspendedRuns }).Should(Equal(base.SuspendedRuns+1), "corroboration: abort must free every suspended cell in runtime.stats (the new waiting cell left)")
+			Eventually(func() int { return Stats(ctx).SuspendedRuns }).Should(Equal(base.SuspendedRuns+1), "corroboration: completed cells must leave runtime.stats's count (the new waiting cell left)")
 		}
 	}, Serial)
 
@@ -319,3 +336,83 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		Expect(again.Exec(ctx, `return "fresh";`)).To(CompleteWith("fresh"), "the restarted runtime serves new cells")
 	})
 })
+
+// heldCells are the cells a spec suspended at calls of a hold tool, which
+// the harness answers only once the spec releases it (CM-RUN-05): complete
+// releases every hold and waits each cell to its end, so the spec leaves no
+// suspended run behind on any target.
+type heldCells struct {
+	mu    sync.Mutex
+	holds []*hold
+	cells []heldCell
+}
+
+type heldCell struct {
+	run   *Run
+	runID string
+}
+
+// hold is a tool whose calls are answered ({released: true}) once release
+// was called, or fail when their call is canceled.
+type hold struct {
+	once sync.Once
+	done chan struct{}
+}
+
+func (h *hold) release() { h.once.Do(func() { close(h.done) }) }
+
+func (h *hold) tool() tools.Tool {
+	return tools.Core("hold", "Return once the harness releases the call.", json.RawMessage(`{"type":"object","properties":{}}`),
+		func(ctx context.Context, _ json.RawMessage) (any, error) {
+			select {
+			case <-h.done:
+				return map[string]any{"released": true}, nil
+			case <-ctx.Done():
+				return nil, protocol.ToolError("hold: canceled", nil)
+			}
+		})
+}
+
+// hold returns a new hold tool that complete releases.
+func (l *heldCells) hold() *hold {
+	h := &hold{done: make(chan struct{})}
+	l.mu.Lock()
+	l.holds = append(l.holds, h)
+	l.mu.Unlock()
+	return h
+}
+
+// track records res's cell when it is waiting.
+func (l *heldCells) track(r *Run, res Result) {
+	if res.Status == result.StatusWaiting && res.RunID != "" {
+		l.mu.Lock()
+		l.cells = append(l.cells, heldCell{r, res.RunID})
+		l.mu.Unlock()
+	}
+}
+
+// complete releases every hold and follows each tracked cell with wait until
+// it is no longer waiting (Concurrently, as the cells were started). In a
+// cleanup (quiet) a failure there does not fail the spec: its verdict is in.
+func (l *heldCells) complete(ctx context.Context, quiet bool) {
+	ginkgo.GinkgoHelper()
+	l.mu.Lock()
+	holds, cells := l.holds, l.cells
+	l.cells = nil
+	l.mu.Unlock()
+	for _, h := range holds {
+		h.release()
+	}
+	follow := func() {
+		Concurrently(len(cells), func(i int) Result {
+			c := cells[i]
+			res, _ := c.run.Follow(ctx, Result{Result: result.Result{Status: result.StatusWaiting, RunID: c.runID}})
+			return res
+		})
+	}
+	if quiet {
+		InterceptGomegaFailures(follow)
+		return
+	}
+	follow()
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
+	"github.com/codemode-conformance/codemode/spec/config"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/google/go-cmp/cmp"
@@ -41,8 +42,15 @@ var _ = Describe("codemode", "scheduling of nested calls", func() {
 		rec := &tools.Recorder{}
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 20000}),
 			Tools: []tools.Tool{rec.Recorded("slow_lookup", ""), rec.Recorded("quick_lookup", "")}})
-		Expect(r.Prepared.EffectiveConfig).NotTo(BeNil(), "the spec needs effectiveConfig.maxPendingToolCalls from run.prepare")
-		maxPending := int(r.Prepared.EffectiveConfig.MaxPendingToolCalls)
+		// effectiveConfig is optional in run.prepare's answer (a target need
+		// not report it; OpenClaw 2026.9.6 cannot): without it the run's
+		// maxPendingToolCalls is the default, which the run does not set
+		// (000 [Configurazione]: 16, spec/config.Default).
+		maxPending := int(config.Default().MaxPendingToolCalls)
+		from := "the default of 000 [Configurazione]; run.prepare reported no effectiveConfig"
+		if ec := r.Prepared.EffectiveConfig; ec != nil && ec.MaxPendingToolCalls > 0 {
+			maxPending, from = int(ec.MaxPendingToolCalls), "effectiveConfig.maxPendingToolCalls"
+		}
 		Expect(maxPending).To(BeNumerically("<", 40), "the case needs a Promise.all larger than the default maxPendingToolCalls")
 		res, _ := r.RunToCompletion(ctx, Guest(`for (let i = 0; i < 5; i++) await call("slow_lookup", {ms: 100, tag: "slow" + i});
 const quick = await Promise.all(Array.from({length: 40}, (_, i) => dispatch("quick_lookup", {ms: 10, tag: "q" + i})));
@@ -53,7 +61,7 @@ return quick.map((x) => callValue(id("quick_lookup"), x).tag);`))
 		}
 		Expect(res).To(CompleteWith(want), "maxPendingToolCalls bounds the calls in flight, not the size of a Promise.all batch: the 40 calls beyond it queue and the cell completes %s", EnvelopeNote)
 		Expect(rec.Spans()).To(HaveLen(45), "every one of the 5 + 40 calls must reach the harness exactly once:%s", spansText(rec.Spans()))
-		Expect(rec.MaxOverlap()).To(BeNumerically("<=", maxPending), "never more than maxPendingToolCalls (%d) nested calls in flight at once:%s", maxPending, spansText(rec.Spans()))
+		Expect(rec.MaxOverlap()).To(BeNumerically("<=", maxPending), "never more than maxPendingToolCalls (%d, %s) nested calls in flight at once:%s", maxPending, from, spansText(rec.Spans()))
 	})
 
 	It("CM-NEST-05", "128 requests queue beyond maxPendingToolCalls; the 129th fails the cell with invalid_input and nothing of that front is sent", func(ctx SpecContext) {

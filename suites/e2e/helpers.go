@@ -51,11 +51,23 @@ func toolResults(res protocol.AgentTurnResult) []map[string]any {
 			continue
 		}
 		var v map[string]any
-		Expect(json.Unmarshal([]byte(m.Text()), &v)).To(Succeed(), "tool message %s must carry a JSON object: %s", m.ToolCallID, m.Text())
+		Expect(json.Unmarshal([]byte(resultText(m.Text())), &v)).To(Succeed(), "tool message %s must carry a JSON object (bare, or inside one untrusted-content wrapper): %s", m.ToolCallID, m.Text())
 		blockOnDialect(v)
 		out = append(out, v)
 	}
 	return out
+}
+
+// resultText is a tool message's text, or, when the whole message is one
+// untrusted-content wrapper (spec/protocol.md §4.3; OpenClaw 2026.9.6 wraps
+// its tool results with wrapExternalContent), the content inside it: which
+// results must be wrapped is CM-NEST-20's subject, not the plan specs',
+// which judge the result the wrapper carries.
+func resultText(text string) string {
+	if u, ok := protocol.FindUntrusted(text); ok {
+		return u.Content
+	}
+	return text
 }
 
 // blockOnDialect marks the spec blocked when v, a tool result of a turn,
@@ -77,7 +89,7 @@ func blockOnDialectCells(res protocol.AgentTurnResult) {
 	ginkgo.GinkgoHelper()
 	for _, m := range res.Messages {
 		var v map[string]any
-		if m.Role == "tool" && json.Unmarshal([]byte(m.Text()), &v) == nil {
+		if m.Role == "tool" && json.Unmarshal([]byte(resultText(m.Text())), &v) == nil {
 			blockOnDialect(v)
 		}
 	}

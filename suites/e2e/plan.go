@@ -2,30 +2,45 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/codemode-conformance/codemode/fakes/provider"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	. "github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/google/go-cmp/cmp"
+	"github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 )
 
 var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model provider", func() {
 	It("CM-E2E-01", "with code mode disabled, a turn sends the direct tools unchanged to the provider and runs the model's direct call", func(ctx SpecContext) {
-		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"enabled": false}, Tools: planTools()})
-		prov := StartProvider(provider.Call("add", map[string]any{"a": 2, "b": 3}), provider.Final("five"))
-		res := r.Turn(ctx, prov, "Add 2 and 3.", TurnOptions{})
-		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
-		reqs := prov.Requests()
-		Expect(reqs).To(HaveLen(2), "one request for the tool call, one with its result%s", evidence(prov, res))
 		// "Those tools unchanged" is the target's own surface without code
 		// mode (the reference's is the ToolSpecs unchanged; OpenClaw 2026.9.6
 		// shows Tool Search), as its run.prepare reports it.
+		surface := SurfaceWithoutCodeMode(ctx, RunOptions{Tools: planTools()})
 		var want []protocol.ChatFunction
-		for _, t := range SurfaceWithoutCodeMode(ctx, RunOptions{Tools: planTools()}) {
+		direct := false // add is one of the model's tools, so the model may call it directly
+		for _, t := range surface {
 			want = append(want, protocol.ChatFunction{Name: t.Name, Description: t.Description, Parameters: t.InputSchema})
+			direct = direct || t.Name == "add"
 		}
+		// The scripted model calls add directly only where the surface shows
+		// it: behind Tool Search a direct call of a tool never offered is the
+		// model's mistake, not the target's (triage audit 1.2), and the
+		// requirement judges the tools sent, not how a deferred tool is run.
+		script := []provider.Step{provider.Final("five")}
+		if direct {
+			script = append([]provider.Step{provider.Call("add", map[string]any{"a": 2, "b": 3})}, script...)
+		} else {
+			ginkgo.AddReportEntry("direct call", fmt.Sprintf("the surface without code mode shows %v, not add: the model's direct call is not scripted", ToolNames(surface)))
+		}
+		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"enabled": false}, Tools: planTools()})
+		prov := StartProvider(script...)
+		res := r.Turn(ctx, prov, "Add 2 and 3.", TurnOptions{})
+		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
+		reqs := prov.Requests()
+		Expect(reqs).To(HaveLen(len(script)), "one request per step of the scripted model (the direct call, if scripted, and the final answer)%s", evidence(prov, res))
 		for _, q := range reqs {
 			var got []protocol.ChatFunction
 			for _, t := range q.Tools {
@@ -34,15 +49,17 @@ var _ = Describe("e2e", "end-to-end plan: agent turns through the fake model pro
 			Expect(cmp.Diff(canonicalTools(want), canonicalTools(got))).To(BeEmpty(),
 				"request %d: with code mode disabled the provider must receive the run's tools unchanged (names, descriptions, parameters) (-want +got)%s", q.Seq, evidence(prov, res))
 		}
-		Expect(r.Tools.CallsOf("add")).To(HaveLen(1), "the model's direct add call must reach the harness once%s", evidence(prov, res))
-		Expect(r.Tools.CallsOf("add")[0].ParentToolCallID).To(BeEmpty(), "a direct call has no parent exec/wait")
-		// No requirement speaks of call ids: a target may rename the model's
-		// call id in the replay (OpenClaw's strict tool-call-id policy), so
-		// only the one tool result's content is judged.
-		results := reqs[1].ToolResults()
-		Expect(results).To(HaveLen(1), "the second request must carry the direct call's result as one tool message%s", evidence(prov, res))
-		for _, v := range results {
-			Expect(v).To(MatchJSON(`{"sum":5}`), "the direct call's result%s", evidence(prov, res))
+		if direct {
+			Expect(r.Tools.CallsOf("add")).To(HaveLen(1), "the model's direct add call must reach the harness once%s", evidence(prov, res))
+			Expect(r.Tools.CallsOf("add")[0].ParentToolCallID).To(BeEmpty(), "a direct call has no parent exec/wait")
+			// No requirement speaks of call ids: a target may rename the model's
+			// call id in the replay (OpenClaw's strict tool-call-id policy), so
+			// only the one tool result's content is judged.
+			results := reqs[1].ToolResults()
+			Expect(results).To(HaveLen(1), "the second request must carry the direct call's result as one tool message%s", evidence(prov, res))
+			for _, v := range results {
+				Expect(resultText(v)).To(MatchJSON(`{"sum":5}`), "the direct call's result%s", evidence(prov, res))
+			}
 		}
 		Expect(res.Text).To(Equal("five"), "the turn's final text is the model's%s", evidence(prov, res))
 	})

@@ -365,18 +365,30 @@ func (r *Run) RunToCompletion(ctx context.Context, code string) (Result, []Resul
 // error): the report entry "wait loop" says how many waits it answered.
 func (r *Run) Follow(ctx context.Context, res Result) (Result, []Result) {
 	ginkgo.GinkgoHelper()
+	return r.FollowUpTo(ctx, res, Timeouts.MaxWaits)
+}
+
+// FollowUpTo is Follow with its own bound on the waits: for a cell that
+// makes more nested calls than Timeouts.MaxWaits, any of which a target may
+// suspend at (spec/protocol.md §10; OpenClaw 2026.7.35 suspends at every
+// catalog call), the spec passes the number of suspensions its cell can
+// cause (CM-CAT-05's probe: one per search, describe and call). The spec's
+// deadline still bounds the loop (WaitFits: each wait at most timeoutMs +
+// Timeouts.ToolCallSlack).
+func (r *Run) FollowUpTo(ctx context.Context, res Result, maxWaits int) (Result, []Result) {
+	ginkgo.GinkgoHelper()
 	code := res.GuestCode
 	steps := []Result{res}
 	waits := 0
-	for ; res.Status == result.StatusWaiting && waits < Timeouts.MaxWaits && WaitFits(r.timeout); waits++ {
+	for ; res.Status == result.StatusWaiting && waits < maxWaits && WaitFits(r.timeout); waits++ {
 		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
 		res = r.Wait(ctx, res.RunID)
 		res.GuestCode = code
 		steps = append(steps, res)
 	}
 	if res.Status == result.StatusWaiting {
-		why := fmt.Sprintf("the harness's limit of %d waits", Timeouts.MaxWaits)
-		if waits < Timeouts.MaxWaits {
+		why := fmt.Sprintf("the harness's limit of %d waits", maxWaits)
+		if waits < maxWaits {
 			why = fmt.Sprintf("the spec's deadline (another wait at timeoutMs %d could outlast it)", r.timeout.Milliseconds())
 		}
 		ginkgo.AddReportEntry("wait loop", fmt.Sprintf("run %s: the cell was still waiting after %d waits, each answered in time; the harness stopped at %s", r.ID, waits, why), ginkgo.ReportEntryVisibilityFailureOrVerbose)

@@ -15,7 +15,8 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 			r := mcpRun(ctx, transport, map[string]fakemcp.Kind{docs: fakemcp.KindDocs})
 			// The id an MCP call ran under, where telemetry names it, else the
 			// recommended shape (CM-CAT-07): specs never guess more.
-			first := r.Exec(ctx, MCPGuest(`return await callMCP("docs", "echo", {probe: 1});`))
+			// A target may suspend at the call (spec/protocol.md §10): followed.
+			first, _ := r.RunToCompletion(ctx, MCPGuest(`return await callMCP("docs", "echo", {probe: 1});`))
 			Expect(first).To(BeCompleted(), "MCP.docs.echo must be callable (the positive control of this spec)")
 			candidates := map[string]bool{}
 			for _, n := range docsTools {
@@ -32,17 +33,21 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 			}
 			names, _ := json.Marshal(docsTools)
 			idList, _ := json.Marshal(ids)
+			queries, _ := json.Marshal(probeQueries)
 			before := serverCalls(ctx, r, docs)
 			// The catalog is read through the guest dialect (listTools,
 			// search); the MCP ids are the subject of describe and call, so
 			// they go to 000's tools inside probe, where the cell has them.
-			res, _ := r.RunToCompletion(ctx, Guest(MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
+			// A target may suspend at each catalog call of the probe (7.35
+			// does): one wait per search, describe and call, and a few more
+			// for listTools, so the probe is followed to its end.
+			res, _ := r.FollowUpTo(ctx, r.Exec(ctx, Guest(MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
 				const camel = (n) => n.replace(/[-_]+([a-z0-9])/g, (_, c) => c.toUpperCase());
 				const mcpNames = new Set(names.flatMap((n) => [n, camel(n)]));
 				const isMCP = (t) => t.source === "mcp" || mcpNames.has(t.name) || ids.includes(t.id) || String(t.id).startsWith("mcp:");
 				const listed = listTools().filter(isMCP).map((t) => t.id || t.name);
 				const searched = [];
-				for (const q of ["", "echo", "create_issue", "issue", "docs", "mcp", "server"]) for (const t of await search(q, {limit: 50})) if (isMCP(t)) searched.push(q + " → " + (t.id || t.name));
+				for (const q of %s) for (const t of await search(q, {limit: 50})) if (isMCP(t)) searched.push(q + " → " + (t.id || t.name));
 				const described = [], called = [];
 				for (const id of ids) {
 					const d = await probe(() => tools.describe(id)); if (!d.caught) described.push(id);
@@ -52,7 +57,7 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 				const helpers = old ? names.flatMap((n) => [n, camel(n)]).filter((n) => n in tools || typeof tools[n] !== "undefined") : [];
 				const all = listTools();
 				const sum = all.find((t) => t.name === "sum_numbers");
-				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: all.length};`, names, idList))))
+				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: all.length};`, names, idList, queries)))), len(probeQueries)+2*len(ids)+4)
 			Expect(res).To(BeCompleted(), "a cell probing the guest catalog and its search (ALL_TOOLS and tools.search, or the catalog handles), tools.describe/call and helpers for MCP tools must complete")
 			want := map[string]any{"listed": []any{}, "searched": []any{}, "described": []any{}, "called": []any{}, "helpers": []any{}, "sumListed": true, "allTools": 1}
 			Expect(diff(want, res.ValueAny())).To(BeEmpty(),
@@ -96,7 +101,14 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 			echo := MustToolResult(v["e"], "MCP.alpha.echo")
 			Expect(diff(input, echo.StructuredContent)).To(BeEmpty(), "the MCP server must receive the guest's one input object unchanged (profile %s, shape %s) (-sent +echoed)\n%s", Profile(), echo.Shape, res)
 			Expect(r.Tools.Calls()).To(BeEmpty(), "MCP calls go to the MCP server, never to the harness as tool.invoke")
-			if Features().Has("telemetry") && res.Telemetry != nil {
+			if Features().Has("telemetry") {
+				// The exact catalog id a call resolved to is observable only
+				// through telemetry.calledToolIds, which CM-TEL-01 owns: a
+				// target that reports none leaves this part unjudged (blocked),
+				// not failed; the calls themselves were judged above by what
+				// the harness's MCP servers received.
+				Precondition("CM-TEL-01").Expect(res.Telemetry).NotTo(BeNil(), "a target declaring telemetry must give the cell's result telemetry, whose calledToolIds show the catalog ids the MCP calls resolved to: %s", res.Raw)
+				Precondition("CM-TEL-01").Expect(res.Telemetry.CalledToolIDs).NotTo(BeEmpty(), "telemetry.calledToolIds must name the nested tools the cell called (three MCP tools), the only evidence of the catalog ids they resolved to: %s", res.Raw)
 				ids := map[string]bool{}
 				for _, id := range res.Telemetry.CalledToolIDs {
 					ids[id] = true
@@ -127,6 +139,9 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 		})
 	})
 })
+
+// probeQueries are the searches CM-CAT-05's probe cell makes.
+var probeQueries = []string{"", "echo", "create_issue", "issue", "docs", "mcp", "server"}
 
 func toAnySlice(s []string) []any {
 	out := make([]any, len(s))

@@ -101,6 +101,13 @@ var _ = Describe("security", "guest realm", func() {
 			describeEscapes(rep))
 		Expect(rep.Checked).To(BeNumerically(">=", 50),
 			"the walk must judge tools, helpers, text/json, tool call promises, results and errors; it judged %d values", rep.Checked)
-		Expect(r.Tools.CallsOf("echo")).NotTo(BeEmpty(), "the probe must have called tools (its results are part of the walk)")
+		// The calls are the probe's means, not its subject: a cell whose guest
+		// API (000's tools.*, 001's catalog handles) reaches no tool leaves the
+		// walk without results to judge, which the API's owner judges.
+		owner := "CM-GUEST-01"
+		if Profile() == "v2" {
+			owner = "CM-TS-06"
+		}
+		Precondition(owner).Expect(r.Tools.CallsOf("echo")).NotTo(BeEmpty(), "the probe must have called echo through the guest API of profile %s (000's tools.call, or 001's catalog handles): its results are part of the walk", Profile())
 	})
 })

@@ -294,6 +294,37 @@ var realmProbe = (function () {
         try { values.push(["await proxy(tools.call())", await pp]); } catch (e) { values.push(["await proxy(tools.call())<rejected>", e]); }
       }
     }
+    // Page 001's surface (profile v2): no tools global, the run's tools are
+    // catalog handles (spec/protocol.md §12.13): the same values, through
+    // the handles, catalog.search and describe().
+    const catalog = G.catalog;
+    if (!tools && catalog !== null && typeof catalog === "object" && typeof catalog.all === "function") {
+      values.push(["catalog", catalog]);
+      let handles = [];
+      try { handles = await catalog.all(); } catch (e) { values.push(["catalog.all()<threw>", e]); }
+      if (!Array.isArray(handles)) { values.push(["catalog.all()", handles]); handles = []; }
+      const byName = function (n) { return handles.find(function (h) { return typeof h === "function" && h.toolName === n; }); };
+      handles.forEach(function (h, i) { values.push(["catalog.all()[" + i + "]", h]); });
+      const echo = byName("echo"), fail = byName("fail");
+      if (echo) {
+        await settle("echo handle({...})", function () { return echo({ message: "hi", nested: { a: [1] } }); }, values);
+        await settle("echo handle(spy)", function () { return echo(spy("echo handle", captured)); }, values);
+        const th = thenables("callInput", captured);
+        await settle("echo handle(thenables)", function () { return echo({ thenable: th[0], proxy: th[1] }); }, values);
+        if (typeof echo.describe === "function") await settle("echo handle.describe()", function () { return echo.describe(); }, values);
+        let hp;
+        try { hp = echo({ message: "proxied" }); } catch (e) {}
+        if (hp) {
+          const pp = new Proxy(hp, { get: function (t, k, r) { const v = Reflect.get(t, k); values.push(["proxy(echo handle())." + String(k), v]); return typeof v === "function" ? v.bind(t) : v; } });
+          try { values.push(["await proxy(echo handle())", await pp]); } catch (e) { values.push(["await proxy(echo handle())<rejected>", e]); }
+        }
+      }
+      if (fail) await settle("fail handle()", function () { return fail({ message: "nested failure" }); }, values);
+      if (typeof catalog.search === "function") {
+        await settle("catalog.search(echo)", function () { return catalog.search("echo"); }, values);
+        await settle("catalog.search(spy)", function () { return catalog.search(spy("catalog.search", captured)); }, values);
+      }
+    }
     if (typeof G.text === "function") await settle("text(spy)", function () { return G.text(spy("text", captured)); }, values);
     if (typeof G.json === "function") await settle("json(spy)", function () { return G.json(spy("json", captured)); }, values);
     if (G.API && typeof G.API.read === "function") await settle("API.read(spy)", function () { return G.API.read(spy("API.read", captured)); }, values);
