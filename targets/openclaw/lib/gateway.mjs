@@ -13,8 +13,10 @@
 // the bridge here, which sends it to the harness as tool.invoke.
 //
 // Nothing is emulated: tool surface, policy, code mode, the catalog and the
-// transcript are the gateway's. What it cannot take (MCP servers of the
-// run, fault injection, a step bound) is refused with the reason.
+// transcript are the gateway's. The run's MCP servers are the gateway's
+// `mcp.servers` config, which its embedded attempt connects to through its
+// own bundle MCP runtime (as lib/mcp.mjs does at module level). What it
+// cannot take (fault injection, a step bound) is refused with the reason.
 
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
@@ -24,6 +26,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
+import { mcpServersConfig } from "./mcp.mjs";
 
 // The custom provider's id in the gateway config.
 export const PROVIDER_ID = "harness";
@@ -65,7 +68,8 @@ export function familyKey(prep, model) {
   ]);
   const codeMode = Object.prototype.hasOwnProperty.call(prep, "codeMode") ? { v: prep.codeMode } : null;
   const agentCodeMode = Object.prototype.hasOwnProperty.call(prep, "agentCodeMode") ? { v: prep.agentCodeMode } : null;
-  const body = JSON.stringify([prep.agentId, codeMode, agentCodeMode, prep.policy ?? null, groups, model]);
+  const mcp = mcpServersConfig(prep.mcpServers).servers ?? {};
+  const body = JSON.stringify([prep.agentId, codeMode, agentCodeMode, prep.policy ?? null, groups, model, mcp]);
   return crypto.createHash("sha256").update(body).digest("hex").slice(0, 16);
 }
 
@@ -74,6 +78,11 @@ export function familyKey(prep, model) {
 // bundled plugins stay out, as in the module-level adapter); the run's
 // policy is the agent's own tools.allow/deny; tools.codeMode is the raw
 // run.prepare value, omitted when absent, and agentCodeMode the agent's.
+// The run's MCP servers (spec/protocol.md §5.6) are OpenClaw's mcp.servers
+// (lib/mcp.mjs mcpServersConfig); tools.allow then also names bundle-mcp,
+// the plugin id OpenClaw's materializeBundleMcpToolsForRun gives MCP tools,
+// without which its embedded attempt neither creates the bundle MCP
+// runtime (shouldCreateBundleMcpRuntimeForAttempt) nor keeps their tools.
 export function gatewayConfig({ prep, model, port, token, providerBaseUrl, pluginDirs, stateDir }) {
   const owners = [...pluginDirs.keys()];
   const agentTools = {};
@@ -82,7 +91,10 @@ export function gatewayConfig({ prep, model, port, token, providerBaseUrl, plugi
   // The agent's own tools.codeMode (CM-CFG-10), raw; OpenClaw lays it over
   // the runtime's tools.codeMode.
   if (Object.prototype.hasOwnProperty.call(prep, "agentCodeMode")) agentTools.codeMode = prep.agentCodeMode;
-  const tools = { allow: owners.length > 0 ? owners : ["codemode-conformance-no-tools"] };
+  const mcpServers = mcpServersConfig(prep.mcpServers).servers ?? {};
+  const hasMcp = Object.keys(mcpServers).length > 0;
+  const allow = [...owners, ...(hasMcp ? ["bundle-mcp"] : [])];
+  const tools = { allow: allow.length > 0 ? allow : ["codemode-conformance-no-tools"] };
   if (Object.prototype.hasOwnProperty.call(prep, "codeMode")) tools.codeMode = prep.codeMode;
   return {
     gateway: {
@@ -124,6 +136,7 @@ export function gatewayConfig({ prep, model, port, token, providerBaseUrl, plugi
     // hook only when its entry allows it (the run's trajectory, plugin.mjs).
     plugins: { allow: owners, load: { paths: [...pluginDirs.values()] }, entries: Object.fromEntries(owners.map((o) => [o, { hooks: { allowConversationAccess: true } }])) },
     tools,
+    ...(hasMcp ? { mcp: { servers: mcpServers } } : {}),
     logging: { file: path.join(stateDir, "openclaw.log") },
   };
 }
@@ -639,9 +652,6 @@ export class GatewayPool {
   // {id, prepare} and returns its result.
   async turn(run, p) {
     const prep = run.prepare;
-    if (Array.isArray(prep.mcpServers) && prep.mcpServers.length > 0) {
-      throw new GatewayError(-32602, "agent.turn: the run's mcpServers are not drivable through the gateway mode (the harness starts its MCP servers per run; the gateway would need them in its config)");
-    }
     if (p.faults != null) throw new GatewayError(-32602, "agent.turn: faults need the feature fault-injection, which the OpenClaw gateway does not have");
     if (p.maxSteps > 0) throw new GatewayError(-32602, "agent.turn: maxSteps is not drivable through the gateway: it runs its own agent loop, and the number of provider requests of one turn cannot be bounded from its HTTP API");
     await this.#init();

@@ -119,7 +119,10 @@ export class Peer {
         .then(
           (result) => this.#send({ jsonrpc: "2.0", id: msg.id, result: result === undefined ? null : result }),
           (err) => {
-            const code = Number.isInteger(err?.code) ? err.code : -32603;
+            // Only a JSON-RPC code (the adapters' ProtocolError) is an answer's
+            // code; another error's numeric code (a DOMException's legacy code,
+            // 20 for AbortError) is an internal error of the adapter.
+            const code = Number.isInteger(err?.code) && err.code >= -32768 && err.code <= -32000 ? err.code : -32603;
             if (code === -32603) this.log(`internal error in ${msg.method}: ${err?.stack ?? err}`);
             this.#send({ jsonrpc: "2.0", id: msg.id, error: { code, message: String(err?.message ?? err) } });
           },

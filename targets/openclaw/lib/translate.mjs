@@ -58,3 +58,18 @@ export function withCatalogSources(result) {
   for (const [source, n] of Object.entries(t.sources)) if (typeof n === "number" && n > 0) catalogSources[source] = n;
   return { ...result, telemetry: { ...t, catalogSources } };
 }
+
+// abortedToolResult translates an exec or wait that OpenClaw ended because
+// the run's abort signal fired (run.abort aborted it, §5.6). OpenClaw's tool
+// definitions rethrow then (toToolDefinitions: signal.throwIfAborted(), and
+// executeAdaptedToolOperation rethrows whatever the tool threw once the
+// signal is aborted), and its agent loop turns the throw into the error tool
+// result the model receives, text = the error's message, isError
+// (agent-core chunk: readyExecution's createToolExecutionErrorResult; a call
+// made after the abort gets "Operation aborted" there). The protocol's code
+// for a run ended by run.abort is `aborted` (spec/protocol.md §6 codes):
+// the failed result, with OpenClaw's message.
+export function abortedToolResult(err) {
+  const message = typeof err?.message === "string" && err.message !== "" ? err.message : "Operation aborted";
+  return { status: "failed", code: "aborted", error: message };
+}

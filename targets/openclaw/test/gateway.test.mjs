@@ -55,6 +55,17 @@ test("gatewayConfig passes codeMode raw, puts the policy on the agent and keeps 
   assert.equal(gatewayConfig({ prep: { ...prep, codeMode: "yes" }, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" }).tools.codeMode, "yes");
 });
 
+test("gatewayConfig gives the run's MCP servers to the gateway as mcp.servers and allows bundle-mcp's tools", () => {
+  const dirs = new Map([["core", "/p/core"], ["forecast", "/p/forecast"]]);
+  const withMcp = { ...prep, mcpServers: [{ name: "docs", transport: "http", url: "http://127.0.0.1:7/mcp" }, { name: "fs", transport: "stdio", command: "/bin/srv", args: ["-x"] }] };
+  const c = gatewayConfig({ prep: withMcp, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" });
+  assert.deepEqual(c.mcp, { servers: { docs: { url: "http://127.0.0.1:7/mcp", transport: "streamable-http" }, fs: { command: "/bin/srv", args: ["-x"] } } });
+  assert.deepEqual(c.tools.allow, ["core", "forecast", "bundle-mcp"]);
+  const none = gatewayConfig({ prep, model: "m", port: 1, token: "t", providerBaseUrl: "u", pluginDirs: dirs, stateDir: "/s" });
+  assert.equal("mcp" in none, false, "a run without MCP servers gives the gateway none");
+  assert.notEqual(familyKey(withMcp, "m"), familyKey(prep, "m"), "the servers are part of the family");
+});
+
 test("familyKey changes with what the gateway is made of and not with the run's identity", () => {
   const k = familyKey(prep, "m");
   assert.equal(familyKey({ ...prep, run: "run-2", sessionId: "other" }, "m"), k);

@@ -2,7 +2,8 @@
 // adapter-v2.mjs) against small .mjs chunks written to a temporary dist/.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import readline from "node:readline";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -148,4 +149,52 @@ test("with code mode and Tool Search off, run.prepare reports the tools OpenClaw
   assert.equal(answer.result?.codeModeActive, false, out);
   assert.deepEqual(answer.result.tools.map((t) => t.name), ["echo", "select_file"]);
   assert.deepEqual(calls.map((c) => c[0]), ["compactTools", "addClientToolsToToolSearchCatalog"], "no Tool Search controls are made");
+});
+
+// abortDist is a generation-2 dist whose code mode is on and whose tool
+// definitions check the abort signal as 2026.9.6's toToolDefinitions does
+// (signal.throwIfAborted() before the tool runs).
+function abortDist() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "openclaw-v2-abort-"));
+  const impl = {
+    createAgentHarnessToolSurfaceRuntimeCore: `() => ({ codeModeControlsEnabled: true, toolSearchControlsEnabled: false,
+      compactTools: () => ({ tools: ["exec", "wait"].map((name) => ({ name, description: name, parameters: { type: "object", properties: {} } })) }),
+      cleanup: () => {} })`,
+    toToolDefinitions: `(tools) => tools.map((t) => ({ name: t.name, execute: async (id, input, signal) => { signal?.throwIfAborted(); return { content: [], details: { status: "waiting", runId: "cm_1" } }; } }))`,
+  };
+  const body = V2_REQUIRED.map((n) => `const ${n} = ${impl[n] ?? "() => {}"};`).join("\n");
+  const clause = V2_REQUIRED.map((n, i) => `${n} as ${String.fromCharCode(97 + i)}`).join(", ");
+  fs.writeFileSync(path.join(dir, "tool-surface-bridge-Xfake01.mjs"), `${body}\nexport { ${clause} };\n`);
+  return dir;
+}
+
+test("after run.abort, an exec or wait OpenClaw ends on the aborted signal is a failed result with code aborted, not a JSON-RPC error", async () => {
+  const child = spawn(process.execPath, [path.join(here, "..", "adapter-v2.mjs"), "--dist", abortDist()], { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  const waiting = new Map();
+  readline.createInterface({ input: child.stdout }).on("line", (line) => {
+    const msg = JSON.parse(line);
+    waiting.get(msg.id)?.(msg);
+  });
+  let n = 0;
+  const call = (method, params) => new Promise((resolve) => {
+    waiting.set(++n, resolve);
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: n, method, params }) + "\n");
+  });
+  try {
+    assert.ok((await call("initialize", { protocolVersion: "1", harness: { name: "t", version: "0" } })).result, stderr);
+    const prep = await call("run.prepare", { run: "r", agentId: "main", sessionId: "s", sessionKey: "agent:main:s", senderId: "u", channel: "c", codeMode: true, tools: [] });
+    assert.equal(prep.result?.codeModeActive, true, JSON.stringify(prep) + stderr);
+    assert.equal((await call("tool.exec", { run: "r", toolCallId: "c1", input: { code: "1" } })).result?.status, "waiting", stderr);
+    assert.equal((await call("run.abort", { run: "r" })).result, true);
+    for (const [method, input] of [["tool.wait", { runId: "cm_1" }], ["tool.exec", { code: "1" }]]) {
+      const after = await call(method, { run: "r", toolCallId: `after-${method}`, input });
+      assert.equal(after.error, undefined, `${method} after run.abort must answer a result: ${JSON.stringify(after)}`);
+      assert.deepEqual(after.result, { status: "failed", code: "aborted", error: "This operation was aborted" }, method);
+    }
+  } finally {
+    child.stdin.end();
+    child.kill();
+  }
 });
