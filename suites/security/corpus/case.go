@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -135,7 +137,7 @@ func Parse(name string, src []byte) (Case, error) {
 		return fail(ErrBadExpect, "%v", err)
 	}
 	c.Expect = *fm.Expect
-	for _, p := range sortedKeys(fm.ExpectByProfile) {
+	for _, p := range slices.Sorted(maps.Keys(fm.ExpectByProfile)) {
 		if _, err := spec.LookupProfile(p); err != nil {
 			return fail(ErrBadExpect, "expectByProfile: %q is not one of the profiles %v", p, spec.ProfileNames())
 		}
@@ -161,15 +163,6 @@ func (c Case) ExpectFor(profile string) Expect {
 		return e
 	}
 	return c.Expect
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // Load parses every *.js file of dir in fsys, sorted by name. A directory
