@@ -42,13 +42,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 )
-
-type dirs []string
-
-func (d *dirs) String() string     { return strings.Join(*d, ",") }
-func (d *dirs) Set(s string) error { *d = append(*d, s); return nil }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
@@ -57,8 +51,11 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("triage", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var reports dirs
-	fs.Var(&reports, "report", "report folder holding conformance-report.yaml and TRIAGE.md (repeatable)")
+	var reports []string
+	fs.Func("report", "report folder holding conformance-report.yaml and TRIAGE.md (repeatable)", func(s string) error {
+		reports = append(reports, s)
+		return nil
+	})
 	check := fs.Bool("check", false, "write nothing; fail when a check fails or TRIAGE.md's generated block is stale")
 	toStdout := fs.Bool("stdout", false, "print the generated block instead of writing TRIAGE.md")
 	if err := fs.Parse(args); err != nil {
