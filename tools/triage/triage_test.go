@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/codemode-conformance/codemode/tools/report"
+	"github.com/codemode-conformance/codemode/tools/sources"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -202,5 +204,28 @@ var _ = Describe("the command", func() {
 		Expect(err).To(MatchError(ErrMarkers))
 		code, _ = triage()
 		Expect(code).To(Equal(2))
+	})
+})
+
+var _ = Describe("the committed OpenClaw reports", func() {
+	It("load, have the markers, and get one row per requirement that does not pass", func() {
+		for _, peer := range sources.DefaultPeers {
+			_, path, _ := strings.Cut(peer, "=")
+			dir := filepath.Join("..", "..", filepath.Dir(path))
+			f, err := Load(dir)
+			Expect(err).NotTo(HaveOccurred(), dir)
+			t := Build(f)
+			notPass := 0
+			for _, r := range f.Report.Requirements {
+				if r.Verdict != report.Pass {
+					notPass++
+				}
+			}
+			Expect(t.Rows).To(HaveLen(notPass), dir)
+			doc, err := os.ReadFile(filepath.Join(dir, "TRIAGE.md"))
+			Expect(err).NotTo(HaveOccurred())
+			_, err = Splice(string(doc), t.Markdown())
+			Expect(err).NotTo(HaveOccurred(), dir)
+		}
 	})
 })
