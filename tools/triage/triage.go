@@ -414,11 +414,12 @@ var handClause = regexp.MustCompile(`hand check: ([^;),]+)`)
 func (f Folder) handCheck(id string, texts []string) (string, error) {
 	for _, t := range texts {
 		for _, m := range handClause.FindAllStringSubmatch(t, -1) {
-			cmd := strings.Join(strings.Fields(m[1]), " ")
-			script, args, _ := strings.Cut(cmd, " ")
-			if !underHandcheck(script) {
+			fields := command(m[1])
+			if len(fields) == 0 || !underHandcheck(fields[0]) {
 				continue
 			}
+			cmd := strings.Join(fields, " ")
+			script, args, _ := strings.Cut(cmd, " ")
 			body, err := os.ReadFile(filepath.Join(f.Dir, script))
 			if err != nil {
 				return "", fmt.Errorf("its baseline entry names hand check %q, and %s does not exist", cmd, script)
@@ -438,6 +439,37 @@ func (f Folder) handCheck(id string, texts []string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// command is the command of a "hand check:" clause, without the prose
+// that may follow it: the script, then its options (-x, --x and the word
+// after an option, before any ID), then requirement IDs (case names); it
+// stops at the first word that is none of these ("… CM-LIM-04 gives {…}").
+func command(clause string) []string {
+	fields := strings.Fields(clause)
+	if len(fields) == 0 {
+		return nil
+	}
+	out := fields[:1]
+	sawID, afterOption := false, false
+	for _, w := range fields[1:] {
+		_, isID := spec.Lookup(w)
+		switch {
+		case isID:
+			sawID = true
+		case sawID:
+			return out
+		case strings.HasPrefix(w, "-"):
+			afterOption = true
+			out = append(out, w)
+			continue
+		case !afterOption:
+			return out
+		}
+		afterOption = false
+		out = append(out, w)
+	}
+	return out
 }
 
 func underHandcheck(script string) bool {
@@ -484,7 +516,7 @@ func (f Folder) scripts() []script {
 	}
 	for _, t := range texts {
 		for _, m := range handClause.FindAllStringSubmatch(t, -1) {
-			fields := strings.Fields(m[1])
+			fields := command(m[1])
 			if len(fields) == 0 || !underHandcheck(fields[0]) || seen[fields[0]] {
 				continue
 			}

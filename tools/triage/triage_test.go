@@ -229,3 +229,13 @@ var _ = Describe("the committed OpenClaw reports", func() {
 		}
 	})
 })
+
+var _ = DescribeTable("the command of a hand check clause leaves the prose after it out",
+	func(clause, want string) {
+		Expect(strings.Join(command(clause), " ")).To(Equal(want))
+	},
+	Entry("script and case", "handcheck/seclim.mjs CM-LIM-02", "handcheck/seclim.mjs CM-LIM-02"),
+	Entry("options before the case", "../x/handcheck/seclim.mjs --executor quickjs --warm CM-LIM-02 CM-LIM-03", "../x/handcheck/seclim.mjs --executor quickjs --warm CM-LIM-02 CM-LIM-03"),
+	Entry("prose after the case", `handcheck/seclim.mjs CM-LIM-04 gives {depth: 0}`, "handcheck/seclim.mjs CM-LIM-04"),
+	Entry("prose after the script", "handcheck/seclim.mjs shows it", "handcheck/seclim.mjs"),
+)
