@@ -450,6 +450,10 @@ while :; do sleep 1; done
 			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(10*time.Second).Should(BeEmpty(),
 				"no process of the target's group may outlive the harness")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("killed the target processes"))
+			// rejudge keeps the interruption (run-metadata.json): still a failure.
+			r := invoke(append(os.Environ(), "NO_COLOR=1"), "rejudge", "--from", filepath.Join(dir, "results"), "--expected-failures", file("none.yaml", "specs: []\n"))
+			Expect(r.Code).To(Equal(1), "a rejudged interrupted run is still a failure; stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
+			Expect(r.Stdout).To(ContainSubstring("interrupted by "+map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT"}[sig]), "the rejudged summary says the run was interrupted")
 		},
 		Entry("SIGTERM", syscall.SIGTERM),
 		Entry("SIGINT", syscall.SIGINT),
