@@ -150,8 +150,9 @@ func (o *Outcome) Write(dir, md string) error {
 		write("junit.xml", nil, err)
 	}
 	b = report.NewBudget(o.Budget)
+	c := o.Conformance.Budgeted(b) // the implementation's name before any evidence
 	ev = report.BudgetEvaluation(o.Evaluation, b)
-	if err := report.WriteHTML(report.BudgetReport(o.Report, b), ev, o.Conformance.Budgeted(b), filepath.Join(dir, "report.html")); err != nil {
+	if err := report.WriteHTML(report.BudgetReport(o.Report, b), ev, c, filepath.Join(dir, "report.html")); err != nil {
 		write("report.html", nil, err)
 	}
 	// Written here rather than by Ginkgo (--json-report): from the cleaned

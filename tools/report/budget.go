@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codemode-conformance/codemode/suites/evidence"
 	"github.com/onsi/ginkgo/v2/types"
@@ -72,11 +73,35 @@ func (b *Budget) Take(s string) string {
 	return fmt.Sprintf("%s%d bytes; this report's budget of %d bytes of target strings is spent)", leftOutMark, len(s), b.max)
 }
 
+// headBytes is how much of a failure message TakeHead keeps before the
+// marker: enough for the harness's own prefixes ("blocked by CM-X: ",
+// "not implemented or not drivable: ") that readers of report.json
+// classify a spec by.
+const headBytes = 200
+
+// TakeHead is Take for a failure message: a message left out keeps its
+// first headBytes bytes (cut at a character boundary) before the marker.
+func (b *Budget) TakeHead(s string) string {
+	out := b.Take(s)
+	if !IsLeftOut(out) {
+		return out
+	}
+	cut := min(len(s), headBytes)
+	for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + out
+}
+
 // Spent reports whether a string has been left out.
 func (b *Budget) Spent() bool { return b.spent }
 
-// IsLeftOut reports whether s is a marker of a spent budget.
-func IsLeftOut(s string) bool { return strings.HasPrefix(s, leftOutMark) }
+// IsLeftOut reports whether s is a marker of a spent budget (or a failure
+// message's head and the marker, TakeHead).
+func IsLeftOut(s string) bool {
+	i := strings.Index(s, leftOutMark)
+	return i >= 0 && i <= headBytes && strings.HasSuffix(s, "target strings is spent)")
+}
 
 // BudgetReport returns r with its target-controlled strings charged to b,
 // as the formats written from the Ginkgo report (report.json, junit.xml)
@@ -100,17 +125,17 @@ func BudgetMessages(r types.Report, b *Budget) types.Report {
 	r.SpecialSuiteFailureReasons = takeAll(b, r.SpecialSuiteFailureReasons)
 	specs := make(types.SpecReports, len(r.SpecReports))
 	for i, s := range r.SpecReports {
-		s.Failure.Message = b.Take(s.Failure.Message)
+		s.Failure.Message = b.TakeHead(s.Failure.Message)
 		s.Failure.ForwardedPanic = b.Take(s.Failure.ForwardedPanic)
 		if s.Failure.AdditionalFailure != nil {
 			a := *s.Failure.AdditionalFailure
-			a.Failure.Message = b.Take(a.Failure.Message)
+			a.Failure.Message = b.TakeHead(a.Failure.Message)
 			s.Failure.AdditionalFailure = &a
 		}
 		if len(s.AdditionalFailures) > 0 {
 			af := make([]types.AdditionalFailure, len(s.AdditionalFailures))
 			for j, f := range s.AdditionalFailures {
-				f.Failure.Message = b.Take(f.Failure.Message)
+				f.Failure.Message = b.TakeHead(f.Failure.Message)
 				f.Failure.ForwardedPanic = b.Take(f.Failure.ForwardedPanic)
 				f.Failure.AdditionalFailure = nil
 				af[j] = f
@@ -238,8 +263,8 @@ func takeJSON(b *Budget, x any) any {
 func BudgetEvaluation(ev Evaluation, b *Budget) Evaluation {
 	specs := make([]SpecVerdict, len(ev.Specs))
 	for i, s := range ev.Specs {
-		s.Message = b.Take(s.Message)
-		s.HarnessError = b.Take(s.HarnessError)
+		s.Message = b.TakeHead(s.Message)
+		s.HarnessError = b.TakeHead(s.HarnessError)
 		specs[i] = s
 	}
 	ev.Specs = specs
@@ -259,7 +284,7 @@ func (c Conformance) Budgeted(b *Budget) Conformance {
 	for i, r := range c.Requirements {
 		specs := make([]SpecLine, len(r.Specs))
 		for j, s := range r.Specs {
-			s.Message = b.Take(s.Message)
+			s.Message = b.TakeHead(s.Message)
 			specs[j] = s
 		}
 		r.Specs = specs

@@ -34,6 +34,10 @@ var _ = Describe("a report's budget of target bytes (issue 28 N8)", func() {
 		out := report.BudgetReport(r, report.NewBudget(12000))
 		Expect(out.SpecReports[0].Failure.Message).To(Equal(big))
 		Expect(out.SpecReports[1].Failure.Message).To(Equal(big), "both messages are charged before any evidence")
+		r.SpecReports = append(r.SpecReports, spec(evidence.BlockedPrefix+"CM-EXEC-01: "+big))
+		out = report.BudgetReport(r, report.NewBudget(12000))
+		Expect(out.SpecReports[2].Failure.Message).To(HavePrefix(evidence.BlockedPrefix+"CM-EXEC-01: "), "a message left out keeps its head")
+		Expect(report.IsLeftOut(out.SpecReports[2].Failure.Message)).To(BeTrue())
 		var bl evidence.Blocked
 		for _, s := range out.SpecReports {
 			Expect(evidence.Decode(s.ReportEntries[1].Value, &bl)).To(Succeed())
