@@ -78,8 +78,10 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 				// or a breakdown of another shape, blocks this part (audit
 				// 2026-12-02), as in CM-MCP-01 below.
 				Precondition("CM-TEL-01").Expect(first.Telemetry).NotTo(BeNil(), "a target declaring telemetry must give the MCP call's result telemetry, whose catalogSources show the MCP entries kept in the run catalog: %s", first.Raw)
-				Precondition("CM-TEL-01").Expect(first.Telemetry.CatalogSources).To(HaveKeyWithValue("mcp", len(docsTools)),
-					"the run catalog's breakdown by source (telemetry.catalogSources) must count the %d MCP tools of server docs under source \"mcp\": %s", len(docsTools), first.Raw)
+				// At least: a target may catalog the server's resource and prompt
+				// entries beside its tools (7.35 counts 12 for docs's 8 tools).
+				Precondition("CM-TEL-01").Expect(first.Telemetry.CatalogSources).To(HaveKeyWithValue("mcp", BeNumerically(">=", len(docsTools))),
+					"the run catalog's breakdown by source (telemetry.catalogSources) must count at least the %d MCP tools of server docs under source \"mcp\": %s", len(docsTools), first.Raw)
 			}
 		})
 
