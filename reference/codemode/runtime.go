@@ -19,6 +19,7 @@ import (
 	"github.com/codemode-conformance/codemode/reference/namespaces"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/reference/store"
+	"github.com/codemode-conformance/codemode/reference/trajectory"
 	"github.com/codemode-conformance/codemode/spec/config"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -157,7 +158,7 @@ type agentRun struct {
 	aborted   bool
 	// snapEvents wait for the run's next result (CM-TEL-03, snapshotevents.go).
 	snapEvents snapshotEvents
-	traj       trajectory      // run.trajectory (trajectory.go, CM-NEST-07)
+	traj       trajectory.Log  // run.trajectory (CM-NEST-07)
 	sched      bridge.RunSched // executionMode across the run's cells (CM-NEST-12)
 	// denied holds the catalog ids the policy denies when the catalog
 	// ignores policy (Defects.QueueSkipsPolicy, queuedefects.go).

@@ -191,7 +191,7 @@ func (s *step) commitStore() {
 			return errors.New("transcript append failed (fault storeAppendFails)")
 		}
 		e.ToolCallID = s.parent
-		return r.traj.addEntry(e)
+		return r.traj.AddEntry(e)
 	})
 	if err != nil {
 		// The warning is small and fixed; the result envelope has room for it (§6).
