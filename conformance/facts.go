@@ -69,6 +69,8 @@ type Facts struct {
 	// --fail-fast: set by the CLI, which judges both (its runControl).
 	Interrupted string `json:"interrupted,omitempty"`
 	FailFast    bool   `json:"failFast,omitempty"`
+	// ReportBudget is Config.ReportBudget (0: report.DefaultReportBudget).
+	ReportBudget int `json:"reportBudget,omitempty"`
 }
 
 // Errors of LoadFacts and LoadReport, each wrapped with the path.
@@ -100,7 +102,7 @@ func (run Run) Facts() Facts {
 		Harness:          report.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion},
 		CatalogueVersion: spec.Version(),
 		Target:           c.Target, Features: c.Features, ExemptFeatures: c.ExemptFeatures, Profile: c.Profile,
-		Requirements: c.Requirements, LabelFilter: c.LabelFilter,
+		Requirements: c.Requirements, LabelFilter: c.LabelFilter, ReportBudget: c.ReportBudget,
 		Built:           run.Built,
 		Implementation:  report.Peer{Name: report.Clean(name), Version: report.Clean(version)},
 		Declared:        declared,
@@ -144,7 +146,7 @@ func (f Facts) Evaluate(r types.Report, b *report.Baseline, file string) Outcome
 	if conf.ExpectedFailures != nil {
 		conf.ExpectedFailures.File = file
 	}
-	return Outcome{Report: r, Evaluation: ev, Conformance: conf, Facts: f}
+	return Outcome{Report: r, Evaluation: ev, Conformance: conf, Facts: f, Budget: f.ReportBudget}
 }
 
 // LoadFacts reads dir's run-metadata.json. Errors: ErrNoRunMetadata when

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/moduleaccess"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -131,14 +132,21 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 	// synchronous top level of the cell too, not only what drive runs later.
 	stop := context.AfterFunc(c.callCtx, cancel)
 	defer stop()
+	done := phase(&s.waits.template) // each phase's time, for a timeout's message (waits.go)
 	tpl, err := rt.template(vctx, r.cfg.MemoryLimitBytes)
+	done()
 	if err != nil {
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
-	if err := s.admitVM(vctx); err != nil { // admission.go: the process's live-VM limit
+	done = phase(&s.waits.admission)
+	err = s.admitVM(vctx) // admission.go: the process's live-VM limit
+	done()
+	if err != nil {
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
+	done = phase(&s.waits.start)
 	vm, err := tpl.NewVM(vctx)
+	done()
 	if err != nil {
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
@@ -161,7 +169,8 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 func (rt *Runtime) newCell(r *agentRun, origin [2]string) (c *cell, aborted bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, origin: origin, adm: rt.opts.Admission, callCtx: ctx, cancel: cancel,
-		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}}
+		state: "running", counts: map[string]int{}}
+	c.calls = bridge.NewCalls(ctx, rt.opts.bridgeConfig(r.cfg), &r.sched, c.callID)
 	rt.mu.Lock()
 	r.mu.Lock()
 	aborted = r.aborted
