@@ -136,7 +136,7 @@ var Variants = []Variant{
 		Serve: hangingOnce()},
 	{Name: "hang-cells", Breaks: "CM-LIM-01", Defect: "no exec or wait is ever answered (every cell hangs); everything else is",
 		Serve: proxied(func(msg map[string]any) (edited, die bool) { return false, false }, dropCells)},
-	{Name: "crash-after-answer", Breaks: "CM-LIM-02", Defect: "the process dies right after answering the first exec of the harness run, between two calls (as an out-of-memory kill would); the restarted target works",
+	{Name: "crash-after-answer", Breaks: "CM-SEC-04", Defect: "the process dies right after answering the first exec of the harness run, between two calls (as an out-of-memory kill would), so the next exec on the same runtime fails; the restarted target works",
 		Serve: crashingAfterAnswer()},
 	{Name: "forged-invoke", Breaks: "CM-ACT-05", Defect: "with each exec the target also sends a tool.invoke of its own, for a tool the run never declared, as guest code that escaped the sandbox could",
 		Serve: forgingInvokes()},
