@@ -50,6 +50,19 @@ var Variants = []Variant{
 		Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 			return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Suspender: liveSuspender{}}})
 		}},
+	// Under v2 a cut result conforms only when it says it was cut
+	// (protocol.md §12.9 "Truncation under v2").
+	{Name: "unmarked-truncation", Breaks: "CM-LIM-03", Profile: "v2", Defect: "under v2, a cell over maxOutputBytes completes with its output and value dropped and nothing saying so ({\"status\":\"completed\",\"value\":null}): the model gets a cut result as if it were whole",
+		Serve: outboundWith(codemode.Options{Profile: "v2"}, func(msg map[string]any) (bool, bool) {
+			res, ok := msg["result"].(map[string]any)
+			if !ok || msg["method"] != nil || res["code"] != "output_limit_exceeded" {
+				return false, false
+			}
+			delete(res, "code")
+			delete(res, "error")
+			res["status"], res["value"], res["output"] = "completed", nil, []any{}
+			return true, false
+		})},
 	{Name: "no-output-limit", Breaks: "CM-LIM-03", Defect: "maxOutputBytes from the configuration is ignored (always 10 MiB)",
 		Serve: rewriting(func(p map[string]any) {
 			switch cm := p["codeMode"].(type) {
