@@ -68,7 +68,7 @@ func init() {
 		// kind is a corrupted value.
 		Variant{Name: "bigint-member-object-placeholder", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
 			Defect: "a BigInt member of a cell value is replaced by the generic placeholder \"[object Object]\", so {ok: 1, n: 2n ** 64n} becomes {\"ok\":1,\"n\":\"[object Object]\"}: a string that says the value was an object (where BigInt.prototype.toJSON makes JSON.stringify accept a BigInt, the member is right)",
-			Serve: changingValues(`(v, where) => where === "value" && typeof BigInt.prototype.toJSON !== "function" && v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype
+			Serve: changingValues(`(v, where) => where === "value" && typeof BigInt.prototype.toJSON !== "function" && v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).some((x) => typeof x === "bigint")
 				? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === "bigint" ? "[object Object]" : x])) : v`)},
 		Variant{Name: "stringify-drift", Breaks: "CM-GUEST-13",
 			Defect: "the converter walks boxed primitives as plain objects (new String(\"str\") becomes {\"0\":\"s\",\"1\":\"t\",\"2\":\"r\"}, new Number(3) {}) and calls toJSON with \"\" instead of the property key, as the reference's before 2026-12-01 did",
