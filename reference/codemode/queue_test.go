@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -97,14 +98,14 @@ func TestBridgeQueueByProfile(t *testing.T) {
 		t.Errorf("v1 sent %d calls of a front that failed", len(inv.calls))
 	}
 	rt, inv = queueRun(t, "v2", cm)
-	if res := queueExec(t, rt, "c1", batch(2+MaxQueuedRequests)); res.Status != result.StatusCompleted || string(res.Value) != fmt.Sprint(2+MaxQueuedRequests) {
-		t.Errorf("v2, %d calls: %+v, want completed with the count", 2+MaxQueuedRequests, res)
+	if res := queueExec(t, rt, "c1", batch(2+bridge.MaxQueuedRequests)); res.Status != result.StatusCompleted || string(res.Value) != fmt.Sprint(2+bridge.MaxQueuedRequests) {
+		t.Errorf("v2, %d calls: %+v, want completed with the count", 2+bridge.MaxQueuedRequests, res)
 	}
 	if inv.maxSeen > 2 {
 		t.Errorf("v2 had %d calls in flight, maxPendingToolCalls is 2", inv.maxSeen)
 	}
 	sent := len(inv.calls)
-	res := queueExec(t, rt, "c2", batch(2+MaxQueuedRequests+1))
+	res := queueExec(t, rt, "c2", batch(2+bridge.MaxQueuedRequests+1))
 	if res.Status != result.StatusFailed || res.Code != result.CodeInvalidInput || !strings.Contains(res.Error, "await smaller batches") {
 		t.Errorf("v2, one call beyond the queue: %+v, want failed invalid_input with guidance", res)
 	}

@@ -44,7 +44,7 @@ func (s *step) drive(ctx context.Context) result.Result {
 	for {
 		// Taken before this round's refill, so a call of another cell that
 		// returns meanwhile still wakes a cell whose queue waits on it.
-		runWake := s.c.run.sched.watch()
+		runWake := s.c.run.sched.Watch()
 		p, r, end := s.poll(vctx)
 		if end {
 			return r
