@@ -3,6 +3,8 @@ package framework
 import (
 	"os"
 	"time"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
 // HarnessName and HarnessVersion identify the harness in initialize and
@@ -19,7 +21,8 @@ var Timeouts = struct {
 	Initialize time.Duration
 	// Call bounds one protocol call other than exec/wait.
 	Call time.Duration
-	// ToolCallSlack is added to a run's timeoutMs to bound one exec/wait.
+	// ToolCallSlack is added to a run's timeoutMs to bound one exec/wait
+	// (protocol.ToolCallSlack, protocol.md §1).
 	ToolCallSlack time.Duration
 	// MaxWaits bounds how many wait calls RunToCompletion makes; fewer
 	// when the next would not fit before the spec's deadline (WaitFits).
@@ -37,7 +40,7 @@ var Timeouts = struct {
 	// learn whether the target survived it (a target that does not answer is
 	// unresponsive: killed, and the spec charged with it).
 	Alive time.Duration
-}{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: 15 * time.Second, MaxWaits: 20,
+}{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: protocol.ToolCallSlack, MaxWaits: 20,
 	VerdictGrace: 40 * time.Second, Spec: 3 * time.Minute, Alive: 10 * time.Second}
 
 // Config says which target the suites run against.

@@ -153,6 +153,9 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	defer cancel()
 	err := t.Call(cctx, protocol.MethodRunPrepare, p, &r.Prepared)
 	r.log("run.prepare", p, r.Prepared, err)
+	if err != nil {
+		blockLoss(t, "during a later run.prepare")
+	}
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.prepare failed at the protocol level")
 	t.router.surface(id, r.Prepared.Tools)
 	if r.Prepared.EffectiveConfig != nil && r.Prepared.EffectiveConfig.TimeoutMs > 0 {
