@@ -144,14 +144,19 @@ return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), e
 		Expect(last["status"]).To(Equal("completed"), "the exec (followed by wait while it waits) must complete%s", evidence(prov, res))
 		got, _ := json.Marshal(last["value"])
 		var v struct {
-			Listed       []string `json:"listed"`
-			DeclaresEcho bool     `json:"declaresEcho"`
-			Echoed       bool     `json:"echoed"`
-			InAllTools   []string `json:"inAllTools"`
-			Searched     []string `json:"searched"`
+			Listed       json.RawMessage `json:"listed"`
+			DeclaresEcho bool            `json:"declaresEcho"`
+			Echoed       bool            `json:"echoed"`
+			InAllTools   []string        `json:"inAllTools"`
+			Searched     []string        `json:"searched"`
 		}
 		Expect(json.Unmarshal(got, &v)).To(Succeed(), "the cell's value: %s", got)
-		Expect(v.Listed).To(ContainElement("mcp/docs.d.ts"), "API.list(\"mcp\") must list the docs server's declaration: %s%s", got, evidence(prov, res))
+		// The shape of API.list's answer is CM-MCP-02's (a list of file
+		// metadata); this spec only reads the paths from it.
+		var listed []string
+		Precondition("CM-MCP-02").Expect(json.Unmarshal(v.Listed, &listed)).To(Succeed(),
+			"API.list(\"mcp\") must answer a list of paths or {path, …} entries before the turn's MCP checks can read it: %s", v.Listed)
+		Expect(listed).To(ContainElement("mcp/docs.d.ts"), "API.list(\"mcp\") must list the docs server's declaration: %s%s", got, evidence(prov, res))
 		Expect(v.DeclaresEcho).To(BeTrue(), "API.read(\"mcp/docs.d.ts\") must declare the echo tool: %s%s", got, evidence(prov, res))
 		Expect(v.Echoed).To(BeTrue(), "MCP.docs.echo() must resolve: %s%s", got, evidence(prov, res))
 		Expect(r.MCP["docs"].HTTP.Calls()-before).To(BeNumerically(">=", 1), "the echo call must reach the MCP server%s", evidence(prov, res))

@@ -101,7 +101,7 @@ const NOT_DRIVABLE = [
   // features (bridge-queue, execution-mode, results, session-store,
   // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
   { requirement: "CM-NEST-07", reason: "its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and 7.35 projects nested calls into a transcript only inside its embedded agent attempt (runEmbeddedAttempt's toolSearchCatalogExecutor pushes to the closure-local toolSearchTargetTranscriptProjections; no exported recorder or projection), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)" },
-  { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
+  { feature: "fault-injection", reason: "7.35 cannot make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it): runCodeModeWorker takes a workerUrl, but it is not exported and createCodeModeTools/runCodeModeScriptHeadless always pass none (codeModeWorkerUrl resolves the bundled worker)" },
   SANDBOX_NOT_DRIVABLE,
 ];
 
