@@ -8,13 +8,16 @@
 // module surface cannot drive is declared in initialize as notDrivable, so the
 // harness reports it as such and never as a pass.
 //
-//   node adapter.mjs --dist <openclaw>/dist [--version 2026.7.35]
+//   node adapter.mjs --dist <openclaw>/dist [--version 2026.7.35] [--check]
+//
+// --check answers whether the dist is drivable and exits (lib/chunks.mjs
+// checkDrivable; openclaw-install --check).
 //
 // OPENCLAW_DIST may replace --dist.
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface, REQUIRED, pick, once, has } from "./lib/chunks.mjs";
+import { discoverChunks, checkDrivable, CHUNK_EXTS, loadSurface, REQUIRED, pick, once, has } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
@@ -48,8 +51,15 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
+// --check: say whether this dist is drivable and exit (lib/chunks.mjs
+// checkDrivable; one JSON line on stdout, exit 0 drivable, 3 not).
+if (args.includes("--check")) {
+  const r = await checkDrivable(distDir, REQUIRED, importer, [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
+  protocolOut.write(JSON.stringify({ version, generation: 1, adapter: path.basename(new URL(import.meta.url).pathname), ...r }) + "\n");
+  process.exit(r.drivable ? 0 : 3);
+}
 try {
-  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
+  found = discoverChunks(distDir, REQUIRED, CHUNK_EXTS, [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
 } catch (err) {
   fatal(err.message);
 }

@@ -36,3 +36,14 @@ func TestParseSpecExecutor(t *testing.T) {
 		}
 	}
 }
+
+func TestProfilePerGeneration(t *testing.T) {
+	for version, want := range map[string]string{"2026.5.28": "v1", "2026.6.35": "v1", "2026.7.35": "v1", "2026.8.2": "v2", "2026.9.6": "v2"} {
+		if got := Profile(version); got != want {
+			t.Errorf("Profile(%q) = %q, want %q", version, got, want)
+		}
+		if !slices.Contains(Versions(), version) {
+			t.Errorf("%s is not pinned (pinned: %v): the release matrix needs one release per minor line", version, Versions())
+		}
+	}
+}
