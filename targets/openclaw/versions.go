@@ -2,6 +2,7 @@ package openclaw
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -31,19 +32,20 @@ func adapterEntry(version string) string {
 }
 
 // Executors a target spec can select with "+<executor>" after the version
-// (openclaw:2026.9.6+quickjs): generation 2 ships QuickJS as a bundled
-// plugin executor beside its default Node executor (001), chosen by
-// tools.codeMode.executor.
-var executors = map[string]bool{"quickjs": true}
+// (openclaw:2026.9.6+quickjs), per version: 2026.9.6 ships QuickJS as a
+// bundled plugin executor (extensions/code-mode-quickjs) beside its default
+// Node executor (001), chosen by tools.codeMode.executor. 2026.8.2, also
+// generation 2, ships no such plugin.
+var executors = map[string][]string{"2026.9.6": {"quickjs"}}
 
 // ParseSpec splits "openclaw:<version>[+<executor>]" into the pinned
-// version and the executor ("" for OpenClaw's default). An unknown
-// executor, or one on a generation-1 version, is ErrUnknownVersion.
+// version and the executor ("" for OpenClaw's default). An executor the
+// version does not ship (executors) is ErrUnknownVersion.
 func ParseSpec(spec string) (version, executor string, err error) {
 	v := strings.TrimSpace(strings.TrimPrefix(spec, Prefix))
 	version, executor, _ = strings.Cut(v, "+")
-	if executor != "" && (!executors[executor] || generations[version] != 2) {
-		return "", "", fmt.Errorf("%w %q: the executor %q is selectable only on a generation-2 version (2026.9.6+quickjs)", ErrUnknownVersion, v, executor)
+	if executor != "" && !slices.Contains(executors[version], executor) {
+		return "", "", fmt.Errorf("%w %q: %s ships no selectable executor %q (selectable: 2026.9.6+quickjs)", ErrUnknownVersion, v, version, executor)
 	}
 	return version, executor, nil
 }

@@ -30,9 +30,9 @@ func TestParseSpecExecutor(t *testing.T) {
 			t.Errorf("ParseSpec(%q) = %q, %q, %v; want %q, %q", spec, v, e, err, want[0], want[1])
 		}
 	}
-	for _, bad := range []string{"openclaw:2026.7.35+quickjs", "openclaw:2026.9.6+node2"} {
+	for _, bad := range []string{"openclaw:2026.7.35+quickjs", "openclaw:2026.9.6+node2", "openclaw:2026.8.2+quickjs"} {
 		if _, _, err := ParseSpec(bad); !errors.Is(err, ErrUnknownVersion) {
-			t.Errorf("ParseSpec(%q): err %v, want ErrUnknownVersion (an executor only on generation 2, and only a known one)", bad, err)
+			t.Errorf("ParseSpec(%q): err %v, want ErrUnknownVersion (only an executor the version ships: 8.2, generation 2, ships none)", bad, err)
 		}
 	}
 }
