@@ -114,7 +114,7 @@ openclaw-conformance: build openclaw-install
 ## its generation's profile (v1 or v2; openclaw-install --profile) into reports/openclaw-<version>/, one after the other
 ## (results in $(RESULTS)-openclaw-<version>); one that is not keeps only its drivability.json, whose reason names the
 ## functions its chunks do not export. Long: every suite per drivable release (25–40 min each on 2 cores).
-##   make openclaw-matrix RELEASES="2026.5.28 2026.6.35 2026.7.35 2026.8.2 2026.9.6"
+##   make openclaw-matrix RELEASES="2026.5.28 2026.6.35 2026.7.1 2026.7.35 2026.8.2 2026.9.4 2026.9.6"
 OPENCLAW_MATRIX ?= reports/openclaw-matrix
 RELEASES ?= $(shell $(GO) run ./targets/openclaw/cmd/openclaw-install --list)
 openclaw-matrix: build

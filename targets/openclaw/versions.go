@@ -17,9 +17,12 @@ import (
 // openclaw-install --check can say why (make openclaw-matrix writes it to
 // reports/openclaw-<version>/drivability.json): 2026.5.28 defines the
 // generation-1 code-mode functions inside its embedded-attempt chunk and
-// exports none of them.
+// exports none of them; 2026.9.4 has no createAgentHarnessToolSurfaceRuntimeCore
+// (its embedded attempt composes the tool surface from
+// resolveAgentToolSurfacePlan and applyAgentToolSurfaceCatalog itself).
 var generations = map[string]int{
 	"2026.8.2": 2,
+	"2026.9.4": 2,
 	"2026.9.6": 2,
 }
 

@@ -38,7 +38,7 @@ func TestParseSpecExecutor(t *testing.T) {
 }
 
 func TestProfilePerGeneration(t *testing.T) {
-	for version, want := range map[string]string{"2026.5.28": "v1", "2026.6.35": "v1", "2026.7.35": "v1", "2026.8.2": "v2", "2026.9.6": "v2"} {
+	for version, want := range map[string]string{"2026.5.28": "v1", "2026.6.35": "v1", "2026.7.1": "v1", "2026.7.35": "v1", "2026.8.2": "v2", "2026.9.4": "v2", "2026.9.6": "v2"} {
 		if got := Profile(version); got != want {
 			t.Errorf("Profile(%q) = %q, want %q", version, got, want)
 		}

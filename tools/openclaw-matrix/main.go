@@ -5,7 +5,7 @@
 // adapters cannot drive). make openclaw-matrix judges the releases and then
 // runs it.
 //
-//	openclaw-matrix --out reports/openclaw-matrix 2026.5.28 2026.6.35 2026.7.35 2026.8.2 2026.9.6
+//	openclaw-matrix --out reports/openclaw-matrix 2026.5.28 2026.6.35 2026.7.1 2026.7.35 2026.8.2 2026.9.4 2026.9.6
 //
 // It writes MATRIX.md and matrix.json to --out. Releases may be given in any
 // order (columns are oldest first), as arguments or one comma- or
