@@ -35,6 +35,9 @@ const arg = (name) => {
 };
 const distDir = arg("--dist") ?? process.env.OPENCLAW_DIST;
 const version = arg("--version") ?? "unknown";
+// The release the not-drivable reasons speak of: each was read in 2026.7.35's
+// chunks and holds, by the same functions, for 2026.6.35 and 2026.7.1.
+const release = version === "unknown" ? "this release" : version;
 
 function fatal(msg) {
   process.stderr.write(`openclaw adapter: ${msg}\n`);
@@ -110,8 +113,8 @@ const NOT_DRIVABLE = [
   // not drivable with the reason, never as "not declared". The profile-v2
   // features (bridge-queue, execution-mode, results, session-store,
   // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
-  { requirement: "CM-NEST-07", reason: "its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and 7.35 projects nested calls into a transcript only inside its embedded agent attempt (runEmbeddedAttempt's toolSearchCatalogExecutor pushes to the closure-local toolSearchTargetTranscriptProjections; no exported recorder or projection), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)" },
-  { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
+  { requirement: "CM-NEST-07", reason: `its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and ${release} projects nested calls into a transcript only inside its embedded agent attempt (runEmbeddedAttempt's toolSearchCatalogExecutor pushes to the closure-local toolSearchTargetTranscriptProjections; no exported recorder or projection), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)` },
+  { feature: "fault-injection", reason: `${release} has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)` },
   SANDBOX_NOT_DRIVABLE,
 ];
 
