@@ -52,6 +52,7 @@ type cell struct {
 	counts      map[string]int
 	calledTools []string
 	seen        map[int64]bool // bridge request ids already taken
+	bridged     map[int64]bool // request ids of bridge calls, namespace and MCP (Options.SuspendEagerly drains them)
 	// toolFailures are the messages of the nested_tool_failed errors the
 	// host delivered: only those may fail the cell with that code (the
 	// guest can reach the bridge's deliver and forge one).

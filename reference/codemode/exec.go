@@ -161,7 +161,7 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 func (rt *Runtime) newCell(r *agentRun, origin [2]string) (c *cell, aborted bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, origin: origin, adm: rt.opts.Admission, callCtx: ctx, cancel: cancel,
-		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}}
+		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}, bridged: map[int64]bool{}}
 	rt.mu.Lock()
 	r.mu.Lock()
 	aborted = r.aborted

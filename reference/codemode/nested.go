@@ -33,6 +33,9 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				continue
 			}
 			q = nq
+			s.c.mu.Lock()
+			s.c.bridged[q.ID] = true
+			s.c.mu.Unlock()
 			fallthrough
 		case "call":
 			t, ok := s.lookup(q.Tool) // update.go; deniedNow: queuedefects.go
@@ -57,6 +60,9 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			}
 			s.startCall(q, t.ID, t.Spec)
 		case opMCPTool, opMCPResource, opMCPPrompt: // mcp.go
+			s.c.mu.Lock()
+			s.c.bridged[q.ID] = true
+			s.c.mu.Unlock()
 			d, r, fatal := s.startMCP(q)
 			if fatal {
 				return nil, false, r, true
@@ -105,6 +111,20 @@ func (s *step) inflightCount() int {
 	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
 	return len(s.c.inflight)
+}
+
+// directPending reports whether a tools.call of the cell is in flight: a
+// call to a harness tool that is neither a bridge call (namespace, MCP,
+// CM-EXEC-15) nor a timer. Options.SuspendEagerly suspends at once then.
+func (s *step) directPending() bool {
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	for id, n := range s.c.inflight {
+		if n.toolID != "" && !s.c.bridged[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // start runs one nested call in its own goroutine (CM-NEST-01, CM-NEST-04).

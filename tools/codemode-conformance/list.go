@@ -71,6 +71,9 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(tw, "fake:%s\t%s\t%s\t%s\n", v.Name, v.Breaks, prof, v.Defect)
 	}
+	for _, c := range broken.ConformingVariants {
+		fmt.Fprintf(tw, "fake:%s\tnothing\tany\t%s\n", c.Name, c.Help)
+	}
 	for _, h := range hostile.Targets {
 		fmt.Fprintf(tw, "fake:%s\treports\tany\t%s\n", h.Name, h.Help)
 	}
