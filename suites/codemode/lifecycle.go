@@ -46,10 +46,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		Expect(s.LiveVMs).To(BeZero(), "a live VM is kept while the run is waiting")
 		Expect(s.Snapshots).To(Equal(1), "exactly one snapshot must be stored while waiting")
 		Expect(s.SuspendedRuns).To(Equal(1), "the waiting run must count as exactly one suspended run (stats %+v)", s)
-		res := w
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-		}
+		res, _ := r.Follow(ctx, w)
 		Expect(res).To(CompleteWith("kept-in-memory:t"), "wait must restore the cell into a fresh VM holding its local state and give it the nested result")
 		s = Stats(ctx)
 		Expect(s.Snapshots).To(BeZero(), "nothing may stay stored after wait completed")
@@ -111,10 +108,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
 		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before it throws")
 		held("waiting before it fails")
-		res := w
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-		}
+		res, _ := r.Follow(ctx, w)
 		Expect(res).To(BeFailed(), "the restored cell throws \"after restore\": its run must end failed")
 		gone(Default, "failed")
 
