@@ -153,7 +153,14 @@ func WaitLast() Step {
 // Settle calls wait {runId} while the last tool result is waiting (the
 // step answers again), then answers with that result as the final text:
 // the model follows a suspended cell to its end.
-func Settle() Step {
+func Settle() Step { return SettleWhen(nil) }
+
+// SettleWhen is Settle that, before each wait it calls, runs ready (when
+// not nil), which returns once the model has something to wait for (a
+// nested call of the cell returned, say: a target may answer a wait at
+// once while its call is still pending, spec/protocol.md §10, and a model
+// that calls wait again at once only spends the turn's steps).
+func SettleWhen(ready func()) Step {
 	return func(r Request) (Reply, error) {
 		var res struct {
 			Status string `json:"status"`
@@ -161,6 +168,9 @@ func Settle() Step {
 		}
 		last := r.LastToolResult()
 		if json.Unmarshal([]byte(resultJSON(last)), &res) == nil && res.Status == "waiting" && res.RunID != "" {
+			if ready != nil {
+				ready()
+			}
 			return Reply{ToolCalls: []ToolCall{{Name: "wait", Input: map[string]any{"runId": res.RunID}}}, Again: true}, nil
 		}
 		return Reply{Text: last}, nil

@@ -39,11 +39,14 @@ type Set struct {
 	// canceled counts invocations whose context was canceled (tool.cancel)
 	// before they returned.
 	canceled int
+	// returned is closed, and replaced, each time an invocation returns
+	// (FinishedPast).
+	returned chan struct{}
 }
 
 // NewSet returns a set holding ts.
 func NewSet(ts ...Tool) *Set {
-	s := &Set{tools: map[string]Tool{}}
+	s := &Set{tools: map[string]Tool{}, returned: make(chan struct{})}
 	for _, t := range ts {
 		s.Add(t)
 	}
@@ -93,6 +96,8 @@ func (s *Set) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMess
 		if ctx.Err() != nil {
 			s.canceled++
 		}
+		close(s.returned)
+		s.returned = make(chan struct{})
 		s.mu.Unlock()
 	}()
 	if !ok {
@@ -128,6 +133,24 @@ func (s *Set) Finished() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.done
+}
+
+// FinishedPast waits until more than n invocations have returned
+// (Finished() > n), or ctx ends; it reports whether they have.
+func (s *Set) FinishedPast(ctx context.Context, n int) bool {
+	for {
+		s.mu.Lock()
+		done, returned := s.done, s.returned
+		s.mu.Unlock()
+		if done > n {
+			return true
+		}
+		select {
+		case <-returned:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // Canceled counts invocations that were canceled (through tool.cancel or the
