@@ -156,11 +156,12 @@ func WaitLast() Step {
 func Settle() Step { return SettleWhen(nil) }
 
 // SettleWhen is Settle that, before each wait it calls, runs ready (when
-// not nil), which returns once the model has something to wait for (a
-// nested call of the cell returned, say: a target may answer a wait at
-// once while its call is still pending, spec/protocol.md §10, and a model
-// that calls wait again at once only spends the turn's steps).
-func SettleWhen(ready func()) Step {
+// not nil) with the waiting result's JSON text; ready returns once the
+// model has something to wait for (a pending nested call returned, say: a
+// target may answer a wait at once while its call is still pending,
+// spec/protocol.md §10, and a model that calls wait again at once only
+// spends the turn's steps).
+func SettleWhen(ready func(result []byte)) Step {
 	return func(r Request) (Reply, error) {
 		var res struct {
 			Status string `json:"status"`
@@ -169,7 +170,7 @@ func SettleWhen(ready func()) Step {
 		last := r.LastToolResult()
 		if json.Unmarshal([]byte(resultJSON(last)), &res) == nil && res.Status == "waiting" && res.RunID != "" {
 			if ready != nil {
-				ready()
+				ready([]byte(resultJSON(last)))
 			}
 			return Reply{ToolCalls: []ToolCall{{Name: "wait", Input: map[string]any{"runId": res.RunID}}}, Again: true}, nil
 		}

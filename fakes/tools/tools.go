@@ -40,13 +40,14 @@ type Set struct {
 	// before they returned.
 	canceled int
 	// returned is closed, and replaced, each time an invocation returns
-	// (FinishedPast).
-	returned chan struct{}
+	// (AnyReturned); returnedIDs holds the toolCallIds of those that did.
+	returned    chan struct{}
+	returnedIDs map[string]bool
 }
 
 // NewSet returns a set holding ts.
 func NewSet(ts ...Tool) *Set {
-	s := &Set{tools: map[string]Tool{}, returned: make(chan struct{})}
+	s := &Set{tools: map[string]Tool{}, returned: make(chan struct{}), returnedIDs: map[string]bool{}}
 	for _, t := range ts {
 		s.Add(t)
 	}
@@ -96,6 +97,7 @@ func (s *Set) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMess
 		if ctx.Err() != nil {
 			s.canceled++
 		}
+		s.returnedIDs[p.ToolCallID] = true
 		close(s.returned)
 		s.returned = make(chan struct{})
 		s.mu.Unlock()
@@ -135,16 +137,20 @@ func (s *Set) Finished() int {
 	return s.done
 }
 
-// FinishedPast waits until more than n invocations have returned
-// (Finished() > n), or ctx ends; it reports whether they have.
-func (s *Set) FinishedPast(ctx context.Context, n int) bool {
+// AnyReturned waits until one of the invocations with these toolCallIds
+// has returned (at once if one already has), or ctx ends; it reports
+// whether one has.
+func (s *Set) AnyReturned(ctx context.Context, ids []string) bool {
 	for {
 		s.mu.Lock()
-		done, returned := s.done, s.returned
-		s.mu.Unlock()
-		if done > n {
-			return true
+		returned := s.returned
+		for _, id := range ids {
+			if s.returnedIDs[id] {
+				s.mu.Unlock()
+				return true
+			}
 		}
+		s.mu.Unlock()
 		select {
 		case <-returned:
 		case <-ctx.Done():

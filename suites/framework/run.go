@@ -369,7 +369,10 @@ func (r *Run) RunToCompletion(ctx context.Context, code string) (Result, []Resul
 // timeoutMs, before the spec's deadline, at most Timeouts.MaxWaits waits),
 // returning the final result and every step including res. A target may
 // suspend at any point while a nested call is pending (spec/protocol.md
-// §10), so the waits are bounded by time, not counted. A result still
+// §10), so the waits are bounded by time, not counted, and before each
+// wait the harness pauses until one of the calls the waiting result names
+// as pending has returned, for at most a quarter of timeoutMs (the
+// reference's own drain; awaitPending). A result still
 // waiting then is the target's behaviour, which the spec judges (its
 // requirement's verdict, not an error): the result's String, and so the
 // spec's failure message, and the report entry "wait loop" say how many
@@ -390,6 +393,7 @@ func (r *Run) follow(ctx context.Context, res Result, wait func(runID string) Re
 	loop := NewWaitLoop(r.timeout)
 	for res.Status == result.StatusWaiting && loop.More() {
 		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
+		r.awaitPending(res.Result, r.timeout/4)
 		res = wait(res.RunID)
 		res.GuestCode = code
 		steps = append(steps, res)

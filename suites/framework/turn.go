@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/fakes/provider"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 )
@@ -124,21 +126,18 @@ func TurnText(res protocol.AgentTurnResult) string {
 }
 
 // Settle is the model step that follows r's waiting cell to its end in an
-// agent turn (provider.Settle), calling each wait once a nested call of r
-// has returned since the model's previous call (the exec, or the last
-// wait), or once r's timeoutMs has passed without one. A target may answer
-// a wait at once while its nested call is still pending (spec/protocol.md
+// agent turn (provider.Settle), calling each wait once one of the nested
+// calls the waiting result names as pending has returned (awaitPending),
+// or once r's timeoutMs has passed without that. A target may answer a
+// wait at once while its nested call is still pending (spec/protocol.md
 // §10): a model that called wait again at once would spend the turn's
 // steps (maxSteps) on waits that cannot progress, which is the harness's
-// doing, not the target's. A target that waits for its calls itself sees
-// no difference beyond timing: the wait is called when they returned, or
-// after timeoutMs at most.
+// doing, not the target's.
 func (r *Run) Settle() provider.Step {
-	seen := r.Tools.Finished() // returned before the exec: the model's first call comes after
-	return provider.SettleWhen(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
-		defer cancel()
-		r.Tools.FinishedPast(ctx, seen)
-		seen = r.Tools.Finished()
+	return provider.SettleWhen(func(raw []byte) {
+		var res result.Result
+		if json.Unmarshal(raw, &res) == nil {
+			r.awaitPending(res, r.timeout)
+		}
 	})
 }

@@ -1,8 +1,11 @@
 package framework
 
 import (
+	"context"
 	"fmt"
 	"time"
+
+	"github.com/codemode-conformance/codemode/spec/result"
 )
 
 // WaitLoop bounds one loop of waits that follows a waiting cell to its end
@@ -67,4 +70,26 @@ func (l *WaitLoop) Stopped() string { return l.stop }
 // message that shows the result says it.
 func (l *WaitLoop) Note() string {
 	return fmt.Sprintf("still waiting after %d waits in %s, each answered in time; the harness stopped at %s", l.waits, time.Since(l.start).Round(time.Millisecond), l.stop)
+}
+
+// awaitPending returns once one of the nested calls res names as pending
+// (pendingToolCalls, whose ids are the tool.invoke toolCallIds, §6) has
+// been answered by the harness, at once if one already was, or after at
+// most bound; at once for a result that names none (a yield, or calls the
+// harness does not answer: MCP). The next wait then has something to
+// deliver: a target that answers a wait at once while its call is still
+// pending (spec/protocol.md §10) is not driven round a loop of waits that
+// cannot progress, and one that waits for its calls itself sees no
+// difference beyond timing.
+func (r *Run) awaitPending(res result.Result, bound time.Duration) {
+	if res.Status != result.StatusWaiting || res.Reason != result.ReasonPendingTools || len(res.PendingToolCalls) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(res.PendingToolCalls))
+	for _, p := range res.PendingToolCalls {
+		ids = append(ids, p.ID)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	r.Tools.AnyReturned(ctx, ids)
 }
