@@ -231,6 +231,11 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		for round := 0; round < 3; round++ {
 			w := r.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1300})); text("resumed once"); return x.slept;`))
 			Expect(w).To(BeWaiting(), "round %d: a cell awaiting a 1300 ms nested call must suspend", round)
+			// The waits are sent once the call returned: a wait that resumes
+			// the cell then runs it to its end, so the two overlap however
+			// early the target suspends (a target that suspends at once,
+			// §10, would otherwise answer the first before the second came).
+			Eventually(r.Tools.Finished).WithTimeout(10*time.Second).Should(Equal(round+1), "round %d: the 1300 ms nested call must return", round)
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
 			for _, res := range results {
