@@ -85,6 +85,9 @@ func init() {
 	for _, c := range broken.ConformingVariants {
 		targets.Register("fake:"+c.Name, c.Help, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 			p := framework.RequestedProfile()
+			if c.Profile != "" {
+				p = c.Profile
+			}
 			e, err := SharedEngine()
 			if err != nil {
 				return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err, Profile: p}})
