@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/codemode-conformance/codemode/fakes/tools"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
 
@@ -72,16 +73,16 @@ func (l *WaitLoop) Note() string {
 	return fmt.Sprintf("still waiting after %d waits in %s, each answered in time; the harness stopped at %s", l.waits, time.Since(l.start).Round(time.Millisecond), l.stop)
 }
 
-// awaitPending returns once one of the nested calls res names as pending
+// AwaitPending returns once one of the nested calls res names as pending
 // (pendingToolCalls, whose ids are the tool.invoke toolCallIds, §6) has
-// been answered by the harness, at once if one already was, or after at
-// most bound; at once for a result that names none (a yield, or calls the
-// harness does not answer: MCP). The next wait then has something to
-// deliver: a target that answers a wait at once while its call is still
-// pending (spec/protocol.md §10) is not driven round a loop of waits that
-// cannot progress, and one that waits for its calls itself sees no
-// difference beyond timing.
-func (r *Run) awaitPending(res result.Result, bound time.Duration) {
+// been answered from set, at once if one already was, or after at most
+// bound; at once for a result that names none (a yield). The next wait then
+// has something to deliver: a target that answers a wait at once while its
+// call is still pending (spec/protocol.md §10) is not driven round a loop
+// of waits that cannot progress, and one that waits for its calls itself
+// sees no difference beyond timing. A call the harness does not answer
+// (MCP) is never answered from set: the pause is bound long.
+func AwaitPending(set *tools.Set, res result.Result, bound time.Duration) {
 	if res.Status != result.StatusWaiting || res.Reason != result.ReasonPendingTools || len(res.PendingToolCalls) == 0 {
 		return
 	}
@@ -91,5 +92,8 @@ func (r *Run) awaitPending(res result.Result, bound time.Duration) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
-	r.Tools.AnyReturned(ctx, ids)
+	set.AnyReturned(ctx, ids)
 }
+
+// awaitPending is AwaitPending for r's tools.
+func (r *Run) awaitPending(res result.Result, bound time.Duration) { AwaitPending(r.Tools, res, bound) }

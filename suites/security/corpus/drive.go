@@ -239,6 +239,7 @@ func runCell(ctx context.Context, t *framework.Target, c Case, code string) (res
 	// timeout charged as an error.
 	loop := framework.NewWaitLoop(timeout)
 	for n := 2; err == nil && res.Status == result.StatusWaiting && loop.More(); n++ {
+		framework.AwaitPending(set, res, timeout/4) // as Follow pauses
 		res, err = call(n, protocol.MethodToolWait, res.RunID, map[string]string{"runId": res.RunID})
 	}
 	if err == nil && res.Status == result.StatusWaiting {
