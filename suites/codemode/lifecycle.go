@@ -267,12 +267,20 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// Judged through behaviour (issue 24): 64 cells suspend, the 65th
 		// fails with the text. runtime.stats, where the target has it, gives
 		// the places already taken and corroborates the count.
+		//
+		// The spec starts from a state it controls (audit 2026-12-02): a
+		// restart, as CM-RUN-06's (spec/protocol.md §1: a new process, or
+		// for a tcp: target a new session, which suspended runs MUST NOT
+		// carry over to). Cells an earlier spec left suspended past its
+		// run.end (a CM-RUN-02 fault) so cannot take places here, and a
+		// refusal before the 64th suspension is the limit's own.
+		RestartTarget()
 		stats := Drivable(protocol.SurfaceStats)
 		free := 64
 		base := protocol.Stats{}
 		if stats {
 			base = Stats(ctx)
-			Expect(base.SuspendedRuns).To(BeNumerically("<", 64), "the target already holds 64 suspended runs")
+			Precondition("CM-RUN-06").Expect(base.SuspendedRuns).To(BeNumerically("<", 64), "right after a restart the target already holds %d suspended runs (runtime.stats): suspended runs must not survive a restart, and no place is left to judge the limit by", base.SuspendedRuns)
 			free = 64 - base.SuspendedRuns
 		}
 		// 64 cells start at once: a generous timeoutMs leaves room for a busy
