@@ -174,13 +174,8 @@ var _ = Describe("codemode", "exec and wait", func() {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		first := r.Exec(ctx, Guest(`text("before"); `+slowCall))
 		Expect(first).To(BeWaiting(), "the slow nested call must suspend the cell")
-		res := first
-		var outputs []result.Output
-		outputs = append(outputs, first.Output...)
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-			outputs = append(outputs, res.Output...)
-		}
+		res, steps := r.Follow(ctx, first)
+		outputs := AllOutput(steps)
 		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the cell and deliver the nested call's result to it %s", EnvelopeNote)
 		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the cell resumed must be returned %s", EnvelopeNote)
 	})

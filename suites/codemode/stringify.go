@@ -85,7 +85,7 @@ var _ = Describe("codemode", "JSON.stringify conversion", func() {
 		// then json() of every entry, the entries as one tool input, and the
 		// corpus as the value. Entries are in sorted order so a rerun fails
 		// on the same one first.
-		res, _ := r.RunToCompletion(ctx, Guest(stringifyCorpus+`if (dropped.length) return {droppedByStringify: dropped};
+		res, steps := r.RunToCompletion(ctx, Guest(stringifyCorpus+`if (dropped.length) return {droppedByStringify: dropped};
 const names = Object.keys(corpus).sort();
 text(JSON.stringify(names));
 for (const n of names) { text(JSON.stringify({[n]: corpus[n]})); json({[n]: corpus[n]}); }
@@ -93,16 +93,19 @@ text(JSON.stringify(corpus));
 await call("echo", corpus);
 return corpus;`))
 		Expect(res).To(BeCompleted(), "a cell that serialises values JSON.stringify accepts must complete: %s", res.Raw)
+		// Output is reported with the result that produced it: a cell that
+		// suspended at the echo call (§10) reported its text with the exec.
+		out := AllOutput(steps)
 		var names []string
-		Expect(res.Output).NotTo(BeEmpty(), "the cell writes its corpus's names first: %s", res.Raw)
-		Expect(json.Unmarshal([]byte(textOf(res.Output[0])), &names)).To(Succeed(), "the corpus's names must be the first text output, a JSON array (JSON.stringify dropped a value of the corpus? %s)", res.Raw)
-		Expect(res.Output).To(HaveLen(2*len(names)+2), "the cell writes a text and a json item per entry, its names and the whole corpus")
+		Expect(out).NotTo(BeEmpty(), "the cell writes its corpus's names first: %s", res.Raw)
+		Expect(json.Unmarshal([]byte(textOf(out[0])), &names)).To(Succeed(), "the corpus's names must be the first text output, a JSON array (JSON.stringify dropped a value of the corpus? %s)", res.Raw)
+		Expect(out).To(HaveLen(2*len(names)+2), "the cell writes a text and a json item per entry, its names and the whole corpus")
 		for i, n := range names {
-			want := textOf(res.Output[1+2*i])
-			Expect(res.Output[2+2*i].Type).To(Equal("json"), "entry %q: json() must append an item of type json", n)
-			Expect(res.Output[2+2*i].Value).To(MatchJSON(want), "entry %q: json() must give what JSON.stringify gives in the same cell", n)
+			want := textOf(out[1+2*i])
+			Expect(out[2+2*i].Type).To(Equal("json"), "entry %q: json() must append an item of type json", n)
+			Expect(out[2+2*i].Value).To(MatchJSON(want), "entry %q: json() must give what JSON.stringify gives in the same cell", n)
 		}
-		whole := textOf(res.Output[len(res.Output)-1])
+		whole := textOf(out[len(out)-1])
 		sameEntries(res.Value, whole, "the cell's value")
 		calls := r.Tools.CallsOf("echo")
 		Expect(calls).To(HaveLen(1), "the cell makes one echo call with the corpus as its input")

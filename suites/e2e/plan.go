@@ -105,7 +105,7 @@ const sky = await call("weather", {city: "Oslo"});
 const picked = await call("pick_color", {});
 return {names, found: hits.includes("weather"), params: !!(described && described.parameters), echoed, sky, picked};`)
 		// A target may suspend at each nested call: the model follows waiting with wait.
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Use the tools.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		last := lastResult(res, prov)
@@ -137,7 +137,7 @@ const echoed = echoName ? await MCP.docs[echoName]({probe: 1}) : null;
 return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), echoed: echoed !== null && echoed !== undefined,
   inAllTools: listTools().filter(isMCP).map(key), searched: (await search("echo", {limit: 50})).filter(isMCP).map(key)};`)
 		before := r.MCP["docs"].HTTP.Calls()
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Use the docs server.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		last := lastResult(res, prov)
@@ -178,7 +178,7 @@ const routes = [() => call("weather", {city: "Oslo"}), () => globalThis.weather(
 if (typeof tools !== "undefined" && tools !== null) routes.push(() => tools.call("plugin:forecast:weather", {city: "Oslo"}));
 for (const route of routes) { try { await route(); } catch (e) { if (String(e && e.message).startsWith("codemode-dialect:")) throw e; caught++; } }
 return {names: listTools().map((t) => t.name).sort(), caught: caught === routes.length};`)
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Try the weather.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		for _, q := range prov.Requests() {
@@ -195,7 +195,7 @@ return {names: listTools().map((t) => t.name).sort(), caught: caught === routes.
 	It("CM-E2E-06", "a nested call that resolves after exec returned waiting is delivered by wait, and the final answer carries output made after the restore", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
 		code := Guest(`const x = (await call("slow", {ms: 1500, tag: "late"})); text("after restore: " + x.tag); return x.slept;`)
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Wait for the slow tool.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		results := toolResults(res)
