@@ -157,6 +157,20 @@ func (c *Calls) InFlight() int {
 	return len(c.inflight)
 }
 
+// InFlightToolCalls returns the request ids of the cell's tool calls in
+// flight (calls with a catalog id: timers are none), in no order.
+func (c *Calls) InFlightToolCalls() []int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []int64
+	for id, n := range c.inflight {
+		if n.toolID != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
 // Called lists the catalog ids of the tool calls the cell made, in order.
 func (c *Calls) Called() []string {
 	c.mu.Lock()

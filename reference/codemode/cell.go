@@ -50,7 +50,8 @@ type cell struct {
 	value  engine.Value
 	sealed bool
 
-	counts map[string]int
+	counts  map[string]int
+	bridged map[int64]bool // request ids of bridge calls, namespace and MCP (Options.SuspendEagerly drains them)
 	// toolFailures are the messages of the nested_tool_failed errors the
 	// host delivered: only those may fail the cell with that code (the
 	// guest can reach the bridge's deliver and forge one).

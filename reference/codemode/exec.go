@@ -169,7 +169,7 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 func (rt *Runtime) newCell(r *agentRun, origin [2]string) (c *cell, aborted bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, origin: origin, adm: rt.opts.Admission, callCtx: ctx, cancel: cancel,
-		state: "running", counts: map[string]int{}}
+		state: "running", counts: map[string]int{}, bridged: map[int64]bool{}}
 	c.calls = bridge.NewCalls(ctx, rt.opts.bridgeConfig(r.cfg), &r.sched, c.callID)
 	rt.mu.Lock()
 	r.mu.Lock()

@@ -32,6 +32,9 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				continue
 			}
 			q = nq
+			s.c.mu.Lock()
+			s.c.bridged[q.ID] = true
+			s.c.mu.Unlock()
 			fallthrough
 		case "call":
 			t, ok := s.lookup(q.Tool) // update.go; deniedNow: queuedefects.go
@@ -56,6 +59,9 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			}
 			s.startCall(q, t.ID, t.Spec)
 		case bridge.OpMCPTool, bridge.OpMCPResource, bridge.OpMCPPrompt: // mcp.go
+			s.c.mu.Lock()
+			s.c.bridged[q.ID] = true
+			s.c.mu.Unlock()
 			d, r, fatal := s.startMCP(q)
 			if fatal {
 				return nil, false, r, true
@@ -89,6 +95,21 @@ func (s *step) queuedCount() int { return s.c.calls.QueueLen() }
 // collect waits up to wait for the cell's nested calls (bridge.Calls.Collect).
 func (s *step) collect(ctx context.Context, wait time.Duration, wake <-chan struct{}) ([]prelude.Delivery, bool) {
 	return s.c.calls.Collect(ctx, wait, wake)
+}
+
+// directPending reports whether a tools.call of the cell is in flight: a
+// call to a harness tool that is neither a bridge call (namespace, MCP,
+// CM-EXEC-15) nor a timer. Options.SuspendEagerly suspends at once then.
+func (s *step) directPending() bool {
+	ids := s.c.calls.InFlightToolCalls()
+	s.c.mu.Lock()
+	defer s.c.mu.Unlock()
+	for _, id := range ids {
+		if !s.c.bridged[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // start runs one nested call in its own goroutine (CM-NEST-01, CM-NEST-04).

@@ -41,6 +41,14 @@ type Options struct {
 	// DrainFraction is the part of timeoutMs the host keeps waiting for
 	// unsettled nested calls before it suspends the cell (default 0.25, at most 1).
 	DrainFraction float64
+	// SuspendEagerly suspends a cell as soon as its guest is idle with a
+	// tools.call in flight and nothing has settled, in exec and in every
+	// wait, instead of draining for DrainFraction of timeoutMs first: a
+	// target that suspends earlier than the reference, which
+	// spec/protocol.md §10 allows (harness target fake:eager). Bridge calls
+	// (namespace, MCP) and timers still drain as without it: CM-EXEC-15
+	// requires ready bridge calls to settle inside the same exec/wait.
+	SuspendEagerly bool
 	// Suspender keeps suspended VMs (default: serialize linear memory into a
 	// snapshot and close the instance, CM-RUN-01).
 	Suspender Suspender

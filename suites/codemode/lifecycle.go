@@ -46,10 +46,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		Expect(s.LiveVMs).To(BeZero(), "a live VM is kept while the run is waiting")
 		Expect(s.Snapshots).To(Equal(1), "exactly one snapshot must be stored while waiting")
 		Expect(s.SuspendedRuns).To(Equal(1), "the waiting run must count as exactly one suspended run (stats %+v)", s)
-		res := w
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-		}
+		res, _ := r.Follow(ctx, w)
 		Expect(res).To(CompleteWith("kept-in-memory:t"), "wait must restore the cell into a fresh VM holding its local state and give it the nested result")
 		s = Stats(ctx)
 		Expect(s.Snapshots).To(BeZero(), "nothing may stay stored after wait completed")
@@ -111,10 +108,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
 		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before it throws")
 		held("waiting before it fails")
-		res := w
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-		}
+		res, _ := r.Follow(ctx, w)
 		Expect(res).To(BeFailed(), "the restored cell throws \"after restore\": its run must end failed")
 		gone(Default, "failed")
 
@@ -237,6 +231,11 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		for round := 0; round < 3; round++ {
 			w := r.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1300})); text("resumed once"); return x.slept;`))
 			Expect(w).To(BeWaiting(), "round %d: a cell awaiting a 1300 ms nested call must suspend", round)
+			// The waits are sent once the call returned: a wait that resumes
+			// the cell then runs it to its end, so the two overlap however
+			// early the target suspends (a target that suspends at once,
+			// §10, would otherwise answer the first before the second came).
+			Eventually(r.Tools.Finished).WithTimeout(10*time.Second).Should(Equal(round+1), "round %d: the 1300 ms nested call must return", round)
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
 			for _, res := range results {

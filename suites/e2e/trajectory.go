@@ -118,7 +118,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 	It("CM-E2E-08", "the trajectory of an agent turn shows each nested call under the exec or wait call of the model it was made in", func(ctx SpecContext) {
 		requireTurns("CM-E2E-08")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
-		prov := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
+		prov := StartProvider(provider.Exec(Rendered(suspendingCode)), r.Settle())
 		res := r.Turn(ctx, prov, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		blockOnDialectCells(res)
@@ -225,7 +225,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 	It("CM-E2E-09", "a persisted transcript replayed in the next turn keeps the exec/wait calls' ids, inputs and results, in order", func(ctx SpecContext) {
 		requireTurns("CM-E2E-09")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
-		first := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
+		first := StartProvider(provider.Exec(Rendered(suspendingCode)), r.Settle())
 		res := r.Turn(ctx, first, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the first turn must complete%s", evidence(first, res))
 		blockOnDialectCells(res)

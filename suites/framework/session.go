@@ -197,6 +197,7 @@ func T() *Target {
 				tgt.charge("the target died during this spec (its connection closed)" + tgt.diagnostics() + tgt.stderrTail())
 			}
 			if tgt.chargedIn.Load() == specSeq.Load() {
+				blockLoss(tgt, "before the spec's next call")
 				ginkgo.Fail("the target was lost earlier in this spec (see the harness error); the harness restarts it for the next spec")
 			}
 		}

@@ -44,9 +44,9 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 			// search); the MCP ids are the subject of describe and call, so
 			// they go to 000's tools inside probe, where the cell has them.
 			// A target may suspend at each catalog call of the probe (7.35
-			// does): one wait per search, describe and call, and a few more
-			// for listTools, so the probe is followed to its end.
-			res, _ := r.FollowUpTo(ctx, r.Exec(ctx, Guest(MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
+			// does): followed to its end, for as long as the wait loop's
+			// time allows (Follow), however many waits that takes.
+			res, _ := r.Follow(ctx, r.Exec(ctx, Guest(MCPGuest(fmt.Sprintf(`const names = %s, ids = %s;
 				const camel = (n) => n.replace(/[-_]+([a-z0-9])/g, (_, c) => c.toUpperCase());
 				const mcpNames = new Set(names.flatMap((n) => [n, camel(n)]));
 				const isMCP = (t) => t.source === "mcp" || mcpNames.has(t.name) || ids.includes(t.id) || String(t.id).startsWith("mcp:");
@@ -62,7 +62,7 @@ var _ = Describe("mcp", "MCP tools in the catalog and the MCP namespace", func()
 				const helpers = old ? names.flatMap((n) => [n, camel(n)]).filter((n) => n in tools || typeof tools[n] !== "undefined") : [];
 				const all = listTools();
 				const sum = all.find((t) => t.name === "sum_numbers");
-				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: all.length};`, names, idList, queries)))), len(probeQueries)+2*len(ids)+4)
+				return {listed, searched, described, called, helpers, sumListed: !!sum, allTools: all.length};`, names, idList, queries)))))
 			Expect(res).To(BeCompleted(), "a cell probing the guest catalog and its search (ALL_TOOLS and tools.search, or the catalog handles), tools.describe/call and helpers for MCP tools must complete")
 			want := map[string]any{"listed": []any{}, "searched": []any{}, "described": []any{}, "called": []any{}, "helpers": []any{}, "sumListed": true, "allTools": 1}
 			Expect(diff(want, res.ValueAny())).To(BeEmpty(),

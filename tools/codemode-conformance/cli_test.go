@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/internal/clitest"
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/targets/openclaw"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -80,7 +81,7 @@ var _ = Describe("the command line", func() {
 		Entry("unknown flag", "flag provided but not defined: -bogus", "run", "--bogus"),
 		Entry("unknown fake", `unknown target "fake:target": there is no fake variant named "target" (`, "run", "--target", "fake:target"),
 		Entry("results dir that takes no file (checked before the run)", "--results-dir /proc/self is not writable", "run", "--target", "builtin", "--results-dir", "/proc/self"),
-		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: 2026.7.35`, "run", "--target", "openclaw:1.0"),
+		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: `+strings.Join(openclaw.Versions(), ", ")+")", "run", "--target", "openclaw:1.0"),
 		Entry("list without what to list", "usage: codemode-conformance list fakes", "list"),
 		Entry("list of something else", `list: unknown subcommand "targets" (want fakes, alone)`, "list", "targets"),
 		Entry("list of two things", `list: unknown subcommand "fakes targets" (want fakes, alone)`, "list", "fakes", "targets"),
