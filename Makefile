@@ -8,7 +8,7 @@ RESULTS ?= results
 # PROFILE: the contract profile to judge (v1 or v2; empty: what the target declares, builtin serves it)
 PROFILE ?=
 
-.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance openclaw-matrix openclaw-triage diff-openclaw container-image conformance-container
+.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance openclaw-rejudge openclaw-matrix openclaw-triage diff-openclaw container-image conformance-container
 
 all: build
 
@@ -93,6 +93,11 @@ OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR
 # generation 2: make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2
 OPENCLAW_PROFILE ?=
 OPENCLAW_RESULTS ?= $(RESULTS)-openclaw
+# OPENCLAW_COPY_REPORTS: the committed copy of a run's reports (openclaw-conformance, openclaw-rejudge): the YAML and
+# summary as they are, junit.xml without local paths, Ginkgo's per-spec logs and the transcripts.
+OPENCLAW_COPY_REPORTS = mkdir -p "$(OPENCLAW_REPORT)" && cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
+	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
+		"$(OPENCLAW_RESULTS)/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml"
 openclaw-install:
 	$(GO) run ./targets/openclaw/cmd/openclaw-install $(OPENCLAW_VERSION)
 
@@ -103,9 +108,15 @@ openclaw-install:
 openclaw-conformance: build openclaw-install
 	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),+$(OPENCLAW_EXECUTOR))" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) $(if $(OPENCLAW_LABEL_FILTER),--label-filter '$(OPENCLAW_LABEL_FILTER)') --results-dir "$(OPENCLAW_RESULTS)" \
 		$(if $(wildcard $(OPENCLAW_REPORT)/expected-failures.yaml),--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"); rc=$$?; \
-	mkdir -p "$(OPENCLAW_REPORT)" && cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
-	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
-		"$(OPENCLAW_RESULTS)/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
+	$(OPENCLAW_COPY_REPORTS) && exit $$rc
+
+## openclaw-rejudge: after `codemode-conformance baseline --from $(OPENCLAW_RESULTS) --update
+## $(OPENCLAW_REPORT)/expected-failures.yaml`, judge the finished run in $(OPENCLAW_RESULTS) again against the updated
+## baseline (codemode-conformance rejudge: no target runs, seconds instead of a rerun) and copy its reports to
+## $(OPENCLAW_REPORT)/ as openclaw-conformance does. Exit status as the run's for the new verdict.
+openclaw-rejudge: build
+	./bin/codemode-conformance rejudge --from "$(OPENCLAW_RESULTS)" --expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
+	[ $$rc -le 1 ] && $(OPENCLAW_COPY_REPORTS) && exit $$rc
 
 ## openclaw-triage: rewrite the "Current verdicts" table of $(OPENCLAW_REPORT)/TRIAGE.md from the folder's report,
 ## junit.xml, baseline and handcheck/ (tools/triage; docs/openclaw.md); fails and names the rows that fail a check.
