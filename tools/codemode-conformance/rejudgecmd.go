@@ -81,7 +81,11 @@ Flags:`)
 		fmt.Fprintln(stderr, "rejudge:", err)
 		return 2
 	}
-	fmt.Fprintf(stderr, "codemode-conformance rejudge: the run of %s in %s against %s, reports in %s\n", facts.Target, *from, *baselineFile, dst)
+	if err := facts.Matches(r); err != nil {
+		fmt.Fprintln(stderr, "rejudge:", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "codemode-conformance rejudge: the run of %s in %s against %s, reports in %s\n", report.Clean(facts.Target), *from, *baselineFile, dst)
 	con := &console{w: stdout, bol: true}
 	o := facts.Evaluate(r, b, *baselineFile)
 	res := renderReports(o, con, map[string]bool{}, dst, *baselineFile, (*conformance.Outcome).WriteAtomic)
