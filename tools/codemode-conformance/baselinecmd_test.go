@@ -107,6 +107,26 @@ specs:
 		Expect(string(text)).To(ContainSubstring(`name: "CM-E2E-03 the retitled spec"`), "the retitled spec is added as a new failure")
 	})
 
+	It("--update keeps an entry whose spec the run did not select or reach (--label-filter, --fail-fast), though its requirement ran", func() {
+		for name, sel := range map[string]report.Selection{
+			"--label-filter": {LabelFilter: "suite:limits", Specs: report.SpecCounts{InBuild: 4, Selected: 1, Ran: 1}},
+			"--fail-fast":    {Specs: report.SpecCounts{InBuild: 4, Selected: 4, Ran: 1}},
+		} {
+			dir := GinkgoT().TempDir()
+			data, err := yaml.Marshal(report.Conformance{Target: "fake:x", Selection: sel, Requirements: []report.RequirementLine{
+				{ID: "CM-LIM-03", Verdict: report.Fail, Specs: []report.SpecLine{{Name: "CM-LIM-03 the limits spec", Verdict: report.Fail}}}}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(filepath.Join(dir, "conformance-report.yaml"), data, 0o644)).To(Succeed())
+			old := file("old.yaml", "specs:\n  - name: \"CM-LIM-03 case ser-huge-value.js: the security spec\"\n    reason: \"precious\"\n    class: deviation\n")
+			o := invoke(os.Environ(), "baseline", "--from", dir, "--update", old)
+			Expect(o.Code).To(Equal(0), "%s: stderr: %s", name, o.Stderr)
+			Expect(o.Stdout).To(ContainSubstring("0 dropped: no such spec"), name)
+			text, err := os.ReadFile(old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(text)).To(ContainSubstring("name: \"CM-LIM-03 case ser-huge-value.js: the security spec\"\n    reason: \"precious\""), "%s: the entry of a spec the run did not run is kept", name)
+		}
+	})
+
 	It("exits 1 on a directory without a report and 2 without --from", func() {
 		Expect(invoke(os.Environ(), "baseline", "--from", GinkgoT().TempDir()).Code).To(Equal(1), "no conformance-report.yaml")
 		Expect(invoke(os.Environ(), "baseline").Code).To(Equal(2), "--from is required")
