@@ -149,6 +149,11 @@ func leadingComment(b []byte) []byte {
 		}
 		out = append(out, line...)
 	}
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		// A file of comments only, without a final line break: the
+		// entries must not continue its last comment line.
+		out = append(out, '\n')
+	}
 	return out
 }
 

@@ -127,6 +127,21 @@ specs:
 		}
 	})
 
+	It("--update of a file of comments only, without a final line break, writes entries YAML reads", func() {
+		dir := resultsWith(report.RequirementLine{ID: "CM-E2E-03", Verdict: report.Fail, Specs: []report.SpecLine{{Name: "CM-E2E-03 a spec", Verdict: report.Fail}}})
+		for _, header := range []string{"# only a comment", "# a comment\r\n# and a CRLF one"} {
+			old := file("old.yaml", header)
+			o := invoke(os.Environ(), "baseline", "--from", dir, "--update", old)
+			Expect(o.Code).To(Equal(0), "stderr: %s", o.Stderr)
+			text, err := os.ReadFile(old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(text)).To(HavePrefix(header+"\n"), "the comment is kept, on lines of its own")
+			b, err := report.ParseBaseline(text)
+			Expect(err).NotTo(HaveOccurred(), "the rewritten file is a baseline:\n%s", text)
+			Expect(b.Specs).To(HaveLen(1), "the new failure is an entry, not part of a comment:\n%s", text)
+		}
+	})
+
 	It("exits 1 on a directory without a report and 2 without --from", func() {
 		Expect(invoke(os.Environ(), "baseline", "--from", GinkgoT().TempDir()).Code).To(Equal(1), "no conformance-report.yaml")
 		Expect(invoke(os.Environ(), "baseline").Code).To(Equal(2), "--from is required")
