@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/codemode-conformance/codemode/internal/atomicfile"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/goccy/go-yaml"
@@ -124,7 +126,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		_, _ = stdout.Write(text)
 		return 0
 	}
-	if err := os.WriteFile(dst, text, 0o644); err != nil {
+	if err := atomicfile.Write(dst, text, 0o644); err != nil { // a failed write leaves the old file
 		fmt.Fprintln(stderr, "baseline:", err)
 		return 1
 	}

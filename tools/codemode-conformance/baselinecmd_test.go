@@ -1,8 +1,14 @@
 package main_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/internal/clitest"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/goccy/go-yaml"
@@ -139,6 +145,31 @@ specs:
 			b, err := report.ParseBaseline(text)
 			Expect(err).NotTo(HaveOccurred(), "the rewritten file is a baseline:\n%s", text)
 			Expect(b.Specs).To(HaveLen(1), "the new failure is an entry, not part of a comment:\n%s", text)
+		}
+	})
+
+	It("--update that cannot write the whole file (a file size limit) exits 1 and leaves the old file as it was", func() {
+		dir := resultsWith(report.RequirementLine{ID: "CM-E2E-03", Verdict: report.Fail, Specs: []report.SpecLine{{Name: "CM-E2E-03 a spec", Verdict: report.Fail}}})
+		var b strings.Builder
+		b.WriteString("# hand-written\nrequirements: []\nspecs:\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "  - name: \"CM-RUN-02 spec %d\"\n    reason: \"%s\"\n", i, strings.Repeat("r", 40))
+		}
+		old := file("old.yaml", b.String())
+		// ulimit -f 1: no file of the process grows past 512 bytes (EFBIG).
+		cmd := exec.Command("sh", "-c", `ulimit -f 1 && exec "$0" "$@"`, clitest.CLI, "baseline", "--from", dir, "--update", old)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		Expect(errors.As(err, &exit)).To(BeTrue(), "the write fails: %v\n%s", err, out)
+		Expect(exit.ExitCode()).To(Equal(1), "%s", out)
+		Expect(string(out)).To(ContainSubstring("old.yaml"), "the error names the file")
+		text, err := os.ReadFile(old)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(text)).To(Equal(b.String()), "the old file survives the failed rewrite")
+		entries, err := os.ReadDir(filepath.Dir(old))
+		Expect(err).NotTo(HaveOccurred())
+		for _, e := range entries {
+			Expect(e.Name()).NotTo(ContainSubstring(".tmp-"), "no temporary file is left")
 		}
 	})
 
