@@ -134,7 +134,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	for _, g := range gone {
 		// The reason is the user's to carry over: the renamed spec may
 		// fail for another reason now.
-		fmt.Fprintf(stdout, "  no spec of this build is named %q (renamed or removed; its requirement ran): carry its reason over by hand if it still applies\n", report.Clean(g.Name))
+		fmt.Fprintf(stdout, "  no spec of this build is named %q (renamed or removed; its requirement ran): carry its reason over by hand if it still applies: reason %q, class %q\n", report.Clean(g.Name), report.Clean(g.Reason), report.Clean(g.Class))
 	}
 	return 0
 }

@@ -105,6 +105,7 @@ specs:
 		Expect(o.Code).To(Equal(0), "baseline --update exits 0; stderr: %s", o.Stderr)
 		Expect(o.Stdout).To(ContainSubstring("1 dropped: no such spec"), "the entry of the old title is dropped and counted")
 		Expect(o.Stdout).To(ContainSubstring(`"CM-E2E-03 the old title"`), "the dropped entry is named, so its reason can be carried over")
+		Expect(o.Stdout).To(ContainSubstring(`"deviation: the client tool answers pending"`), "the dropped entry's reason is printed: the rewritten file no longer holds it")
 		text, err := os.ReadFile(old)
 		Expect(err).NotTo(HaveOccurred(), "--update rewrites its file")
 		Expect(string(text)).To(HavePrefix("# Hand-written: what each class means here.\n# A second line.\n\nrequirements:"), "the opening comment is kept as written")
