@@ -243,4 +243,27 @@ var _ = Describe("codemode-conformance rejudge", Label("rejudge"), func() {
 		Expect(o.Code).To(Equal(2), "a report.json and a run-metadata.json of two runs are refused; stdout:\n%s\nstderr:\n%s", o.Stdout, o.Stderr)
 		Expect(o.Stderr).To(ContainSubstring("different runs"))
 	})
+
+	It("replaces no report when one of their names in the results directory is a directory (exit 1, naming it)", func() {
+		base := conformance("--target", "builtin", "--req", "CM-EXEC-01")
+		Expect(base.Code).To(Equal(0), "builtin passes CM-EXEC-01: %s", base.Stdout)
+		dir := copyDir(base.Dir)
+		Expect(os.Remove(filepath.Join(dir, "summary.md"))).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(dir, "summary.md", "x"), 0o755)).To(Succeed())
+		before := map[string]string{}
+		for _, f := range []string{"conformance-report.yaml", "junit.xml", "report.html", "report.json", "run-metadata.json"} {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			Expect(err).NotTo(HaveOccurred())
+			before[f] = string(data)
+		}
+		baseline := file("listed.yaml", "requirements:\n  - id: CM-EXEC-01\n    reason: \"stale\"\n")
+		o := invoke(os.Environ(), "rejudge", "--from", dir, "--expected-failures", baseline)
+		Expect(o.Code).To(Equal(1), "a report that cannot be written fails; stdout:\n%s\nstderr:\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stderr).To(ContainSubstring("summary.md"), "the error names the file")
+		for f, want := range before {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(data) == want).To(BeTrue(), "%s was replaced although summary.md could not be", f)
+		}
+	})
 })
