@@ -8,7 +8,7 @@ RESULTS ?= results
 # PROFILE: the contract profile to judge (v1 or v2; empty: what the target declares, builtin serves it)
 PROFILE ?=
 
-.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance diff-openclaw container-image conformance-container
+.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance openclaw-triage diff-openclaw container-image conformance-container
 
 all: build
 
@@ -106,6 +106,11 @@ openclaw-conformance: build openclaw-install
 	cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
 	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
 		"$(OPENCLAW_RESULTS)/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
+
+## openclaw-triage: rewrite the "Current verdicts" table of $(OPENCLAW_REPORT)/TRIAGE.md from the folder's report,
+## junit.xml, baseline and handcheck/ (tools/triage; docs/openclaw.md); fails and names the rows that fail a check.
+openclaw-triage:
+	$(GO) run ./tools/triage --report "$(OPENCLAW_REPORT)"
 
 ## diff-openclaw: the reference against OpenClaw 2026.7.35 and 2026.9.6 over the hostile corpus (codemode-conformance
 ## diff, docs/diff.md), with the committed triage; the ledger goes to $(RESULTS)-diff/ (copy diff.json to reports/diff/

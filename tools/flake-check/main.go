@@ -20,11 +20,12 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -58,7 +59,7 @@ func main() {
 		return
 	}
 	var flaky []string
-	for _, pkg := range sortedKeys(tests) {
+	for _, pkg := range slices.Sorted(maps.Keys(tests)) {
 		names := tests[pkg]
 		fmt.Printf("flake-check: %s: %s ×%d\n", pkg, strings.Join(names, " "), *n)
 		for _, name := range names {
@@ -217,16 +218,7 @@ func changedRequirements(changed map[string][]int) []string {
 			}
 		}
 	}
-	return sortedKeys(ids)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
+	return slices.Sorted(maps.Keys(ids))
 }
 
 func atoi(s string) int {
