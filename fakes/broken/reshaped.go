@@ -10,8 +10,9 @@ import (
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
-// The specs issue 24's triage reshaped (spec/CHANGES.md, Version 5,
-// "ocfix"): CM-E2E-08 compares the trajectory by position, CM-RUN-05
+// The specs issue 24's triage reshaped (commit 2eb66c7, helper ocfix;
+// spec/CHANGES.md, "issue 23: variants for the specs issue 24's triage
+// reshaped"): CM-E2E-08 compares the trajectory by position, CM-RUN-05
 // suspends at a harness-released hold tool and completes every cell it
 // suspended, CM-SEC-02's realm probe walks page 001's catalog handles on a
 // target without 000's tools. Each variant is a fault the reshaped spec
@@ -34,7 +35,8 @@ func init() {
 // oneParentTrajectory rewrites a run.trajectory answer so that every nested
 // row's parentToolCallId is the toolCallId of the first exec/wait row
 // before it that is an exec: the cell's origin, not the exec or wait call
-// during which the guest made the call (protocol.md §5.5, TrajectoryCall).
+// during which the guest made the call (protocol.md §4, run.trajectory's
+// TrajectoryCall).
 func oneParentTrajectory(msg map[string]any) (edited, drop bool) {
 	res, ok := msg["result"].(map[string]any)
 	calls, isTrajectory := res["calls"].([]any)
