@@ -22,10 +22,10 @@ import (
 // timings are normalised (issue 23 item 8 and its acceptance line): every
 // spec of the catalogue (corpus cases included) against fakes/naive, a
 // target with many failures, blocks and skips, once serially and once with
-// --procs 2, at the same time. The spec verdicts and normalised messages (report.Normalise:
-// ids, timings, go-cmp's random spacing and Gomega's layout), requirement
-// verdicts, overall verdict and exit code must be the same, and every
-// Serial spec runs in the serial worker. (Two serial runs are compared by
+// --procs 2, at the same time. The spec verdicts and normalised messages
+// (report.Normalise: ids, timings, go-cmp's random spacing and Gomega's
+// layout), requirement verdicts, overall verdict and exit code must be the
+// same, and every Serial spec runs in the serial worker. (Two serial runs are compared by
 // determinism_test.go on three requirements; this comparison is the
 // stronger one: the two runs also order the specs differently.)
 var _ = Describe("run --procs", func() {
