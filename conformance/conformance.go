@@ -90,6 +90,11 @@ type Config struct {
 	// selection records both: the verdict judges the selected specs only.
 	Requirements []string
 	LabelFilter  string
+	// ReportBudget is how many bytes of target-controlled strings each
+	// report may carry (report.Budget; 0: report.DefaultReportBudget, 8
+	// MiB): past it, strings are replaced by a marker saying how many bytes
+	// were left out, and verdicts are kept (issue 28 N8).
+	ReportBudget int
 }
 
 // ErrConfig is wrapped by every error Check returns.

@@ -31,6 +31,9 @@ type Outcome struct {
 	Report      types.Report
 	Evaluation  report.Evaluation
 	Conformance report.Conformance
+	// Budget is each report's budget of target-controlled bytes
+	// (report.Budget; 0: report.DefaultReportBudget), Config.ReportBudget.
+	Budget int
 }
 
 // Evaluate judges a finished run (the report Ginkgo hands ReportAfterSuite).
@@ -64,7 +67,7 @@ func (run Run) Evaluate(r types.Report) Outcome {
 	if conf.ExpectedFailures != nil {
 		conf.ExpectedFailures.File = c.ExpectedFailures
 	}
-	return Outcome{Report: r, Evaluation: ev, Conformance: conf}
+	return Outcome{Report: r, Evaluation: ev, Conformance: conf, Budget: c.ReportBudget}
 }
 
 // Passed reports whether the overall verdict is success or partial.
@@ -75,7 +78,7 @@ func (o Outcome) Passed() bool {
 // Summary returns summary.md and the text printed at the end of a run
 // (summary.md plus the requirement totals).
 func (o Outcome) Summary() (md, text string) {
-	c := o.Conformance
+	c := o.Conformance.Budgeted(report.NewBudget(o.Budget)) // summary.md's own budget (issue 28 N8)
 	md = report.Markdown(c.Target, c.ImplementationLine(), report.Summarize(o.Evaluation.Requirements))
 	if rm := c.RequiredMarkdown(); rm != "" { // at the top, under the title
 		md = strings.Replace(md, "\n\n", "\n\n"+rm+"\n", 1)
@@ -119,7 +122,10 @@ func (o Outcome) Summary() (md, text string) {
 // Write writes summary.md (md), conformance-report.yaml, junit.xml,
 // report.html and report.json (Ginkgo's JSON report, of the cleaned report)
 // into dir. A file it cannot write makes the overall verdict a
-// failure; the error names every such file.
+// failure; the error names every such file. Each report has a budget of
+// its own (o.Budget) for what the target controls: strings past it are
+// replaced by a marker saying how many bytes were left out (report.Budget);
+// verdicts, counts and IDs are never cut (issue 28 N8).
 func (o *Outcome) Write(dir, md string) error {
 	var errs []error
 	write := func(file string, data []byte, err error) {
@@ -132,18 +138,26 @@ func (o *Outcome) Write(dir, md string) error {
 		}
 	}
 	write("summary.md", []byte(md), nil)
-	y, err := o.Conformance.YAML()
+	y, err := o.Conformance.Budgeted(report.NewBudget(o.Budget)).YAML()
 	write("conformance-report.yaml", y, err)
 	props := []reporters.JUnitProperty{{Name: "profile", Value: o.Conformance.Profile.Name}, {Name: "catalogueVersion", Value: fmt.Sprint(o.Conformance.Catalogue.Version)}}
-	if err := report.WriteJUnit(o.Report, o.Evaluation, filepath.Join(dir, "junit.xml"), props...); err != nil {
+	// junit.xml and report.html carry the evaluation's messages and the
+	// report's evidence: both are charged to the one budget of each;
+	// junit.xml's to a third (report.JUnitCopies).
+	b := report.NewBudget(max(report.BudgetBytes(o.Budget)/report.JUnitCopies, 1))
+	ev := report.BudgetEvaluation(o.Evaluation, b)
+	if err := report.WriteJUnit(report.BudgetReport(o.Report, b), ev, filepath.Join(dir, "junit.xml"), props...); err != nil {
 		write("junit.xml", nil, err)
 	}
-	if err := report.WriteHTML(o.Report, o.Evaluation, o.Conformance, filepath.Join(dir, "report.html")); err != nil {
+	b = report.NewBudget(o.Budget)
+	c := o.Conformance.Budgeted(b) // the implementation's name before any evidence
+	ev = report.BudgetEvaluation(o.Evaluation, b)
+	if err := report.WriteHTML(report.BudgetReport(o.Report, b), ev, c, filepath.Join(dir, "report.html")); err != nil {
 		write("report.html", nil, err)
 	}
 	// Written here rather than by Ginkgo (--json-report): from the cleaned
 	// report, and a write that fails (a full disk) fails the run.
-	js, err := json.MarshalIndent([]types.Report{o.Report}, "", "  ")
+	js, err := json.MarshalIndent([]types.Report{report.BudgetReport(o.Report, report.NewBudget(o.Budget))}, "", "  ")
 	write("report.json", append(js, '\n'), err)
 	return errors.Join(errs...)
 }

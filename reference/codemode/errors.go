@@ -44,8 +44,12 @@ func (s *step) startFailure(vctx context.Context, err error, code result.ErrorCo
 	case errors.Is(err, ErrMemoryBudget):
 		return result.Failed(result.CodeRuntimeUnavailable, fmt.Sprintf("no VM could be created: %v", err))
 	case errors.Is(vctx.Err(), context.DeadlineExceeded) || errors.Is(err, engine.ErrDeadline) || errors.Is(err, context.DeadlineExceeded):
+		note, _, _ := s.waitNote()
+		if note != "" {
+			note = ": " + note
+		}
 		return s.limit(result.CodeTimeout,
-			fmt.Sprintf("the cell exceeded timeoutMs (%d ms) before its VM was %s (the runtime is under load)", s.c.run.cfg.TimeoutMs, what))
+			fmt.Sprintf("the cell exceeded timeoutMs (%d ms) before its VM was %s%s (the runtime is under load)", s.c.run.cfg.TimeoutMs, what, note))
 	}
 	return result.Failed(code, err.Error())
 }

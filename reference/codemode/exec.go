@@ -131,14 +131,21 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 	// synchronous top level of the cell too, not only what drive runs later.
 	stop := context.AfterFunc(c.callCtx, cancel)
 	defer stop()
+	done := phase(&s.waits.template) // each phase's time, for a timeout's message (waits.go)
 	tpl, err := rt.template(vctx, r.cfg.MemoryLimitBytes)
+	done()
 	if err != nil {
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
-	if err := s.admitVM(vctx); err != nil { // admission.go: the process's live-VM limit
+	done = phase(&s.waits.admission)
+	err = s.admitVM(vctx) // admission.go: the process's live-VM limit
+	done()
+	if err != nil {
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}
+	done = phase(&s.waits.start)
 	vm, err := tpl.NewVM(vctx)
+	done()
 	if err != nil {
 		return s.fail(s.startFailure(vctx, err, result.CodeRuntimeUnavailable, "created")), nil
 	}

@@ -38,7 +38,7 @@ func (s *step) trapResult(err error) result.Result {
 	var unc *engine.Uncatchable
 	switch {
 	case errors.Is(err, engine.ErrDeadline):
-		return s.limit(result.CodeTimeout, fmt.Sprintf("the cell exceeded timeoutMs (%d ms)", s.c.run.cfg.TimeoutMs))
+		return s.timeout() // waits.go: the guest's, or mostly waiting (issue 28 N12)
 	case errors.Is(err, engine.ErrCanceled):
 		return result.Failed(result.CodeAborted, "the code mode run was aborted")
 	case errors.Is(err, engine.ErrOutOfMemory):

@@ -28,6 +28,7 @@ type step struct {
 	memory   int64 // bytes it holds of the process memory budget with the slot (membudget.go)
 	sunkMu   sync.Mutex
 	sunk     []json.RawMessage // output items from the VM's sink, not yet taken (sink.go)
+	waits    callWaits         // where the call's budget went before the guest's code (waits.go)
 }
 
 // drive runs the VM until the cell completes, fails or suspends.
@@ -167,9 +168,13 @@ func (s *step) poll(vctx context.Context) (p prelude.Poll, r result.Result, end 
 // has failed (r).
 func (s *step) bootAndStart(ctx context.Context, tpl *booted, boot prelude.Boot, code string) (r result.Result, bad bool) {
 	s.c.br = tpl.br
-	if err := s.c.br.Boot(ctx, s.vm, boot); err != nil {
+	booted := phase(&s.waits.boot)
+	err := s.c.br.Boot(ctx, s.vm, boot)
+	booted()
+	if err != nil {
 		return s.fail(s.bootFailure(err, boot.Index.Len())), true
 	}
+	s.endSetup()
 	v, err := s.c.br.Start(ctx, s.vm, code)
 	if err != nil {
 		return s.fail(s.trapResult(err)), true
@@ -189,7 +194,8 @@ func (s *step) bootFailure(err error, n int) result.Result {
 	cfg := s.c.run.cfg
 	switch {
 	case errors.Is(err, engine.ErrDeadline):
-		return s.limit(result.CodeTimeout, fmt.Sprintf("the cell exceeded timeoutMs (%d ms) while its VM was being set up with the prelude and the run's catalog of %d tools, before any guest code ran (the runtime is under load, or the catalog is large)", cfg.TimeoutMs, n))
+		note, _, _ := s.waitNote()
+		return s.limit(result.CodeTimeout, fmt.Sprintf("the cell exceeded timeoutMs (%d ms) while its VM was being set up with the prelude and the run's catalog of %d tools, before any guest code ran: %s (the runtime is under load, or the catalog is large)", cfg.TimeoutMs, n, note))
 	case errors.Is(err, engine.ErrOutOfMemory):
 		return s.limit(result.CodeMemoryLimitExceeded, fmt.Sprintf("the run's catalog of %d tools does not fit in memoryLimitBytes (%d bytes): the VM ran out of memory booting it, before any guest code ran; raise memoryLimitBytes or prepare fewer tools", n, cfg.MemoryLimitBytes))
 	}

@@ -92,12 +92,18 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	// run.abort and run.end during the restore stop it, as in Exec.
 	stop := context.AfterFunc(c.callCtx, cancel)
 	defer stop()
-	if err := s.admitVM(vctx); err != nil { // admission.go: the process's live-VM limit
+	done := phase(&s.waits.admission) // each phase's time, for a timeout's message (waits.go)
+	err := s.admitVM(vctx)            // admission.go: the process's live-VM limit
+	done()
+	if err != nil {
 		r.noteSnapshot(result.SnapshotDeleted, c.id, snap)
 		snap.Release()
 		return s.fail(s.startFailure(vctx, err, result.CodeSnapshotRestoreFailed, "restored")), nil
 	}
+	s.waits.restored = true
+	done = phase(&s.waits.start)
 	vm, err := rt.opts.Suspender.Resume(vctx, rt.eng, snap)
+	done()
 	if err != nil {
 		r.noteSnapshot(result.SnapshotDeleted, c.id, snap)
 		snap.Release()
@@ -107,6 +113,7 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 		return s.fail(result.Failed(result.CodeSnapshotRestoreFailed, "snapshot restore failed: "+err.Error())), nil
 	}
 	s.useVM(vm)
+	s.endSetup()
 	r.noteSnapshot(result.SnapshotRestored, c.id, snap)
 	var ds []prelude.Delivery
 	if yieldID != 0 {

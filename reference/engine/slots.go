@@ -132,11 +132,16 @@ type slot struct {
 // nil, holding nothing, when ctx ends first (the caller reports the VM's
 // stop error), else a slot to pass to withSlot and to release.
 func enterGuest(ctx context.Context, vm *VM) *slot {
-	if !runSlots.acquire(ctx.Done(), false) {
+	asked := time.Now()
+	ok := runSlots.acquire(ctx.Done(), false)
+	now := time.Now()
+	vm.slotWaited.Add(int64(now.Sub(asked)))
+	if !ok {
+		vm.stopWaiting.Store(true)
 		vm.markStop(ctx)
 		return nil
 	}
-	sl := &slot{s: &runSlots, ctx: ctx, vm: vm, since: time.Now()}
+	sl := &slot{s: &runSlots, ctx: ctx, vm: vm, since: now}
 	sl.held.Store(true)
 	return sl
 }
@@ -149,6 +154,7 @@ func withSlot(call context.Context, sl *slot) context.Context {
 // release gives the slot back; calling it again does nothing.
 func (sl *slot) release() {
 	if sl != nil && sl.held.CompareAndSwap(true, false) {
+		sl.vm.slotHeld.Add(int64(time.Since(sl.since)))
 		sl.s.release()
 	}
 }
@@ -163,11 +169,16 @@ func yieldSlot(ctx context.Context) {
 		return
 	}
 	sl.release()
-	if !sl.s.acquire(sl.ctx.Done(), false) {
+	asked := time.Now()
+	ok := sl.s.acquire(sl.ctx.Done(), false)
+	now := time.Now()
+	sl.vm.slotWaited.Add(int64(now.Sub(asked)))
+	if !ok {
+		sl.vm.stopWaiting.Store(true)
 		sl.vm.markStop(sl.ctx)
 		return
 	}
-	sl.since = time.Now()
+	sl.since = now
 	sl.held.Store(true)
 }
 

@@ -94,3 +94,30 @@ var _ = Describe("run slots: VMs executing guest code at once", func() {
 		Entry("cancellation (an aborted run)", true, engine.ErrCanceled),
 	)
 })
+
+var _ = Describe("run slots: what a VM waited for (issue 28 N12)", func() {
+	It("counts a VM's wait for a slot and its held time apart, and says when its deadline came while it waited", func(ctx SpecContext) {
+		limitRunning(1, time.Hour) // the spinner never hands its slot over
+		spinner, waiter := newVM(ctx), newVM(ctx)
+		done := make(chan error, 1)
+		go func() {
+			sctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+			defer cancel()
+			_, err := spinner.Eval(sctx, `for (;;) {}`, "spin.js")
+			done <- err
+		}()
+		Eventually(engine.Running).Should(Equal(1), "the spinner holds the only slot")
+		wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		_, err := waiter.Eval(wctx, `1 + 1`, "short.js")
+		Expect(err).To(MatchError(engine.ErrDeadline), "the waiter's deadline passes while it waits for the slot")
+		Expect(waiter.StoppedWaiting()).To(BeTrue(), "its stop came while it waited, not while it ran")
+		waited, held := waiter.SlotTimes()
+		Expect(waited).To(BeNumerically(">", 0))
+		Expect(held).To(BeZero(), "it never held a slot")
+		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(MatchError(engine.ErrDeadline)))
+		Expect(spinner.StoppedWaiting()).To(BeFalse(), "the spinner's stop came while it ran")
+		_, held = spinner.SlotTimes()
+		Expect(held).To(BeNumerically(">", 0))
+	})
+})

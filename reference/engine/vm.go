@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -40,7 +41,25 @@ type VM struct {
 	oom       atomic.Bool                                 // set by the out-of-memory listener (oom.go)
 	sink      atomic.Pointer[func(string)]                // SetSink: where the guest's sink calls go (sink.go)
 	query     atomic.Pointer[func(string) (string, bool)] // SetQuery: who answers the guest's queries (query.go)
+
+	// Run slots (slots.go), over the VM's life, in nanoseconds: the time it
+	// waited for one and the time it held one (executed wasm); and whether
+	// its deadline or cancellation came while it waited (issue 28 N12).
+	slotWaited, slotHeld atomic.Int64
+	stopWaiting          atomic.Bool
 }
+
+// SlotTimes is how long vm has waited for the process's run slots and how
+// long it has held one (executed wasm: guest code, the prelude, natives),
+// each summed over its life. A caller that knows when its call started
+// tells the guest's share of a timeout from the wait's (issue 28 N12).
+func (vm *VM) SlotTimes() (waited, held time.Duration) {
+	return time.Duration(vm.slotWaited.Load()), time.Duration(vm.slotHeld.Load())
+}
+
+// StoppedWaiting reports whether vm's stop (its deadline or cancellation)
+// came while it waited for a run slot, not while it executed.
+func (vm *VM) StoppedWaiting() bool { return vm.stopWaiting.Load() }
 
 // MaxStackBytes is QuickJS's stack limit (JS_SetMaxStackSize), in bytes of
 // the wasm shadow stack, which is 1 MiB in this build and grows down from

@@ -191,6 +191,14 @@ var _ = Describe("limits", "wall clock per call", func() {
 		Eventually(r.Tools.Finished).WithTimeout(5*time.Second).Should(Equal(1), "the nested call must finish before the wait is sent")
 		res, _ := r.Follow(ctx, w)
 		Expect(res).To(CompleteWith(800), "each wait gets its own timeoutMs %s", EnvelopeNote)
+		// Serial (since --procs, dd97510): each call's 1200 ms of spinning
+		// leaves the target 800 ms of its 2000 ms budget for its own work
+		// (VM start or restore, the reference's drain window of a quarter
+		// of timeoutMs), so the verdict depends on the target's pace: a
+		// parallel spec's cells, sharing the target's CPU, can push a call
+		// over the budget and fail the requirement for the harness's doing.
+		// Serial keeps other specs away; it cannot keep away a loaded
+		// machine (issue 27: a failure under --procs at load ~15).
 	}, HangIsFailure, Serial)
 })
 

@@ -12,6 +12,7 @@ import (
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/targets"
+	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/onsi/ginkgo/v2/types"
 )
 
@@ -70,6 +71,7 @@ var (
 	target, resultsDir, labelFilter, features, exempt, expectedFailures, profile string
 	reqs                                                                         multi
 	verbose, failFast                                                            bool
+	reportBudget                                                                 int
 )
 
 // runFlags defines the run flags; it prints parse errors (not usage) to
@@ -90,6 +92,7 @@ func runFlags() *flag.FlagSet {
 	fs.StringVar(&exempt, "exempt-features", "", "comma-separated features to remove from the declared ones (a required feature removed here skips, reported as exempted by the user)")
 	fs.StringVar(&profile, "profile", "", "contract profile to judge the target against: "+strings.Join(spec.ProfileNames(), " or ")+" (default: the one the target declares, else "+spec.DefaultProfile+"; builtin serves it; a target declaring another one, or features outside it or excluding each other, is a target error)")
 	fs.StringVar(&expectedFailures, "expected-failures", "", "YAML baseline of known failures: requirements: [IDs], specs: [names] (listed failures are xfail, listed passes xpass)")
+	fs.IntVar(&reportBudget, "report-budget", report.DefaultReportBudget, "`bytes` of target-controlled strings each report (report.json, junit.xml, report.html, conformance-report.yaml, summary.md) may carry; past it strings are replaced by a marker saying how many bytes were left out, verdicts are kept (docs/reports.md)")
 	fs.IntVar(&framework.MaxMessageBytes, "max-message-bytes", framework.MaxMessageBytes, "longest message the harness reads from the target, in `bytes` (without the newline); a longer one is a target fault: that spec is an error and the target is restarted (spec/protocol.md §1)")
 	fs.Func("token-file", "`file` holding the session token to send as initialize params.token, for a target listening with a token (codemode-reference serve --listen --allow-remote); also $"+framework.TokenEnv, func(path string) error {
 		b, err := os.ReadFile(path)

@@ -221,3 +221,120 @@ var _ = Describe("a report.json that cannot be written (issue 28 N10)", func() {
 		Expect(string(s.Out.Contents())).To(ContainSubstring("overall failure (exit 1)"))
 	})
 })
+
+// targetBytes is how many bytes of fakes/hostile's big strings a report
+// carries: each is "[tag]" and then B's, cut at report.MaxTargetBytes.
+func targetBytes(b []byte) int {
+	n := 0
+	for _, m := range bigRun.FindAll(b, -1) {
+		n += len(m)
+	}
+	return n
+}
+
+var bigRun = regexp.MustCompile(`B{64,}`)
+
+// reportVerdicts is every verdict a run's reports state, per format: the
+// requirements' and specs' of conformance-report.yaml, junit.xml's
+// testcases (name and verdict property) and report.json's spec states.
+func reportVerdicts(o outcome) map[string][]string {
+	GinkgoHelper()
+	out := map[string][]string{"overall": {string(o.Report.Overall)}}
+	for _, r := range o.Report.Requirements {
+		out["yaml"] = append(out["yaml"], r.ID+"="+string(r.Verdict))
+		for _, s := range r.Specs {
+			out["yaml"] = append(out["yaml"], r.ID+"/"+s.Name+"="+string(s.Verdict))
+		}
+	}
+	junit, err := os.ReadFile(filepath.Join(o.Dir, "junit.xml"))
+	Expect(err).NotTo(HaveOccurred())
+	var doc struct {
+		Suites []struct {
+			Cases []struct {
+				Name   string `xml:"name,attr"`
+				Status string `xml:"status,attr"`
+				Props  []struct {
+					Name  string `xml:"name,attr"`
+					Value string `xml:"value,attr"`
+				} `xml:"properties>property"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	Expect(xml.Unmarshal(junit, &doc)).To(Succeed())
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			line := c.Name + " status=" + c.Status
+			for _, p := range c.Props {
+				if p.Name == "verdict" || p.Name == "requirement" {
+					line += " " + p.Name + "=" + p.Value
+				}
+			}
+			out["junit"] = append(out["junit"], line)
+		}
+	}
+	js, err := os.ReadFile(filepath.Join(o.Dir, "report.json"))
+	Expect(err).NotTo(HaveOccurred())
+	var reps []struct {
+		SpecReports []struct {
+			LeafNodeText string
+			State        string
+		}
+	}
+	Expect(json.Unmarshal(js, &reps)).To(Succeed())
+	for _, r := range reps {
+		for _, s := range r.SpecReports {
+			out["json"] = append(out["json"], s.LeafNodeText+"="+s.State)
+		}
+	}
+	out["summary"] = verdictLines.FindAllString(o.Summary, -1)
+	for _, l := range strings.Split(o.Summary, "\n") {
+		if strings.HasPrefix(l, "|") || strings.HasPrefix(l, "Overall:") {
+			out["summary"] = append(out["summary"], l)
+		}
+	}
+	return out
+}
+
+var _ = Describe("reports of a target whose strings pass a report's budget (issue 28 N8)", Ordered, func() {
+	const budget = 80 << 10 // one 64 KiB string fits, the next does not
+	var full, small outcome
+	BeforeAll(func() {
+		args := []string{"--target", "fake:hostile-big", "--req", "CM-EXEC-01", "--req", "CM-EXEC-02", "--req", "CM-EXEC-03"}
+		full = conformance(args...)
+		small = conformance(append(args, "--report-budget", fmt.Sprint(budget))...)
+	})
+
+	It("keeps every report within its budget of target bytes, valid UTF-8 and parseable, saying what it left out", func() {
+		Expect(small.Code).To(Equal(1), "stdout:\n%.4000s", small.Stdout)
+		for _, f := range []string{"summary.md", "conformance-report.yaml", "junit.xml", "report.html", "report.json"} {
+			b, err := os.ReadFile(filepath.Join(small.Dir, f))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(targetBytes(b)).To(BeNumerically("<=", budget), "%s carries more of the target's strings than its budget", f)
+			Expect(unsafeText(b)).To(BeEmpty(), f)
+			if f == "junit.xml" || f == "report.html" || f == "report.json" {
+				fb, _ := os.ReadFile(filepath.Join(full.Dir, f))
+				Expect(targetBytes(fb)).To(BeNumerically(">", budget), "%s at the default budget: the test needs more target bytes than the small budget", f)
+				Expect(strings.Contains(string(b), "(left out: ")).To(BeTrue(), "%s says what it left out", f)
+			}
+		}
+		junit, _ := os.ReadFile(filepath.Join(small.Dir, "junit.xml"))
+		Expect(xmlWellFormed(junit)).To(Succeed())
+		js, _ := os.ReadFile(filepath.Join(small.Dir, "report.json"))
+		Expect(json.Valid(js)).To(BeTrue())
+		y, _ := os.ReadFile(filepath.Join(small.Dir, "conformance-report.yaml"))
+		var c report.Conformance
+		Expect(yaml.Unmarshal(y, &c)).To(Succeed())
+		if exec.Command("python3", "-c", "import yaml").Run() == nil {
+			py := exec.Command("python3", "-c", "import sys, yaml; yaml.safe_load(open(sys.argv[1], encoding='utf-8'))", filepath.Join(small.Dir, "conformance-report.yaml"))
+			got, err := py.CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "PyYAML: %s", got)
+		}
+	})
+
+	It("loses no verdict: every report states the same verdicts as at the default budget", func() {
+		want, got := reportVerdicts(full), reportVerdicts(small)
+		Expect(want["yaml"]).NotTo(BeEmpty())
+		Expect(want["junit"]).NotTo(BeEmpty())
+		Expect(got).To(Equal(want))
+	})
+})

@@ -125,7 +125,7 @@ func cli(args []string) int {
 
 func run() int {
 	cfg := conformance.Config{Target: target, ExemptFeatures: split(exempt), ResultsDir: resultsDir,
-		ExpectedFailures: expectedFailures, Requirements: reqs, LabelFilter: labelFilter, Profile: profile}
+		ExpectedFailures: expectedFailures, Requirements: reqs, LabelFilter: labelFilter, Profile: profile, ReportBudget: reportBudget}
 	if features != "" {
 		cfg.Features = append([]string{}, split(features)...)
 	}
