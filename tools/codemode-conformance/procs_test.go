@@ -58,7 +58,15 @@ var _ = Describe("run --procs", func() {
 			for _, r := range reports {
 				for _, s := range report.Specs(r) {
 					Expect(v.Specs).NotTo(HaveKey(s.Text), "each spec is reported once")
-					v.Specs[s.Text] = s.State + ": " + report.Normalise(s.Message)
+					m := report.Normalise(s.Message)
+					// A crashed target's stderr is quoted by its last bytes:
+					// where that tail starts depends on the lengths of what
+					// the target wrote before (Node's GC trace, timings), so
+					// only the harness's words before it are compared.
+					if i := strings.Index(m, "target stderr:"); i >= 0 {
+						m = m[:i] + "target stderr: (not compared)"
+					}
+					v.Specs[s.Text] = s.State + ": " + m
 				}
 			}
 			return v
