@@ -8,7 +8,7 @@ RESULTS ?= results
 # PROFILE: the contract profile to judge (v1 or v2; empty: what the target declares, builtin serves it)
 PROFILE ?=
 
-.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance openclaw-triage diff-openclaw container-image conformance-container
+.PHONY: all engine build conformance conformance-exec conformance-md mcp-golden test vet fmt fuzz bench clean openclaw-install openclaw-conformance openclaw-rejudge openclaw-matrix openclaw-triage diff-openclaw container-image conformance-container
 
 all: build
 
@@ -93,24 +93,61 @@ OPENCLAW_REPORT  ?= reports/openclaw-$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR
 # generation 2: make openclaw-conformance OPENCLAW_VERSION=2026.9.6 OPENCLAW_PROFILE=v2
 OPENCLAW_PROFILE ?=
 OPENCLAW_RESULTS ?= $(RESULTS)-openclaw
+# OPENCLAW_COPY_REPORTS: the committed copy of a run's reports (openclaw-conformance, openclaw-rejudge): the YAML and
+# summary as they are, junit.xml without local paths, Ginkgo's per-spec logs and the transcripts.
+OPENCLAW_COPY_REPORTS = mkdir -p "$(OPENCLAW_REPORT)" && cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
+	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
+		"$(OPENCLAW_RESULTS)/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml"
 openclaw-install:
 	$(GO) run ./targets/openclaw/cmd/openclaw-install $(OPENCLAW_VERSION)
 
 ## openclaw-conformance: every suite against the real OpenClaw (target openclaw:$(OPENCLAW_VERSION)) with its
-## committed expected-failures baseline; writes conformance-report.yaml, summary.md and junit.xml to
+## committed expected-failures baseline (a release without one is judged without); writes conformance-report.yaml, summary.md and junit.xml to
 ## $(OPENCLAW_REPORT)/ (full results in $(RESULTS)-openclaw; the committed junit.xml leaves out local paths, Ginkgo's
 ## per-spec logs and the transcripts, which report.html and report.json there keep). Fails on drift from the baseline.
 openclaw-conformance: build openclaw-install
 	./bin/codemode-conformance run --target "openclaw:$(OPENCLAW_VERSION)$(if $(OPENCLAW_EXECUTOR),+$(OPENCLAW_EXECUTOR))" $(if $(OPENCLAW_PROFILE),--profile $(OPENCLAW_PROFILE)) $(if $(OPENCLAW_LABEL_FILTER),--label-filter '$(OPENCLAW_LABEL_FILTER)') --results-dir "$(OPENCLAW_RESULTS)" \
-		--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
-	cp "$(OPENCLAW_RESULTS)/conformance-report.yaml" "$(OPENCLAW_RESULTS)/summary.md" "$(OPENCLAW_REPORT)/" && \
-	sed -e 's|$(CURDIR)/||g' -e 's|$(CURDIR)|.|g' -e 's|<system-err>.*</system-err>||' -e '/<property name="transcript /d' -e '/<property name="failure"/d' \
-		"$(OPENCLAW_RESULTS)/junit.xml" > "$(OPENCLAW_REPORT)/junit.xml" && exit $$rc
+		$(if $(wildcard $(OPENCLAW_REPORT)/expected-failures.yaml),--expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"); rc=$$?; \
+	$(OPENCLAW_COPY_REPORTS) && exit $$rc
+
+## openclaw-rejudge: after `codemode-conformance baseline --from $(OPENCLAW_RESULTS) --update
+## $(OPENCLAW_REPORT)/expected-failures.yaml`, judge the finished run in $(OPENCLAW_RESULTS) again against the updated
+## baseline (codemode-conformance rejudge: no target runs, seconds instead of a rerun) and copy its reports to
+## $(OPENCLAW_REPORT)/ as openclaw-conformance does. Exit status as the run's for the new verdict.
+openclaw-rejudge: build
+	./bin/codemode-conformance rejudge --from "$(OPENCLAW_RESULTS)" --expected-failures "$(OPENCLAW_REPORT)/expected-failures.yaml"; rc=$$?; \
+	[ $$rc -le 1 ] && $(OPENCLAW_COPY_REPORTS) && exit $$rc
 
 ## openclaw-triage: rewrite the "Current verdicts" table of $(OPENCLAW_REPORT)/TRIAGE.md from the folder's report,
 ## junit.xml, baseline and handcheck/ (tools/triage; docs/openclaw.md); fails and names the rows that fail a check.
 openclaw-triage:
 	$(GO) run ./tools/triage --report "$(OPENCLAW_REPORT)"
+
+## openclaw-matrix: the OpenClaw release matrix, requirement × release with each verdict's change from the previous
+## release marked (tools/openclaw-matrix → $(OPENCLAW_MATRIX)/MATRIX.md, matrix.json). For each of RELEASES (default: every
+## pinned version, targets/openclaw/<version>/), `openclaw-install --check` asks its generation's adapter whether it can
+## drive it and writes reports/openclaw-<version>/drivability.json; a drivable release is judged by openclaw-conformance under
+## its generation's profile (v1 or v2; openclaw-install --profile) into reports/openclaw-<version>/, one after the other
+## (results in $(RESULTS)-openclaw-<version>); one that is not keeps only its drivability.json, whose reason names the
+## functions its chunks do not export. Long: every suite per drivable release (25–40 min each on 2 cores).
+##   make openclaw-matrix RELEASES="2026.5.28 2026.6.35 2026.7.1 2026.7.35 2026.8.2 2026.9.4 2026.9.6"
+OPENCLAW_MATRIX ?= reports/openclaw-matrix
+RELEASES ?= $(shell $(GO) run ./targets/openclaw/cmd/openclaw-install --list)
+openclaw-matrix: build
+	$(GO) build -o bin/openclaw-install ./targets/openclaw/cmd/openclaw-install
+	@for v in $(RELEASES); do \
+	  mkdir -p "reports/openclaw-$$v"; \
+	  ./bin/openclaw-install --check "$$v" > "reports/openclaw-$$v/drivability.json.tmp"; rc=$$?; \
+	  case $$rc in 0|3) mv "reports/openclaw-$$v/drivability.json.tmp" "reports/openclaw-$$v/drivability.json";; esac; \
+	  case $$rc in \
+	  0) $(MAKE) --no-print-directory openclaw-conformance OPENCLAW_VERSION="$$v" OPENCLAW_PROFILE="$$(./bin/openclaw-install --profile "$$v")" \
+	       OPENCLAW_EXECUTOR= OPENCLAW_LABEL_FILTER= OPENCLAW_REPORT="reports/openclaw-$$v" OPENCLAW_RESULTS="$(RESULTS)-openclaw-$$v" \
+	       || echo "openclaw-matrix: $$v: the run failed or drifted from its baseline (its report is written)";; \
+	  3) echo "openclaw-matrix: $$v is not drivable: reports/openclaw-$$v/drivability.json says why";; \
+	  *) echo "openclaw-matrix: $$v: openclaw-install --check failed (exit $$rc)"; exit $$rc;; \
+	  esac; \
+	done
+	$(GO) run ./tools/openclaw-matrix --out "$(OPENCLAW_MATRIX)" $(RELEASES)
 
 ## diff-openclaw: the reference against OpenClaw 2026.7.35 and 2026.9.6 over the hostile corpus (codemode-conformance
 ## diff, docs/diff.md), with the committed triage; the ledger goes to $(RESULTS)-diff/ (copy diff.json to reports/diff/
@@ -184,7 +221,7 @@ flake-check: engine
 	$(GO) run ./tools/flake-check -base "$(BASE)" -n $(FLAKE_N)
 
 clean:
-	rm -rf bin $(SITE) $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules
+	rm -rf bin $(SITE) $(RESULTS) $(RESULTS)-exec $(RESULTS)-openclaw $(RESULTS)-openclaw-* $(RESULTS)-container $(ENGINE_WASM) $(ENGINE_PKG)/node_modules
 
 ## dist: release artefacts in dist/ (gitignored): static harness binaries (CGO_ENABLED=0, the engine embedded, so
 ## builtin works) for DIST_PLATFORMS, each as codemode-conformance_<version>_<os>_<arch>.tar.gz, SHA256SUMS over the

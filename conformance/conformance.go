@@ -11,7 +11,7 @@
 //	func TestConformance(t *testing.T) {
 //		conformance.Test(t, conformance.Config{
 //			Target:     "exec:./bin/my-runtime serve --stdio", // or tcp:127.0.0.1:7070
-//			ResultsDir: "conformance-results",                 // conformance-report.yaml, summary.md, junit.xml, report.html, report.json
+//			ResultsDir: "conformance-results",                 // conformance-report.yaml, summary.md, junit.xml, report.html, report.json, run-metadata.json
 //			// ExpectedFailures: "known-failures.yaml",        // a baseline: listed failures are xfail
 //		})
 //	}
@@ -78,7 +78,9 @@ type Config struct {
 	// builtin target serves it. Every report names it.
 	Profile string
 	// ResultsDir, if set, receives conformance-report.yaml, summary.md,
-	// junit.xml, report.html and Ginkgo's report.json (created if needed).
+	// junit.xml, report.html, Ginkgo's report.json and run-metadata.json
+	// (Facts; codemode-conformance rejudge judges the run again from the
+	// last two) (created if needed).
 	ResultsDir string
 	// ExpectedFailures is the path of a baseline YAML (report.Baseline): a
 	// listed failure is an xfail, a listed spec or requirement that passes

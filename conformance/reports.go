@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -25,49 +24,23 @@ type Run struct {
 	Built    []report.BuiltSpec
 }
 
-// Outcome is an evaluated run: Ginkgo's report, the verdict of every spec
-// and the conformance report (conformance-report.yaml).
+// Outcome is an evaluated run: Ginkgo's report, the verdict of every spec,
+// the conformance report (conformance-report.yaml) and the facts it was
+// judged with (run-metadata.json).
 type Outcome struct {
 	Report      types.Report
 	Evaluation  report.Evaluation
 	Conformance report.Conformance
+	Facts       Facts
 	// Budget is each report's budget of target-controlled bytes
 	// (report.Budget; 0: report.DefaultReportBudget), Config.ReportBudget.
 	Budget int
 }
 
-// Evaluate judges a finished run (the report Ginkgo hands ReportAfterSuite).
-// Every string that can carry what the target sent is cleaned first
-// (report.SanitiseReport, report.Clean), so no report written from the
-// Outcome carries a raw one.
+// Evaluate judges a finished run (the report Ginkgo hands ReportAfterSuite)
+// with the run's own facts and baseline: run.Facts().Evaluate.
 func (run Run) Evaluate(r types.Report) Outcome {
-	c := run.Config
-	r = report.SanitiseReport(r)
-	ev := report.Evaluate(report.Specs(r), run.Baseline)
-	ev.Profile = framework.Profile()
-	conf := report.NewConformance(ev, report.SuiteErrors(r), run.Baseline)
-	name, version, declared := framework.Implementation()
-	conf.Implementation = report.Peer{Name: report.Clean(name), Version: report.Clean(version)}
-	declared = slices.Clone(declared) // the framework's own copy stays as the target sent it
-	for i, f := range declared {
-		declared[i] = report.Clean(f)
-	}
-	conf.Harness = report.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion}
-	conf.Target = c.Target
-	conf.Features = report.Features{
-		Effective: EffectiveFeatures(),
-		Source:    framework.FeatureSource,
-		Declared:  declared,
-		Requested: c.Features,
-		Exempt:    c.ExemptFeatures,
-	}
-	conf.Profile = report.NewProfile(framework.Profile(), report.Clean(framework.DeclaredProfile()), c.Profile)
-	conf.ApplyRequired(RequiredFeatures())
-	conf.Selection = report.NewSelection(run.Built, ev, c.Requirements, c.LabelFilter)
-	if conf.ExpectedFailures != nil {
-		conf.ExpectedFailures.File = c.ExpectedFailures
-	}
-	return Outcome{Report: r, Evaluation: ev, Conformance: conf, Budget: c.ReportBudget}
+	return run.Facts().Evaluate(r, run.Baseline, run.Config.ExpectedFailures)
 }
 
 // Passed reports whether the overall verdict is success or partial.
@@ -120,7 +93,8 @@ func (o Outcome) Summary() (md, text string) {
 }
 
 // Write writes summary.md (md), conformance-report.yaml, junit.xml,
-// report.html and report.json (Ginkgo's JSON report, of the cleaned report)
+// report.html, report.json (Ginkgo's JSON report, of the cleaned report)
+// and run-metadata.json (o.Facts, what Rejudge needs besides report.json)
 // into dir. A file it cannot write makes the overall verdict a
 // failure; the error names every such file. Each report has a budget of
 // its own (o.Budget) for what the target controls: strings past it are
@@ -158,7 +132,46 @@ func (o *Outcome) Write(dir, md string) error {
 	// Written here rather than by Ginkgo (--json-report): from the cleaned
 	// report, and a write that fails (a full disk) fails the run.
 	js, err := json.MarshalIndent([]types.Report{report.BudgetReport(o.Report, report.NewBudget(o.Budget))}, "", "  ")
-	write("report.json", append(js, '\n'), err)
+	write(ReportJSONFile, append(js, '\n'), err)
+	meta, err := json.MarshalIndent(o.Facts, "", "  ")
+	write(RunMetadataFile, append(meta, '\n'), err)
+	return errors.Join(errs...)
+}
+
+// WriteAtomic is Write with every file replaced at once: the reports are
+// written into a fresh directory inside dir (created if needed), and only
+// when all of them were written is each renamed over its namesake in dir
+// (a rename within one file system replaces a file atomically, so a reader
+// never sees a truncated report). On an error nothing in dir is replaced.
+// Other files of dir (target logs, protocol-violation.txt) are left alone.
+func (o *Outcome) WriteAtomic(dir, md string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		o.Conformance.Overall = report.Failure
+		return err
+	}
+	stage, err := os.MkdirTemp(dir, ".codemode-conformance-reports-*")
+	if err != nil {
+		o.Conformance.Overall = report.Failure
+		return err
+	}
+	defer os.RemoveAll(stage)
+	if err := o.Write(stage, md); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(stage)
+	if err != nil {
+		o.Conformance.Overall = report.Failure
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		if err := os.Rename(filepath.Join(stage, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			errs = append(errs, fmt.Errorf("writing %s: %w", e.Name(), err))
+		}
+	}
+	if len(errs) > 0 {
+		o.Conformance.Overall = report.Failure
+	}
 	return errors.Join(errs...)
 }
 

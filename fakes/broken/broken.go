@@ -50,6 +50,19 @@ var Variants = []Variant{
 		Serve: func(ctx context.Context, eng *engine.Engine, r io.Reader, w io.WriteCloser) error {
 			return server.Serve(ctx, r, w, server.Options{Engine: eng, Runtime: codemode.Options{Suspender: liveSuspender{}}})
 		}},
+	// Under v2 a cut result conforms only when it says it was cut
+	// (protocol.md §12.9 "Truncation under v2").
+	{Name: "unmarked-truncation", Breaks: "CM-LIM-03", Profile: "v2", Defect: "under v2, a cell over maxOutputBytes completes with its output and value dropped and nothing saying so ({\"status\":\"completed\",\"value\":null}): the model gets a cut result as if it were whole",
+		Serve: outboundWith(codemode.Options{Profile: "v2"}, func(msg map[string]any) (bool, bool) {
+			res, ok := msg["result"].(map[string]any)
+			if !ok || msg["method"] != nil || res["code"] != "output_limit_exceeded" {
+				return false, false
+			}
+			delete(res, "code")
+			delete(res, "error")
+			res["status"], res["value"], res["output"] = "completed", nil, []any{}
+			return true, false
+		})},
 	{Name: "no-output-limit", Breaks: "CM-LIM-03", Defect: "maxOutputBytes from the configuration is ignored (always 10 MiB)",
 		Serve: rewriting(func(p map[string]any) {
 			switch cm := p["codeMode"].(type) {
@@ -136,7 +149,7 @@ var Variants = []Variant{
 		Serve: hangingOnce()},
 	{Name: "hang-cells", Breaks: "CM-LIM-01", Defect: "no exec or wait is ever answered (every cell hangs); everything else is",
 		Serve: proxied(func(msg map[string]any) (edited, die bool) { return false, false }, dropCells)},
-	{Name: "crash-after-answer", Breaks: "CM-LIM-02", Defect: "the process dies right after answering the first exec of the harness run, between two calls (as an out-of-memory kill would); the restarted target works",
+	{Name: "crash-after-answer", Breaks: "CM-SEC-04", Defect: "the process dies right after answering the first exec of the harness run, between two calls (as an out-of-memory kill would), so the next exec on the same runtime fails; the restarted target works",
 		Serve: crashingAfterAnswer()},
 	{Name: "forged-invoke", Breaks: "CM-ACT-05", Defect: "with each exec the target also sends a tool.invoke of its own, for a tool the run never declared, as guest code that escaped the sandbox could",
 		Serve: forgingInvokes()},

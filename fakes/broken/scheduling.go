@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/codemode"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/server"
@@ -83,7 +84,7 @@ func dropOverflow() serveFunc {
 			}
 			if cfg, err := config.Resolve(raw); err == nil {
 				mu.Lock()
-				capacity[p["run"]] = cfg.MaxPendingToolCalls + codemode.MaxQueuedRequests
+				capacity[p["run"]] = cfg.MaxPendingToolCalls + bridge.MaxQueuedRequests
 				mu.Unlock()
 			}
 			return false

@@ -22,14 +22,19 @@ func init() {
 				if (where !== "value" || v === null || typeof v !== "object") return v;
 				const big = (x, d) => typeof x === "bigint" ? BigInt.asIntN(64, x) !== x : d < 8 && x !== null && typeof x === "object" && Object.values(x).some((y) => big(y, d + 1));
 				return big(v, 0) ? String(v) : v; }`)},
-		Variant{Name: "typed-array-unsigned-bytes", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
-			Defect: "a typed array crosses as its unsigned bytes, so Int8Array([-1]) becomes {\"0\":255} (a Uint8Array is right)",
+		// Typed arrays that JSON.stringify serialises are CM-GUEST-13's (its
+		// text: "typed arrays of every kind as their index keys with their
+		// signed or float values"); CM-GUEST-08's exact spec no longer judges
+		// them (audit 2026-12-02: one fault, one requirement).
+		Variant{Name: "typed-array-unsigned-bytes", Breaks: "CM-GUEST-13", Spec: "exactly what JSON.stringify gives",
+			Defect: "a typed array of numbers crosses as its unsigned bytes, so Int8Array([-1]) becomes {\"0\":255} (a Uint8Array is right; BigInt typed arrays, which JSON.stringify throws on, are the reference's)",
 			Serve: changingValues(`(v) => {
+				const numeric = (x) => ArrayBuffer.isView(x) && !(x instanceof DataView) && !(x instanceof BigInt64Array) && !(x instanceof BigUint64Array);
 				const bytes = (x, d) => {
-					if (ArrayBuffer.isView(x) && !(x instanceof DataView)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+					if (numeric(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
 					if (d > 8 || x === null || typeof x !== "object" || Array.isArray(x) || Object.getPrototypeOf(x) !== Object.prototype) return x;
 					const o = {}; for (const k of Object.keys(x)) o[k] = bytes(x[k], d + 1); return o; };
-				const has = (x, d) => ArrayBuffer.isView(x) || (d < 8 && x !== null && typeof x === "object" && Object.values(x).some((y) => has(y, d + 1)));
+				const has = (x, d) => numeric(x) || (d < 8 && x !== null && typeof x === "object" && Object.values(x).some((y) => has(y, d + 1)));
 				return has(v, 0) ? bytes(v, 0) : v; }`)},
 		// The json(), tool-input and cycle cases of the exact-values spec
 		// (the audit of issue 23 acceptance: the three variants above change
@@ -58,6 +63,13 @@ func init() {
 					return o; };
 				const cyclic = (x, path) => x !== null && typeof x === "object" && (path.includes(x) || Object.values(x).some((y) => cyclic(y, path.concat([x]))));
 				try { return cyclic(v, []) ? walk(v, 0) : v; } catch (e) { return v; } }`)},
+		// The old exact spec accepted any digit-free string for a BigInt,
+		// "[object Object]" too (audit 2026-12-02): a string naming another
+		// kind is a corrupted value.
+		Variant{Name: "bigint-member-object-placeholder", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
+			Defect: "a BigInt member of a cell value is replaced by the generic placeholder \"[object Object]\", so {ok: 1, n: 2n ** 64n} becomes {\"ok\":1,\"n\":\"[object Object]\"}: a string that says the value was an object (where BigInt.prototype.toJSON makes JSON.stringify accept a BigInt, the member is right)",
+			Serve: changingValues(`(v, where) => where === "value" && typeof BigInt.prototype.toJSON !== "function" && v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).some((x) => typeof x === "bigint")
+				? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === "bigint" ? "[object Object]" : x])) : v`)},
 		Variant{Name: "stringify-drift", Breaks: "CM-GUEST-13",
 			Defect: "the converter walks boxed primitives as plain objects (new String(\"str\") becomes {\"0\":\"s\",\"1\":\"t\",\"2\":\"r\"}, new Number(3) {}) and calls toJSON with \"\" instead of the property key, as the reference's before 2026-12-01 did",
 			Serve: changingValues(`(v) => {

@@ -153,7 +153,15 @@ func WaitLast() Step {
 // Settle calls wait {runId} while the last tool result is waiting (the
 // step answers again), then answers with that result as the final text:
 // the model follows a suspended cell to its end.
-func Settle() Step {
+func Settle() Step { return SettleWhen(nil) }
+
+// SettleWhen is Settle that, before each wait it calls, runs ready (when
+// not nil) with the waiting result's JSON text; ready returns once the
+// model has something to wait for (a pending nested call returned, say: a
+// target may answer a wait at once while its call is still pending,
+// spec/protocol.md §10, and a model that calls wait again at once only
+// spends the turn's steps).
+func SettleWhen(ready func(result []byte)) Step {
 	return func(r Request) (Reply, error) {
 		var res struct {
 			Status string `json:"status"`
@@ -161,6 +169,9 @@ func Settle() Step {
 		}
 		last := r.LastToolResult()
 		if json.Unmarshal([]byte(resultJSON(last)), &res) == nil && res.Status == "waiting" && res.RunID != "" {
+			if ready != nil {
+				ready([]byte(resultJSON(last)))
+			}
 			return Reply{ToolCalls: []ToolCall{{Name: "wait", Input: map[string]any{"runId": res.RunID}}}, Again: true}, nil
 		}
 		return Reply{Text: last}, nil

@@ -39,11 +39,15 @@ type Set struct {
 	// canceled counts invocations whose context was canceled (tool.cancel)
 	// before they returned.
 	canceled int
+	// returned is closed, and replaced, each time an invocation returns
+	// (AnyReturned); returnedIDs holds the toolCallIds of those that did.
+	returned    chan struct{}
+	returnedIDs map[string]bool
 }
 
 // NewSet returns a set holding ts.
 func NewSet(ts ...Tool) *Set {
-	s := &Set{tools: map[string]Tool{}}
+	s := &Set{tools: map[string]Tool{}, returned: make(chan struct{}), returnedIDs: map[string]bool{}}
 	for _, t := range ts {
 		s.Add(t)
 	}
@@ -93,6 +97,9 @@ func (s *Set) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMess
 		if ctx.Err() != nil {
 			s.canceled++
 		}
+		s.returnedIDs[p.ToolCallID] = true
+		close(s.returned)
+		s.returned = make(chan struct{})
 		s.mu.Unlock()
 	}()
 	if !ok {
@@ -128,6 +135,28 @@ func (s *Set) Finished() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.done
+}
+
+// AnyReturned waits until one of the invocations with these toolCallIds
+// has returned (at once if one already has), or ctx ends; it reports
+// whether one has.
+func (s *Set) AnyReturned(ctx context.Context, ids []string) bool {
+	for {
+		s.mu.Lock()
+		returned := s.returned
+		for _, id := range ids {
+			if s.returnedIDs[id] {
+				s.mu.Unlock()
+				return true
+			}
+		}
+		s.mu.Unlock()
+		select {
+		case <-returned:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // Canceled counts invocations that were canceled (through tool.cancel or the

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codemode-conformance/codemode/reference/store"
+	"github.com/codemode-conformance/codemode/reference/trajectory"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
@@ -215,8 +216,8 @@ func (r *agentRun) persist(kind, key string, c protocol.TrajectoryCall) {
 	if r.history == nil {
 		return
 	}
-	c = boundedIDs(c)
-	c.Input = boundedInput(c.Input)
+	c = trajectory.BoundIDs(c)
+	c.Input = trajectory.BoundInput(c.Input)
 	_ = r.transcripts.Append(*r.history, store.Entry{Type: kind, Run: r.id, Instance: r.instance, Key: key, Call: c})
 }
 
@@ -229,7 +230,7 @@ func (c *cell) noteExecuted(id string) {
 	}
 	r.activity.mu.Lock()
 	defer r.activity.mu.Unlock()
-	if len(r.activity.executed) >= maxTrajectoryCalls {
+	if len(r.activity.executed) >= trajectory.MaxCalls {
 		r.activity.truncated = true
 		return
 	}
@@ -248,8 +249,8 @@ func (c *cell) persistActivity(ctx context.Context, p protocol.InvokeParams, sta
 	}
 	r.activity.begin()
 	defer r.activity.end()
-	row := boundedIDs(protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID, Tool: p.Tool,
-		CatalogID: p.CatalogID, Input: boundedInput(p.Input), Status: status, DisplayOnly: true})
+	row := trajectory.BoundIDs(protocol.TrajectoryCall{ToolCallID: p.ToolCallID, ParentToolCallID: p.ParentToolCallID, Tool: p.Tool,
+		CatalogID: p.CatalogID, Input: trajectory.BoundInput(p.Input), Status: status, DisplayOnly: true})
 	if r.gate.messageWrite && r.hooker != nil {
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), messageHookTimeout)
 		res, err := r.hooker.BeforeMessageWrite(hctx, protocol.MessageWriteParams{Run: r.id, Row: row})
@@ -281,7 +282,7 @@ func (rt *Runtime) TrajectoryView(run, view string, reload bool) (protocol.Traje
 		return protocol.TrajectoryResult{}, false, nil
 	}
 	if view == "" || view == protocol.TrajectoryViewCalls {
-		return r.traj.snapshot(run), true, nil
+		return r.traj.Snapshot(run), true, nil
 	}
 	if !rt.opts.HasFeature("nested-activity") || (view != protocol.TrajectoryViewActivity && view != protocol.TrajectoryViewReplay) {
 		return protocol.TrajectoryResult{}, true, fmt.Errorf("%w %q: this target serves %s", ErrBadView, view, rt.views())

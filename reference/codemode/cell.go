@@ -2,10 +2,10 @@ package codemode
 
 import (
 	"context"
-	"sort"
 	"sync"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/reference/prelude"
@@ -30,16 +30,17 @@ type cell struct {
 	// the cell is suspended. cancel ends them (terminal states, abort).
 	callCtx context.Context
 	cancel  context.CancelFunc
-	done    chan completion // buffered: goroutines never block
+	// calls is the cell's bridge: its nested calls in flight and queued,
+	// its guest timers (reference/bridge). It has its own lock, taken
+	// after mu when both are held.
+	calls *bridge.Calls
 
-	mu       sync.Mutex
-	state    string // running | waiting | resuming | ended
-	snap     Parked
-	expires  time.Time
-	inflight map[int64]*nestedCall
-	ready    []prelude.Delivery // settled results not yet delivered to the VM
-	sched    scheduler          // calls not sent yet (queue.go)
-	yieldID  int64
+	mu      sync.Mutex
+	state   string // running | waiting | resuming | ended
+	snap    Parked
+	expires time.Time
+	ready   []prelude.Delivery // settled results not yet delivered to the VM
+	yieldID int64
 
 	// br is the bridge of the template the cell's VM came from; value is
 	// the promise of the cell's value (0 if the code never started) and
@@ -49,9 +50,8 @@ type cell struct {
 	value  engine.Value
 	sealed bool
 
-	counts      map[string]int
-	calledTools []string
-	seen        map[int64]bool // bridge request ids already taken
+	counts  map[string]int
+	bridged map[int64]bool // request ids of bridge calls, namespace and MCP (Options.SuspendEagerly drains them)
 	// toolFailures are the messages of the nested_tool_failed errors the
 	// host delivered: only those may fail the cell with that code (the
 	// guest can reach the bridge's deliver and forge one).
@@ -78,17 +78,6 @@ type cell struct {
 	ts *tsLines
 }
 
-type nestedCall struct {
-	reqID  int64
-	callID string
-	toolID string
-}
-
-type completion struct {
-	reqID int64
-	d     prelude.Delivery
-}
-
 func (c *cell) parked() Parked {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -111,9 +100,8 @@ func (c *cell) terminate() {
 		c.adm.releaseSuspended()
 	}
 	c.snap = nil
-	c.inflight = map[int64]*nestedCall{}
+	c.calls.End()
 	c.ready = nil
-	c.sched = scheduler{}
 	c.mu.Unlock()
 	c.discardWrites() // CM-STO-02
 	c.cancel()
@@ -121,15 +109,5 @@ func (c *cell) terminate() {
 
 // pendingCalls lists unsettled nested calls in request order.
 func (c *cell) pendingCalls() []result.PendingToolCall {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]result.PendingToolCall, 0, len(c.inflight))
-	for _, n := range c.inflight {
-		if n.toolID == "" {
-			continue // a guest timer (timers.go), no tool call
-		}
-		out = append(out, result.PendingToolCall{ID: n.callID, ToolID: n.toolID})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+	return c.calls.Pending()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
@@ -36,8 +37,8 @@ func TestBridgeDepthFailsFastBothWays(t *testing.T) {
 		depth int
 		want  string
 	}{
-		{MaxBridgeDepth, "depth 64"},
-		{MaxBridgeDepth + 1, "ToolError/nested_tool_failed: the tool result is nested deeper than the bridge limit of 64"},
+		{bridge.MaxBridgeDepth, "depth 64"},
+		{bridge.MaxBridgeDepth + 1, "ToolError/nested_tool_failed: the tool result is nested deeper than the bridge limit of 64"},
 		{4140, "ToolError/nested_tool_failed: the tool result is nested deeper"},
 		{4500, "ToolError/nested_tool_failed: the tool result is nested deeper"},
 		{100000, "ToolError/nested_tool_failed: the tool result is nested deeper"},
@@ -82,14 +83,3 @@ func TestBridgeDepthFailsFastBothWays(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
-
-// jsonDepth counts brackets outside strings only and stops at its limit.
-func TestJSONDepth(t *testing.T) {
-	for raw, want := range map[string]int{
-		`1`: 0, `[]`: 1, `[[1],{"a":[2]}]`: 3, `"[[[["`: 0, `["\"[[", {"k]": [[]]}]`: 4, `[[[[[[[[[[`: 9,
-	} {
-		if got := jsonDepth([]byte(raw), 8); got != want {
-			t.Errorf("jsonDepth(%s, 8) = %d, want %d", raw, got, want)
-		}
-	}
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/moduleaccess"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -168,7 +169,8 @@ func (rt *Runtime) ExecIn(ctx context.Context, run, toolCallID, responseID strin
 func (rt *Runtime) newCell(r *agentRun, origin [2]string) (c *cell, aborted bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	c = &cell{id: fmt.Sprintf("cm_%s_%d", time.Now().Format("150405"), rt.seq.Add(1)), run: r, origin: origin, adm: rt.opts.Admission, callCtx: ctx, cancel: cancel,
-		done: make(chan completion, 256), state: "running", inflight: map[int64]*nestedCall{}, counts: map[string]int{}, seen: map[int64]bool{}}
+		state: "running", counts: map[string]int{}, bridged: map[int64]bool{}}
+	c.calls = bridge.NewCalls(ctx, rt.opts.bridgeConfig(r.cfg), &r.sched, c.callID)
 	rt.mu.Lock()
 	r.mu.Lock()
 	aborted = r.aborted

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
@@ -71,7 +72,7 @@ func (rt *Runtime) execHook(ctx context.Context, r *agentRun, toolCallID string,
 		lang = "javascript"
 	}
 	h, err := g.BeforeToolCall(ctx, protocol.HookParams{Run: r.id, ToolCallID: toolCallID, Tool: "exec",
-		Input: wellFormedInput(input), ToolKind: protocol.ToolKindCodeModeExec, ToolInputKind: lang})
+		Input: bridge.WellFormedInput(input), ToolKind: protocol.ToolKindCodeModeExec, ToolInputKind: lang})
 	if err != nil {
 		f := result.Failed(result.CodeInvalidInput, "exec blocked: the before_tool_call hook could not be asked: "+err.Error())
 		return &f

@@ -8,17 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
-)
-
-// Bridge operations of the MCP namespace (prelude mcp.js, spec/protocol.md §12.10).
-const (
-	opMCPTool     = "mcp"         // tool: the catalog id
-	opMCPResource = "mcpResource" // tool: mcp:<server>:resources/read
-	opMCPPrompt   = "mcpPrompt"   // tool: mcp:<server>:prompts/get
 )
 
 // connectMCP connects the run's MCP servers (§5.6) and returns p with their
@@ -99,11 +93,8 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 	if d != nil {
 		return d, result.Result{}, false
 	}
-	if s.queueing() { // queue.go: beyond maxPendingToolCalls an MCP request waits like any call (CM-NEST-05)
-		s.c.mu.Lock()
-		s.c.sched.queue = append(s.c.sched.queue, queuedCall{q: q, mcp: true, parent: s.parent, start: start})
-		s.c.sched.bytes += int64(len(q.Input))
-		s.c.mu.Unlock()
+	if s.c.calls.Queueing() { // bridge/queue.go: beyond maxPendingToolCalls an MCP request waits like any call (CM-NEST-05)
+		s.c.calls.Enqueue(bridge.Queued{Req: q, MCP: true, Parent: s.parent, Start: func() { start(s) }})
 		return nil, result.Result{}, false
 	}
 	if int64(s.inflightCount()) >= run.cfg.MaxPendingToolCalls {
@@ -117,12 +108,12 @@ func (s *step) startMCP(q prelude.Request) (*prelude.Delivery, result.Result, bo
 // mcpCall resolves one MCP bridge request against the run's current catalog
 // and MCP servers: the function that launches it, or the guest's rejection
 // (an unknown or no longer visible tool or server, an oversized input). A
-// queued request is resolved again when it is sent (queue.go), so a
+// queued request is resolved again when it is sent (queueSender.Resolve), so a
 // run.update between the two applies to it (CM-NEST-16). It takes no lock.
 func (s *step) mcpCall(q prelude.Request) (func(*step), *prelude.Delivery) {
 	run := s.c.run
 	reject := func(msg string) (func(*step), *prelude.Delivery) {
-		d := errDelivery(q.ID, "ToolError", msg, string(result.CodeInvalidInput), nil)
+		d := bridge.ErrorDelivery(q.ID, "ToolError", msg, string(result.CodeInvalidInput), nil)
 		return nil, &d
 	}
 	var (
@@ -132,7 +123,7 @@ func (s *step) mcpCall(q prelude.Request) (func(*step), *prelude.Delivery) {
 		gated  *protocol.InvokeParams // an MCP tool call: hooked, approved and traced like any nested call
 	)
 	switch q.Op {
-	case opMCPTool:
+	case bridge.OpMCPTool:
 		t, ok := run.catalog().Lookup(q.Tool)
 		if ok && run.mcp != nil {
 			_, ok = run.mcp.Tool(t.Spec.Owner, t.Spec.Name)
@@ -146,9 +137,9 @@ func (s *step) mcpCall(q prelude.Request) (func(*step), *prelude.Delivery) {
 		invoke = func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 			return run.mcp.CallTool(ctx, t.Spec.Owner, t.Spec.Name, in)
 		}
-	case opMCPResource, opMCPPrompt:
+	case bridge.OpMCPResource, bridge.OpMCPPrompt:
 		method := ":resources/read"
-		if q.Op == opMCPPrompt {
+		if q.Op == bridge.OpMCPPrompt {
 			method = ":prompts/get"
 		}
 		server, ok := strings.CutPrefix(q.Tool, "mcp:")
@@ -160,7 +151,7 @@ func (s *step) mcpCall(q prelude.Request) (func(*step), *prelude.Delivery) {
 		}
 		toolID, what = q.Tool, map[string]string{"server": server, "method": method[1:]}
 		invoke = func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
-			if q.Op == opMCPResource {
+			if q.Op == bridge.OpMCPResource {
 				var r struct {
 					URI string `json:"uri"`
 				}
@@ -179,10 +170,10 @@ func (s *step) mcpCall(q prelude.Request) (func(*step), *prelude.Delivery) {
 			return run.mcp.GetPrompt(ctx, server, g.Name, g.Arguments)
 		}
 	}
-	if d, over := oversizedInput(q.ID, q.Input, run.cfg); over { // CM-LIM-07
+	if d, over := bridge.CheckInput(q.ID, q.Input, run.cfg); over { // CM-LIM-07
 		return nil, &d
 	}
-	input := wellFormedInput(q.Input)
+	input := bridge.WellFormedInput(q.Input)
 	call := func(ctx context.Context, in json.RawMessage) (json.RawMessage, error) {
 		v, err := invoke(ctx, in)
 		if err != nil {
@@ -194,7 +185,7 @@ func (s *step) mcpCall(q prelude.Request) (func(*step), *prelude.Delivery) {
 		return v, nil
 	}
 	start := func(s *step) {
-		s.launch(q.ID, toolID, q.Op == opMCPTool, func(ctx context.Context) (json.RawMessage, error) {
+		s.launch(q.ID, toolID, q.Op == bridge.OpMCPTool, func(ctx context.Context) (json.RawMessage, error) {
 			if gated == nil { // resources/read and prompts/get are no catalog tools
 				return call(ctx, input)
 			}

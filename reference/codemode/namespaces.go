@@ -3,6 +3,7 @@ package codemode
 import (
 	"fmt"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/namespaces"
 	"github.com/codemode-conformance/codemode/reference/prelude"
@@ -73,7 +74,7 @@ func (r *agentRun) namespaceDescriptors() any {
 func (s *step) resolveNamespaceCall(q prelude.Request) (prelude.Request, prelude.Delivery, bool) {
 	id, input, err := s.c.run.spaces.Resolve(q.Namespace, q.Path, q.Args, ownedTools{s.c.run.catalog()})
 	if err != nil {
-		return q, errDelivery(q.ID, "ToolError", err.Error(), "invalid_input", nil), false
+		return q, bridge.ErrorDelivery(q.ID, "ToolError", err.Error(), "invalid_input", nil), false
 	}
 	q.Op, q.Tool, q.Input = "call", id, input
 	return q, prelude.Delivery{}, true

@@ -3,10 +3,10 @@ package codemode
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -16,15 +16,14 @@ import (
 // prelude's own checks are not trusted) and starts nested calls.
 func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, yield bool, r result.Result, bad bool) {
 	cfg := s.c.run.cfg
-	if r, over := s.frontOverLimit(reqs); over { // queue.go
+	if r, over := s.frontOverLimit(reqs); over {
 		return nil, false, r, true
 	}
 	for _, q := range reqs {
-		if q.ID <= 0 || s.c.seen[q.ID] {
+		if !s.c.calls.Take(q.ID) {
 			return nil, false, result.Failed(result.CodeInternalError,
 				fmt.Sprintf("guest bridge protocol violated: request id %d is not fresh", q.ID)), true
 		}
-		s.c.seen[q.ID] = true
 		switch q.Op {
 		case "namespace": // CM-NS-03/05: resolved and checked, then exactly a tools.call
 			nq, d, ok := s.resolveNamespaceCall(q)
@@ -33,19 +32,22 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 				continue
 			}
 			q = nq
+			s.c.mu.Lock()
+			s.c.bridged[q.ID] = true
+			s.c.mu.Unlock()
 			fallthrough
 		case "call":
 			t, ok := s.lookup(q.Tool) // update.go; deniedNow: queuedefects.go
 			if !ok || t.Spec.Source == protocol.SourceMCP || s.deniedNow(t.ID) {
-				immediate = append(immediate, unknownToolDelivery(q.ID, q.Tool))
+				immediate = append(immediate, bridge.UnknownTool(q.ID, q.Tool))
 				continue
 			}
-			if d, over := oversizedInput(q.ID, q.Input, cfg); over { // CM-LIM-07, bridgelimit.go
+			if d, over := bridge.CheckInput(q.ID, q.Input, cfg); over { // CM-LIM-07, CM-LIM-10
 				immediate = append(immediate, d)
 				continue
 			}
-			if s.queueing() { // queue.go: CM-NEST-05, CM-NEST-06
-				s.enqueue(q, t.ID, t.Spec)
+			if s.c.calls.Queueing() { // bridge/queue.go: CM-NEST-05, CM-NEST-06
+				s.c.calls.Enqueue(bridge.Queued{Req: q, ToolID: t.ID, Spec: t.Spec, Parent: s.parent})
 				continue
 			}
 			if int64(s.inflightCount()) >= cfg.MaxPendingToolCalls {
@@ -56,7 +58,10 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 					fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", cfg.MaxPendingToolCalls)), true
 			}
 			s.startCall(q, t.ID, t.Spec)
-		case opMCPTool, opMCPResource, opMCPPrompt: // mcp.go
+		case bridge.OpMCPTool, bridge.OpMCPResource, bridge.OpMCPPrompt: // mcp.go
+			s.c.mu.Lock()
+			s.c.bridged[q.ID] = true
+			s.c.mu.Unlock()
 			d, r, fatal := s.startMCP(q)
 			if fatal {
 				return nil, false, r, true
@@ -64,8 +69,8 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 			if d != nil {
 				immediate = append(immediate, *d)
 			}
-		case prelude.OpTimer, prelude.OpClearTimer: // timers.go: CM-NEST-13
-			if d, ok := s.timerOp(q); ok {
+		case prelude.OpTimer, prelude.OpClearTimer: // bridge/timers.go: CM-NEST-13
+			if d, ok := s.c.calls.Timer(q, s.parent); ok {
 				immediate = append(immediate, d...)
 			}
 		case "yield":
@@ -76,41 +81,41 @@ func (s *step) dispatch(reqs []prelude.Request) (immediate []prelude.Delivery, y
 		case prelude.OpResultsSave, prelude.OpResultsLoad, prelude.OpResultsDelete, prelude.OpStoreSet, prelude.OpStoreLoad:
 			immediate = append(immediate, s.storeOp(q)) // storeops.go
 		default:
-			immediate = append(immediate, errDelivery(q.ID, "Error", fmt.Sprintf("unknown bridge operation %q", q.Op), "invalid_input", nil))
+			immediate = append(immediate, bridge.ErrorDelivery(q.ID, "Error", fmt.Sprintf("unknown bridge operation %q", q.Op), "invalid_input", nil))
 		}
 	}
-	immediate = append(immediate, s.refill()...) // queue.go
+	immediate = append(immediate, s.refill()...)
 	return immediate, yield, r, false
 }
 
-// unknownToolDelivery rejects nested request id for tool, a catalog id the
-// run's current catalog does not hold (CM-GUEST-05, CM-RES-07).
-func unknownToolDelivery(id int64, tool string) prelude.Delivery {
-	return errDelivery(id, "ToolError", fmt.Sprintf("Unknown tool id %q. Use tools.search(query) or ALL_TOOLS to find tool ids.", tool), "invalid_input", nil)
+func (s *step) inflightCount() int { return s.c.calls.InFlight() }
+
+func (s *step) queuedCount() int { return s.c.calls.QueueLen() }
+
+// collect waits up to wait for the cell's nested calls (bridge.Calls.Collect).
+func (s *step) collect(ctx context.Context, wait time.Duration, wake <-chan struct{}) ([]prelude.Delivery, bool) {
+	return s.c.calls.Collect(ctx, wait, wake)
 }
 
-func errDelivery(id int64, name, msg, code string, data json.RawMessage) prelude.Delivery {
-	e := map[string]any{"name": name, "message": msg}
-	if code != "" {
-		e["code"] = code
-	}
-	if len(data) > 0 {
-		e["data"] = data
-	}
-	b, _ := json.Marshal(e)
-	return prelude.Delivery{ID: id, OK: false, Error: b}
-}
-
-func (s *step) inflightCount() int {
+// directPending reports whether a tools.call of the cell is in flight: a
+// call to a harness tool that is neither a bridge call (namespace, MCP,
+// CM-EXEC-15) nor a timer. Options.SuspendEagerly suspends at once then.
+func (s *step) directPending() bool {
+	ids := s.c.calls.InFlightToolCalls()
 	s.c.mu.Lock()
 	defer s.c.mu.Unlock()
-	return len(s.c.inflight)
+	for _, id := range ids {
+		if !s.c.bridged[id] {
+			return true
+		}
+	}
+	return false
 }
 
 // start runs one nested call in its own goroutine (CM-NEST-01, CM-NEST-04).
 func (s *step) startCall(q prelude.Request, toolID string, spec protocol.ToolSpec) {
 	callID := s.c.callID(q.ID)
-	input := wellFormedInput(q.Input)
+	input := bridge.WellFormedInput(q.Input)
 	p := protocol.InvokeParams{Run: s.c.run.id, ToolCallID: callID, ParentToolCallID: s.parent,
 		CatalogID: toolID, Tool: spec.Name, Source: spec.Source, Owner: spec.Owner, Input: input, Context: s.c.run.ctx}
 	network := s.networkControlled(spec) // untrusted.go: CM-NEST-20
@@ -132,103 +137,101 @@ func (c *cell) callID(reqID int64) string {
 	return fmt.Sprintf("%s/call-%03d", c.id, reqID)
 }
 
-// wellFormedInput is a nested call's input as it leaves: well-formed (CM-EXEC-21), {} when none.
-func wellFormedInput(in json.RawMessage) json.RawMessage {
-	input := json.RawMessage(result.WellFormed(in))
-	if len(input) == 0 {
-		input = json.RawMessage("{}")
-	}
-	return input
+// launch sends request reqID to toolID (calledToolIds when called) through
+// the cell's bridge (bridge.Calls.Launch). Catalog calls count for
+// executionMode across cells (bridge.RunSched, CM-NEST-12); MCP resource
+// reads are no catalog calls.
+func (s *step) launch(reqID int64, toolID string, called bool, invoke bridge.Invoke) {
+	_, catalogued := s.c.run.catalog().Lookup(toolID)
+	s.c.calls.Launch(bridge.Launch{ReqID: reqID, ToolID: toolID, Called: called, Catalogued: catalogued, Sequential: s.sequentialTool(toolID)}, invoke)
 }
 
-// launch registers request reqID as in flight under toolID (pendingToolCalls;
-// calledToolIds when called) and runs invoke in its own goroutine on the
-// cell's call context; the outcome becomes the request's delivery. Harness
-// tools and MCP calls share it: one executor path (CM-MCP-01).
-func (s *step) launch(reqID int64, toolID string, called bool, invoke func(context.Context) (json.RawMessage, error)) {
-	c := s.c
-	c.mu.Lock()
-	if c.state == "ended" {
-		c.mu.Unlock()
-		return
+// sequentialTool reports whether the catalog's tool toolID runs sequential
+// under feature execution-mode (CM-NEST-06, CM-NEST-12).
+func (s *step) sequentialTool(toolID string) bool {
+	if !s.rt.opts.HasFeature("execution-mode") {
+		return false
 	}
-	c.inflight[reqID] = &nestedCall{reqID: reqID, callID: c.callID(reqID), toolID: toolID}
-	if called {
-		c.calledTools = append(c.calledTools, toolID)
-	}
-	c.mu.Unlock()
-	// Catalog calls count for executionMode across cells (runsched.go,
-	// CM-NEST-12); timers and MCP resource reads are no catalog calls.
-	_, catalogued := c.run.catalog().Lookup(toolID)
-	sequential := s.sequentialTool(toolID)
-	if catalogued {
-		c.run.sched.begin(sequential)
-	}
-	go func() {
-		if catalogued {
-			defer c.run.sched.end(sequential)
-		}
-		if c.callCtx.Err() != nil {
-			return // the cell ended before the call left: never send it (CM-NEST-23)
-		}
-		v, err := s.invokeBounded(c, c.callID(reqID), toolID, invoke) // nestdeadline.go
-		var d prelude.Delivery
-		if err != nil {
-			var te *ToolError
-			if errors.As(err, &te) {
-				d = errDelivery(reqID, "ToolError", te.Message, string(result.CodeNestedToolFailed), te.Data)
-			} else {
-				d = errDelivery(reqID, "ToolError", err.Error(), string(result.CodeNestedToolFailed), nil)
-			}
-		} else if rej, over := oversizedResult(reqID, v, c.run.cfg); over { // CM-LIM-07, bridgelimit.go
-			d = rej
-		} else {
-			if !json.Valid(v) {
-				v = json.RawMessage("null")
-			}
-			d = prelude.Delivery{ID: reqID, OK: true, Value: v}
-		}
-		select {
-		case c.done <- completion{reqID: reqID, d: d}:
-		case <-c.callCtx.Done():
-		}
-	}()
+	t, ok := s.c.run.catalog().Lookup(toolID)
+	return ok && t.Spec.ExecutionMode == protocol.ExecutionSequential
 }
 
-// collect waits up to wait for at least one completion and returns every
-// completion available then. ok is false when none arrived and wake (nil:
-// never) was not closed; a closed wake gives ok with no deliveries.
-func (s *step) collect(ctx context.Context, wait time.Duration, wake <-chan struct{}) ([]prelude.Delivery, bool) {
-	var ds []prelude.Delivery
-	take := func(cp completion) {
-		s.c.mu.Lock()
-		if _, ok := s.c.inflight[cp.reqID]; ok {
-			delete(s.c.inflight, cp.reqID)
-			ds = append(ds, cp.d)
-		}
-		s.c.mu.Unlock()
+// frontOverLimit checks one synchronous front of guest requests before any
+// of them is sent (bridge.Calls.Front): the result that fails the cell, or
+// over false.
+func (s *step) frontOverLimit(reqs []prelude.Request) (result.Result, bool) {
+	o, over := s.c.calls.Front(reqs, func(q prelude.Request) bool {
+		t, ok := s.c.run.catalog().Lookup(q.Tool)
+		return ok && t.Spec.Source != protocol.SourceMCP
+	})
+	if !over {
+		return result.Result{}, false
 	}
-	if wait > 0 {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case cp := <-s.c.done:
-			take(cp)
-		case <-wake:
-			return nil, true
-		case <-t.C:
-		case <-ctx.Done():
-			return nil, false
+	if o.StartFront {
+		s.startFront(reqs, o.N)
+	}
+	if o.Limit {
+		return s.limit(o.Code, o.Message), true
+	}
+	return result.Failed(o.Code, o.Message), true
+}
+
+// startFront starts up to n ordinary calls of reqs and lets them reach the
+// host: the defect StartBeforeBatchLimit under bridge-queue, which admits a
+// partial batch of an overflowing front (CM-NEST-23).
+func (s *step) startFront(reqs []prelude.Request, n int) {
+	for _, q := range reqs {
+		if n <= 0 {
+			break
+		}
+		if t, ok := s.c.run.catalog().Lookup(q.Tool); q.Op == "call" && ok && t.Spec.Source != protocol.SourceMCP {
+			s.c.calls.Take(q.ID)
+			s.startCall(q, t.ID, t.Spec)
+			n--
 		}
 	}
-	for {
-		select {
-		case cp := <-s.c.done:
-			take(cp)
-		default:
-			return ds, len(ds) > 0
-		}
+	s.collect(s.c.callCtx, time.Second, nil)
+}
+
+// refill sends the cell's queued calls that may go now (bridge.Calls.Refill)
+// and returns the rejections of those whose tool is gone.
+func (s *step) refill() []prelude.Delivery { return s.c.calls.Refill(queueSender{s}) }
+
+// queueSender resolves and sends the cell's queued calls for the step that
+// refills (bridge.Sender).
+type queueSender struct{ s *step }
+
+// Resolve resolves a queued call in the run's current catalog (update.go
+// lookup) for sending: the call with its tool's current spec, or for an MCP
+// request its current launch function; or the guest's rejection when its
+// tool is no longer in the catalog. It takes no lock.
+func (qs queueSender) Resolve(h bridge.Queued) (bridge.Queued, *prelude.Delivery) {
+	s := qs.s
+	if h.MCP {
+		start, d := s.mcpCall(h.Req) // mcp.go
+		h.Start = func() { start(s) }
+		return h, d
 	}
+	t, ok := s.lookup(h.ToolID)
+	if !ok || t.Spec.Source == protocol.SourceMCP {
+		d := bridge.UnknownTool(h.Req.ID, h.Req.Tool)
+		return h, &d
+	}
+	h.ToolID, h.Spec = t.ID, t.Spec
+	return h, nil
+}
+
+// Send sends a queued call under the exec/wait call it was made under.
+func (qs queueSender) Send(h bridge.Queued) {
+	s := qs.s
+	cur := s.parent
+	s.parent = h.Parent
+	if h.MCP {
+		h.Start()
+	} else {
+		s.startCall(h.Req, h.ToolID, h.Spec)
+	}
+	s.parent = cur
 }
 
 func (s *step) deliver(ctx context.Context, ds []prelude.Delivery) error {

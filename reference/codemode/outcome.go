@@ -141,9 +141,10 @@ func (s *step) telemetry() *result.Telemetry {
 	r.mu.Unlock()
 	s.c.mu.Lock()
 	t.SearchCount, t.DescribeCount = s.c.counts["search"], s.c.counts["describe"]
-	t.CallCount = len(s.c.calledTools)
-	t.CalledToolIDs = append([]string(nil), s.c.calledTools...)
 	s.c.mu.Unlock()
+	called := s.c.calls.Called()
+	t.CallCount = len(called)
+	t.CalledToolIDs = called
 	t.LimitFailures = s.limitErr
 	t.DurationMs = time.Since(s.start).Milliseconds()
 	t.SnapshotEvents = r.takeSnapshotEvents()

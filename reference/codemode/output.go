@@ -3,8 +3,6 @@ package codemode
 import (
 	"fmt"
 
-	"github.com/codemode-conformance/codemode/reference/prelude"
-	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
 )
 
@@ -40,25 +38,4 @@ func (s *step) keepOutput(o result.Output, raw []byte) (result.Result, bool) {
 func (s *step) errorBudget() int {
 	limit := s.c.run.cfg.MaxOutputBytes
 	return int(min(limit, max(limit-s.outBytes, minErrorBytes)))
-}
-
-// batchOverLimit fails the cell before any call of reqs is started when
-// they would take the nested calls in flight past maxPendingToolCalls: a
-// call started and then abandoned could reach the harness after the
-// failed answer (CM-LIM-05, CM-NEST-23).
-func (s *step) batchOverLimit(reqs []prelude.Request) (result.Result, bool) {
-	calls := 0
-	for _, q := range reqs {
-		if q.Op == "call" {
-			if t, ok := s.c.run.catalog().Lookup(q.Tool); ok && t.Spec.Source != protocol.SourceMCP {
-				calls++
-			}
-		}
-	}
-	max := s.c.run.cfg.MaxPendingToolCalls
-	if calls == 0 || int64(s.inflightCount()+calls) <= max {
-		return result.Result{}, false
-	}
-	return s.limit(result.CodeTooManyPendingToolCalls,
-		fmt.Sprintf("more than maxPendingToolCalls (%d) nested tool calls in flight; await smaller batches", max)), true
 }

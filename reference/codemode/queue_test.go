@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 	"github.com/codemode-conformance/codemode/spec/result"
@@ -24,6 +25,14 @@ type queueInvoker struct {
 	// busyAtStart is, per tool name, how many other calls were in flight
 	// when each of its calls arrived.
 	busyAtStart map[string][]int
+}
+
+// sent returns a copy of the calls that reached the invoker so far, read
+// under its lock (calls arrive on the bridge's goroutines).
+func (g *queueInvoker) sent() []protocol.InvokeParams {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]protocol.InvokeParams(nil), g.calls...)
 }
 
 func (g *queueInvoker) Invoke(ctx context.Context, p protocol.InvokeParams) (json.RawMessage, error) {
@@ -93,23 +102,23 @@ func TestBridgeQueueByProfile(t *testing.T) {
 	if res := queueExec(t, rt, "c1", batch(5)); res.Status != result.StatusFailed || res.Code != result.CodeTooManyPendingToolCalls {
 		t.Errorf("v1, 5 calls with maxPendingToolCalls 2: %+v, want failed too_many_pending_tool_calls", res)
 	}
-	if len(inv.calls) != 0 {
-		t.Errorf("v1 sent %d calls of a front that failed", len(inv.calls))
+	if len(inv.sent()) != 0 {
+		t.Errorf("v1 sent %d calls of a front that failed", len(inv.sent()))
 	}
 	rt, inv = queueRun(t, "v2", cm)
-	if res := queueExec(t, rt, "c1", batch(2+MaxQueuedRequests)); res.Status != result.StatusCompleted || string(res.Value) != fmt.Sprint(2+MaxQueuedRequests) {
-		t.Errorf("v2, %d calls: %+v, want completed with the count", 2+MaxQueuedRequests, res)
+	if res := queueExec(t, rt, "c1", batch(2+bridge.MaxQueuedRequests)); res.Status != result.StatusCompleted || string(res.Value) != fmt.Sprint(2+bridge.MaxQueuedRequests) {
+		t.Errorf("v2, %d calls: %+v, want completed with the count", 2+bridge.MaxQueuedRequests, res)
 	}
 	if inv.maxSeen > 2 {
 		t.Errorf("v2 had %d calls in flight, maxPendingToolCalls is 2", inv.maxSeen)
 	}
-	sent := len(inv.calls)
-	res := queueExec(t, rt, "c2", batch(2+MaxQueuedRequests+1))
+	sent := len(inv.sent())
+	res := queueExec(t, rt, "c2", batch(2+bridge.MaxQueuedRequests+1))
 	if res.Status != result.StatusFailed || res.Code != result.CodeInvalidInput || !strings.Contains(res.Error, "await smaller batches") {
 		t.Errorf("v2, one call beyond the queue: %+v, want failed invalid_input with guidance", res)
 	}
-	if len(inv.calls) != sent {
-		t.Errorf("v2 sent %d calls of a front that overflowed the queue", len(inv.calls)-sent)
+	if len(inv.sent()) != sent {
+		t.Errorf("v2 sent %d calls of a front that overflowed the queue", len(inv.sent())-sent)
 	}
 }
 
@@ -123,8 +132,8 @@ func TestQueuedCallsSurviveSuspension(t *testing.T) {
 	if res.Status != result.StatusWaiting {
 		t.Fatalf("exec: %+v, want waiting on the held call", res)
 	}
-	if len(inv.calls) != 1 {
-		t.Fatalf("%d calls sent before the held one settled, want 1 (maxPendingToolCalls 1)", len(inv.calls))
+	if len(inv.sent()) != 1 {
+		t.Fatalf("%d calls sent before the held one settled, want 1 (maxPendingToolCalls 1)", len(inv.sent()))
 	}
 	close(inv.release)
 	cell := res.RunID
@@ -134,7 +143,7 @@ func TestQueuedCallsSurviveSuspension(t *testing.T) {
 		t.Fatalf("wait: %+v, %v, want completed [a b c]", res, err)
 	}
 	var got []string
-	for _, c := range inv.calls {
+	for _, c := range inv.sent() {
 		got = append(got, fmt.Sprintf("%s %s %s", c.ToolCallID, c.ParentToolCallID, c.Input))
 	}
 	execIn, _ := json.Marshal(map[string]string{"code": `const echo = ALL_TOOLS[0].id; ` + code})
@@ -182,8 +191,8 @@ return "unbounded";`)
 	} else if !strings.Contains(res.Error, "queued nested tool calls") {
 		t.Errorf("failed for another reason than the queue bound: %s", res.Error)
 	}
-	if len(inv.calls) > 1 {
-		t.Errorf("%d calls sent, want at most maxPendingToolCalls (1)", len(inv.calls))
+	if len(inv.sent()) > 1 {
+		t.Errorf("%d calls sent, want at most maxPendingToolCalls (1)", len(inv.sent()))
 	}
 }
 
@@ -224,7 +233,7 @@ return await Promise.all(out);`)
 		if res.Status != result.StatusCompleted || string(res.Value) != "["+refused+","+refused+"]" {
 			t.Errorf("wait: %s %s %s, want completed with both queued wipe calls refused as unknown tools: [%s,%s]", res.Status, res.Value, res.Error, refused, refused)
 		}
-		for _, c := range inv.calls {
+		for _, c := range inv.sent() {
 			if c.Tool == "wipe" {
 				t.Errorf("a queued call of wipe was sent after run.update removed it: %+v", c)
 			}

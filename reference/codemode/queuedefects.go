@@ -3,6 +3,7 @@ package codemode
 import (
 	"context"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -37,30 +38,19 @@ func (rt *Runtime) catalogIgnoringPolicy(p protocol.PrepareParams, hidden []prot
 // denies it and it is sent at once. A call that has to queue is never
 // checked (Defects.QueueSkipsPolicy).
 func (s *step) deniedNow(id string) bool {
-	return s.c.run.denied[id] && !(s.queueing() && s.slotsTaken())
-}
-
-// slotsTaken reports whether a call made now must queue: every one of the
-// maxPendingToolCalls slots is in flight or promised to a queued call.
-func (s *step) slotsTaken() bool {
-	s.c.mu.Lock()
-	defer s.c.mu.Unlock()
-	return int64(len(s.c.inflight)+len(s.c.sched.queue)) >= s.c.run.cfg.MaxPendingToolCalls
+	return s.c.run.denied[id] && !(s.c.calls.Queueing() && s.c.calls.SlotsTaken())
 }
 
 // sendQueued sends the queued calls of c, which is ending, to the harness
 // on a context of their own, as a queue that flushes instead of dropping
 // would (Defects.QueueOutlivesCell).
 func (rt *Runtime) sendQueued(c *cell) {
-	c.mu.Lock()
-	queued := c.sched.queue
-	c.mu.Unlock()
-	for _, h := range queued {
-		if h.timer != nil || h.start != nil {
+	for _, h := range c.calls.QueuedCalls() {
+		if h.Timer() || h.Start != nil {
 			continue
 		}
-		p := protocol.InvokeParams{Run: c.run.id, ToolCallID: c.callID(h.q.ID), ParentToolCallID: h.parent,
-			CatalogID: h.toolID, Tool: h.spec.Name, Source: h.spec.Source, Owner: h.spec.Owner, Input: wellFormedInput(h.q.Input), Context: c.run.ctx}
+		p := protocol.InvokeParams{Run: c.run.id, ToolCallID: c.callID(h.Req.ID), ParentToolCallID: h.Parent,
+			CatalogID: h.ToolID, Tool: h.Spec.Name, Source: h.Spec.Source, Owner: h.Spec.Owner, Input: bridge.WellFormedInput(h.Req.Input), Context: c.run.ctx}
 		go func() { _, _ = rt.inv.Invoke(context.Background(), p) }()
 	}
 }

@@ -12,12 +12,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/catalog"
 	"github.com/codemode-conformance/codemode/reference/engine"
 	refmcp "github.com/codemode-conformance/codemode/reference/mcp"
 	"github.com/codemode-conformance/codemode/reference/namespaces"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/reference/store"
+	"github.com/codemode-conformance/codemode/reference/trajectory"
 	"github.com/codemode-conformance/codemode/spec/config"
 	"github.com/codemode-conformance/codemode/spec/protocol"
 )
@@ -30,19 +32,23 @@ type Invoker interface {
 }
 
 // ToolError is a tool's own failure: Message and Data reach the guest as plain
-// data (CM-GUEST-10).
-type ToolError struct {
-	Message string
-	Data    json.RawMessage
-}
-
-func (e *ToolError) Error() string { return e.Message }
+// data (CM-GUEST-10). It is the bridge's (bridge.ToolError); match it with
+// errors.As.
+type ToolError = bridge.ToolError
 
 // Options configure a Runtime. The zero value of each field means its default.
 type Options struct {
 	// DrainFraction is the part of timeoutMs the host keeps waiting for
 	// unsettled nested calls before it suspends the cell (default 0.25, at most 1).
 	DrainFraction float64
+	// SuspendEagerly suspends a cell as soon as its guest is idle with a
+	// tools.call in flight and nothing has settled, in exec and in every
+	// wait, instead of draining for DrainFraction of timeoutMs first: a
+	// target that suspends earlier than the reference, which
+	// spec/protocol.md §10 allows (harness target fake:eager). Bridge calls
+	// (namespace, MCP) and timers still drain as without it: CM-EXEC-15
+	// requires ready bridge calls to settle inside the same exec/wait.
+	SuspendEagerly bool
 	// Suspender keeps suspended VMs (default: serialize linear memory into a
 	// snapshot and close the instance, CM-RUN-01).
 	Suspender Suspender
@@ -160,8 +166,8 @@ type agentRun struct {
 	aborted   bool
 	// snapEvents wait for the run's next result (CM-TEL-03, snapshotevents.go).
 	snapEvents snapshotEvents
-	traj       trajectory // run.trajectory (trajectory.go, CM-NEST-07)
-	sched      runSched   // executionMode across the run's cells (runsched.go, CM-NEST-12)
+	traj       trajectory.Log  // run.trajectory (CM-NEST-07)
+	sched      bridge.RunSched // executionMode across the run's cells (CM-NEST-12)
 	// denied holds the catalog ids the policy denies when the catalog
 	// ignores policy (Defects.QueueSkipsPolicy, queuedefects.go).
 	denied map[string]bool

@@ -44,7 +44,7 @@ func (s *step) drive(ctx context.Context) result.Result {
 	for {
 		// Taken before this round's refill, so a call of another cell that
 		// returns meanwhile still wakes a cell whose queue waits on it.
-		runWake := s.c.run.sched.watch()
+		runWake := s.c.run.sched.Watch()
 		p, r, end := s.poll(vctx)
 		if end {
 			return r
@@ -93,6 +93,9 @@ func (s *step) drive(ctx context.Context) result.Result {
 		}
 		// Idle guest, host work pending: drain what settles within the window.
 		wait := window
+		if s.rt.opts.SuspendEagerly && s.directPending() {
+			wait = 0 // collect takes only what has settled, then the cell suspends
+		}
 		if left := time.Until(s.deadline) - 20*time.Millisecond; left < wait {
 			wait = left
 		}

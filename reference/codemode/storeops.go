@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/codemode-conformance/codemode/reference/bridge"
 	"github.com/codemode-conformance/codemode/reference/prelude"
 	"github.com/codemode-conformance/codemode/reference/store"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -99,7 +100,7 @@ func (r *agentRun) clearResults() {
 func (s *step) storeOp(q prelude.Request) prelude.Delivery {
 	r, results := s.c.run, s.c.results // the store the cell bound to (CM-RES-07)
 	fail := func(err error) prelude.Delivery {
-		return errDelivery(q.ID, "Error", err.Error(), "invalid_input", nil)
+		return bridge.ErrorDelivery(q.ID, "Error", err.Error(), "invalid_input", nil)
 	}
 	ok := func(v any) prelude.Delivery {
 		b, err := json.Marshal(v)
@@ -190,7 +191,7 @@ func (s *step) commitStore() {
 			return errors.New("transcript append failed (fault storeAppendFails)")
 		}
 		e.ToolCallID = s.parent
-		return r.traj.addEntry(e)
+		return r.traj.AddEntry(e)
 	})
 	if err != nil {
 		// The warning is small and fixed; the result envelope has room for it (§6).

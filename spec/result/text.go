@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -165,16 +166,19 @@ func WellFormed(raw []byte) []byte {
 // ResultEnvelopeBytes, whether it completed, failed or is waiting.
 const ResultEnvelopeBytes = 1024
 
-// TruncatedWithin reports whether r is a completed result that says it was
-// truncated and is bounded: its value and output, as one JSON object
-// {value, output}, are at most max bytes by ContentSize, and carry
-// "truncated": true at some depth. This is the truncation page 001 describes
-// for generation 2 ("当字节或模型结果拟合会截断最终结构化的 JSON 时", a result
-// cut by the byte fitting; protocol.md "Auto-retain"), which conforms to
-// CM-LIM-03 under v2 besides a failure with output_limit_exceeded. A caller
-// allows the envelope's keys in max (CM-LIM-08 judges the exact bound).
+// TruncatedWithin reports whether r is a truncated result as spec/protocol.md
+// §12.9 defines it for profile v2 ("Truncation under v2", normative): a
+// completed or waiting result whose value and output, as one JSON object
+// {value, output}, are at most max bytes by ContentSize, and that is marked
+// as truncated (saysTruncated). It is the truncation page 001 describes for
+// generation 2 ("当字节或模型结果拟合会截断最终结构化的 JSON 时", a result cut by
+// the byte fitting) and 000 allows for completed and suspended calls ("i
+// limiti di output … vengono applicati per le chiamate completate e
+// sospese"), which conforms to CM-LIM-03 under v2 besides a failure with
+// output_limit_exceeded. A caller allows the envelope's keys in max
+// (CM-LIM-08 judges the exact bound).
 func TruncatedWithin(r Result, max int64) bool {
-	if r.Status != StatusCompleted {
+	if r.Status != StatusCompleted && r.Status != StatusWaiting {
 		return false
 	}
 	b, err := json.Marshal(struct {
@@ -184,8 +188,17 @@ func TruncatedWithin(r Result, max int64) bool {
 	return err == nil && ContentSize(b) <= max && saysTruncated(b)
 }
 
-// saysTruncated reports whether the JSON b carries "truncated": true at any
-// depth.
+// truncationWords are the words of a truncation marker in a string
+// (protocol.md §12.9): "truncated" in any case, as the reference's
+// "(error truncated to maxOutputBytes)" and "[value truncated to 65536
+// bytes]", or 001's own word 截断.
+var truncationWords = []string{"truncat", "截断"}
+
+// saysTruncated reports whether the JSON b carries a truncation marker of
+// protocol.md §12.9 at any depth: a member "truncated": true (the shape of
+// auto-retain, §5.7, and of OpenClaw 2026.9.6) or a string that contains
+// "truncat" (any case) or 截断 (a text output item such as "[value truncated
+// to 65536 bytes]", or the cut value's own tail).
 func saysTruncated(b []byte) bool {
 	var v any
 	if json.Unmarshal(b, &v) != nil {
@@ -194,6 +207,13 @@ func saysTruncated(b []byte) bool {
 	var walk func(any) bool
 	walk = func(v any) bool {
 		switch x := v.(type) {
+		case string:
+			low := strings.ToLower(x)
+			for _, w := range truncationWords {
+				if strings.Contains(low, w) {
+					return true
+				}
+			}
 		case map[string]any:
 			if x["truncated"] == true {
 				return true

@@ -83,3 +83,31 @@ func TestFirstLoneSurrogate(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedWithin pins protocol.md §12.9's truncation under v2: bounded,
+// completed or waiting, and marked by a "truncated": true member or a string
+// naming the truncation (CM-LIM-03; audit 2026-12-02).
+func TestTruncatedWithin(t *testing.T) {
+	text := func(s string) Output { return TextOutput(s) }
+	long := `"` + string(bytes.Repeat([]byte("x"), 200)) + `"`
+	for _, c := range []struct {
+		name string
+		r    Result
+		want bool
+	}{
+		{"auto-retain shape", Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":true,"preview":"xx"}`)}, true},
+		{"marker in a json item", Result{Status: StatusCompleted, Value: json.RawMessage(`"done"`), Output: []Output{JSONOutput(json.RawMessage(`{"truncated":true}`))}}, true},
+		{"marker in a text item", Result{Status: StatusCompleted, Value: json.RawMessage(`"xxxx"`), Output: []Output{text("[value truncated to 65536 bytes]")}}, true},
+		{"marker in the cut value", Result{Status: StatusCompleted, Value: json.RawMessage(`"xxxx… (Truncated)"`)}, true},
+		{"001's word", Result{Status: StatusCompleted, Value: json.RawMessage(`"xxxx（已截断）"`)}, true},
+		{"waiting, output cut", Result{Status: StatusWaiting, RunID: "r", Output: []Output{text("wwww [output truncated]")}}, true},
+		{"unmarked", Result{Status: StatusCompleted, Value: json.RawMessage(`"xx"`)}, false},
+		{"truncated: false", Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":false}`)}, false},
+		{"over the bound", Result{Status: StatusCompleted, Value: json.RawMessage(long), Output: []Output{text("truncated")}}, false},
+		{"failed", Result{Status: StatusFailed, Code: CodeOutputLimitExceeded, Error: "output truncated"}, false},
+	} {
+		if got := TruncatedWithin(c.r, 100); got != c.want {
+			t.Errorf("%s: TruncatedWithin = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

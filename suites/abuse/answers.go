@@ -45,7 +45,7 @@ var _ = Describe("abuse", "malformed answers to tool.invoke", func() {
 			mark := len(c.Received())
 			go func() { _ = c.Write([]byte(a.answer(string(inv.ID)) + "\n")) }() // a target that stops reading must not block the spec
 			res := settle(ctx, c, run, exec, a.name)
-			Expect(res.Status).NotTo(Equal(result.StatusWaiting), "%s: the unreadable answer must settle the nested call at once, within the running exec or wait; the cell was still waiting (its call pending) after the exec and every wait that fitted in 30 s at timeoutMs %d: %+v", a.name, settleTimeout.Milliseconds(), res)
+			Expect(res.Status).NotTo(Equal(result.StatusWaiting), "%s: the unreadable answer must settle the nested call at once, within the running exec or wait; the cell was %s (its call pending, timeoutMs %d): %+v", a.name, res.Loop, settleTimeout.Milliseconds(), res.Result)
 			Expect(res.Status).To(Equal(result.StatusCompleted), "%s: the guest's catch must end the cell (completed) once the exec and its waits settle: %+v", a.name, res)
 			var v string
 			Expect(json.Unmarshal(res.Value, &v)).To(Succeed(), "%s: the cell returns a string: %s", a.name, res.Value)
@@ -105,15 +105,14 @@ func startCall(ctx context.Context, c *RawConn, run string) (RawMessage, string)
 	return inv, exec
 }
 
-// maxSettleWaits bounds the waits settle sends after the exec.
-const maxSettleWaits = 5
-
 // settleTimeout is the timeoutMs of the runs whose calls settle follows.
 const settleTimeout = 10 * time.Second
 
-// settle reads the exec's result and, while it is waiting, waits (at most
-// maxSettleWaits times, within 30 s): the settled call must end the cell.
-func settle(ctx context.Context, c *RawConn, run, exec, what string) result.Result {
+// settle reads the exec's result and, while it is waiting, waits (within
+// 30 s, however many waits that takes, at most Timeouts.MaxWaits): the
+// settled call must end the cell. A result still waiting at the end has
+// Loop set: the waits, the time they took and why they stopped.
+func settle(ctx context.Context, c *RawConn, run, exec, what string) settled {
 	ginkgo.GinkgoHelper()
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -121,23 +120,41 @@ func settle(ctx context.Context, c *RawConn, run, exec, what string) result.Resu
 	Expect(err).NotTo(HaveOccurred(), "%s: the exec must be answered", what)
 	res, ok := decodeResult(m)
 	Expect(ok).To(BeTrue(), "%s: the exec must get a result object: %s", what, m)
-	// A target may suspend at any nested call (protocol.md §10), so the cell
-	// is followed through wait, as a model would, within the 30 s above.
-	// A wait is sent only while one more fits in the 30 s (the run's
-	// timeoutMs, settleTimeout, and a margin): a target that leaves the call
-	// pending answers each wait only at timeoutMs, and gets the verdict on
-	// its still-waiting result, not a deadline on the wait.
+	// A target may suspend at any point while the nested call is pending
+	// (protocol.md §10), and answer a wait at once while it still is, so
+	// the cell is followed through wait, as a model would, for as long as
+	// the 30 s above allow, not for a number of waits. A wait is sent only
+	// while one more fits in the 30 s (the run's timeoutMs, settleTimeout,
+	// and a margin): a target that leaves the call pending answers each
+	// wait only at timeoutMs, and gets the verdict on its still-waiting
+	// result, not a deadline on the wait.
 	deadline, _ := cctx.Deadline()
-	for i := 0; res.Status == result.StatusWaiting && i < maxSettleWaits && time.Until(deadline) > settleTimeout+5*time.Second; i++ {
+	start, waits := time.Now(), 0
+	for ; res.Status == result.StatusWaiting && waits < Timeouts.MaxWaits && time.Until(deadline) > settleTimeout+5*time.Second; waits++ {
 		in, _ := json.Marshal(map[string]string{"runId": res.RunID})
-		wait := fmt.Sprintf("%s-wait-%d", run, i)
+		wait := fmt.Sprintf("%s-wait-%d", run, waits)
 		Expect(c.Send(wait, protocol.MethodToolWait, protocol.ToolCallParams{Run: run, ToolCallID: wait, Input: in})).To(Succeed(), "%s: sending the wait", what)
 		m, err = c.Response(cctx, wait)
 		Expect(err).NotTo(HaveOccurred(), "%s: the wait must be answered", what)
 		res, ok = decodeResult(m)
 		Expect(ok).To(BeTrue(), "%s: the wait must get a result object: %s", what, m)
 	}
-	return res
+	out := settled{Result: res}
+	if res.Status == result.StatusWaiting {
+		why := "the 30 s the spec gives the call to settle"
+		if waits >= Timeouts.MaxWaits {
+			why = fmt.Sprintf("the harness's safety bound of %d waits", Timeouts.MaxWaits)
+		}
+		out.Loop = fmt.Sprintf("still waiting after the exec and %d waits in %s, each answered in time; the harness stopped at %s", waits, time.Since(start).Round(time.Millisecond), why)
+	}
+	return out
+}
+
+// settled is settle's final result; Loop, on one still waiting, says how
+// many waits it answered, in how long, and why the harness stopped.
+type settled struct {
+	result.Result
+	Loop string
 }
 
 // notAnswered fails when the target sent a response to a response: one

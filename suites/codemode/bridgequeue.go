@@ -136,10 +136,7 @@ return await Promise.all(wipes);`)
 		Expect(r.Tools.CallsOf("wipe")).To(BeEmpty(), "with maxPendingToolCalls 1 held by the mailbox call, no wipe call may have been sent yet")
 		r.RestrictTo(ctx, "mailbox", "echo")
 		box.post("released")
-		res := r.Wait(ctx, w.RunID)
-		for waits := 1; res.Status == result.StatusWaiting && waits < 5; waits++ {
-			res = r.Wait(ctx, res.RunID)
-		}
+		res, _ := r.Follow(ctx, r.Wait(ctx, w.RunID))
 		// A target may end a cell parked across the restriction; one that
 		// resumes it must reject the queued calls in the guest.
 		if res.Status != result.StatusFailed {

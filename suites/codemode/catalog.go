@@ -384,9 +384,11 @@ var _ = Describe("codemode", "catalog scale", func() {
 			ts = append(ts, tools.Named(protocol.SourcePlugin, "scale", fmt.Sprintf("scale_tool_%05d", i), fmt.Sprintf("Catalog filler number %05d; returns its own name.", i)))
 		}
 		ts = append(ts, tools.Standard()...)
-		// roomy: the subject is whether the catalog is usable, not the
-		// budget; a cell that lists 10,000 entries takes its time.
-		r := NewRun(ctx, RunOptions{CodeMode: roomy(nil), Tools: ts, JudgesRefusal: true})
+		// The default limits, as the text says (000 [Configurazione]:
+		// timeoutMs "Predefinito 10000"): code mode enabled and nothing else
+		// set, so a target whose cells need the default budget to serve the
+		// catalog is not failed under a shorter one.
+		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: ts, JudgesRefusal: true})
 		if f := r.Prepared.Failure; f != nil {
 			Expect(r.Prepared.CodeModeActive).To(BeFalse(), "a refused prepare must fail closed (codeModeActive false): %s: %s", f.Code, f.Error)
 			Expect(r.Prepared.Tools).To(BeEmpty(), "a refused prepare must expose no tools: %s: %s", f.Code, f.Error)
@@ -395,13 +397,23 @@ var _ = Describe("codemode", "catalog scale", func() {
 		}
 		Expect(r.Prepared.CodeModeActive).To(BeTrue(), "code mode must be active for a catalog it accepts")
 		last := fmt.Sprintf("scale_tool_%05d", scaleTools-1)
+		// search at its default limit: the text asks that the cell searches
+		// the catalog, not how high it ranks an exact name (CM-GUEST-03).
 		res, _ := r.RunToCompletion(ctx, Guest(fmt.Sprintf(`const listed = listTools().length;
-			const found = (await search(%q, {limit: 3})).map((t) => t.name);
+			const found = (await search(%q)).map((t) => t.name);
 			return {listed, found: found.includes(%q), called: (await call("scale_tool_04321", {})).tool};`, last, last)))
 		Expect(res).To(CompleteWith(map[string]any{"listed": float64(len(ts)), "found": true, "called": "scale_tool_04321"}),
-			"a cell of an accepted %d-tool catalog must list every tool, find %s by name and call a tool of it", len(ts), last)
-		w := r.Exec(ctx, Guest(fmt.Sprintf(`const x = await call("slow", {ms: %d, tag: "scaled"}); return x.tag;`, roomySlowMs)))
-		Expect(w).To(BeWaiting(), "a cell of an accepted %d-tool catalog awaiting a %d ms nested call must suspend under timeoutMs 3000 and the default maxSnapshotBytes", len(ts), roomySlowMs)
+			"a cell of an accepted %d-tool catalog must list every tool, find %s by name at the default search limit and call a tool of it", len(ts), last)
+		// The slow call outlives one exec at the default budget (the
+		// target's effectiveConfig.timeoutMs where it reports one, else
+		// 000's 10000), so the cell must suspend.
+		budget := int64(10000)
+		if ec := r.Prepared.EffectiveConfig; ec != nil && ec.TimeoutMs > 0 {
+			budget = min(ec.TimeoutMs, 60000)
+		}
+		slowMs := budget + 2500
+		w := r.Exec(ctx, Guest(fmt.Sprintf(`const x = await call("slow", {ms: %d, tag: "scaled"}); return x.tag;`, slowMs)))
+		Expect(w).To(BeWaiting(), "a cell of an accepted %d-tool catalog awaiting a %d ms nested call must suspend under the default limits (timeoutMs %d, maxSnapshotBytes)", len(ts), slowMs, budget)
 		final, _ := r.Follow(ctx, w)
 		Expect(final).To(CompleteWith("scaled"), "the suspended cell of the %d-tool catalog must resume with its nested result", len(ts))
 	})

@@ -44,11 +44,6 @@ const roomySlowMs = 3500
 // roomySlowCall is slowCall for a roomy run.
 var roomySlowCall = strings.Replace(slowCall, "ms: 1500", fmt.Sprintf("ms: %d", roomySlowMs), 1)
 
-// neverSettledGrace is what CM-EXEC-07's spec allows past each call's
-// timeoutMs for the answer to arrive on a loaded machine (CM-LIM-01's loop
-// spec allows 9.5 s past 500 ms).
-const neverSettledGrace = 8 * time.Second
-
 var _ = Describe("codemode", "exec and wait", func() {
 	It("CM-EXEC-01", "exactly one of code/command must be non-empty, and both must match when present", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
@@ -158,34 +153,29 @@ var _ = Describe("codemode", "exec and wait", func() {
 		// The text asks only that the cell fails and does not hang: a failure
 		// at the end of the budget conforms (protocol.md §14.8), and the
 		// failure's code is not CM-EXEC-07's to judge. "Does not hang" is
-		// judged against the budget, not only the harness bound (timeoutMs +
-		// 15 s, which a hang runs into): §14.8 says failed "at the latest at
-		// the end of the call's budget", so each exec/wait of the cell must
-		// answer within its timeoutMs plus neverSettledGrace, for a loaded
-		// machine (fake:never-settled-late-timeout answers timeout 13 s after
-		// a 2 s budget).
+		// judged against the bound protocol.md calls conformant: each
+		// exec/wait answered within the run's timeoutMs +
+		// Timeouts.ToolCallSlack (15 s, protocol.md §1; §14.7 lets a target
+		// start the budget when the guest's code starts, as long as the
+		// answer arrives within that bound). The harness gives each call
+		// exactly that bound (Run.Exec), and HangIsFailure makes a call that
+		// outlives it this requirement's failure, not a harness error
+		// (fake:never-settled-late-timeout answers 5 s past it).
 		const timeoutMs = 2000
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": timeoutMs}), Tools: tools.Standard()})
 		start := time.Now()
 		res, steps := r.RunToCompletion(ctx, `await new Promise(() => {}); return "never";`)
 		took := time.Since(start)
-		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang")
-		bound := time.Duration(max(len(steps), 1)) * (timeoutMs*time.Millisecond + neverSettledGrace)
-		Expect(took).To(BeNumerically("<", bound), "a cell whose promise never settles must fail at the latest at the end of its budget (protocol.md §14.8): %d exec/wait call(s) at timeoutMs %d took %s (allowed: %s, %s of grace each): %s",
-			len(steps), timeoutMs, took.Round(time.Millisecond), bound, neverSettledGrace, res.Raw)
-	})
+		Expect(res).To(BeFailed(), "a promise that never settles with no host work pending must fail, not complete or hang (%d exec/wait call(s) at timeoutMs %d took %s, each bounded by timeoutMs + %s): %s",
+			len(steps), timeoutMs, took.Round(time.Millisecond), Timeouts.ToolCallSlack, res.Raw)
+	}, HangIsFailure)
 
 	It("CM-EXEC-08", "wait resumes a suspended cell and the resumed cell receives the nested tool result", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: suspendable(nil), Tools: tools.Standard()})
 		first := r.Exec(ctx, Guest(`text("before"); `+slowCall))
 		Expect(first).To(BeWaiting(), "the slow nested call must suspend the cell")
-		res := first
-		var outputs []result.Output
-		outputs = append(outputs, first.Output...)
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-			outputs = append(outputs, res.Output...)
-		}
+		res, steps := r.Follow(ctx, first)
+		outputs := AllOutput(steps)
 		Expect(res).To(CompleteWith(map[string]any{"slept": 1500, "tag": "late"}), "wait must resume the cell and deliver the nested call's result to it %s", EnvelopeNote)
 		Expect(outputs).To(ContainElement(result.TextOutput("after restore: late")), "output produced after the cell resumed must be returned %s", EnvelopeNote)
 	})

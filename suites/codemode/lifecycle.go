@@ -46,10 +46,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		Expect(s.LiveVMs).To(BeZero(), "a live VM is kept while the run is waiting")
 		Expect(s.Snapshots).To(Equal(1), "exactly one snapshot must be stored while waiting")
 		Expect(s.SuspendedRuns).To(Equal(1), "the waiting run must count as exactly one suspended run (stats %+v)", s)
-		res := w
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-		}
+		res, _ := r.Follow(ctx, w)
 		Expect(res).To(CompleteWith("kept-in-memory:t"), "wait must restore the cell into a fresh VM holding its local state and give it the nested result")
 		s = Stats(ctx)
 		Expect(s.Snapshots).To(BeZero(), "nothing may stay stored after wait completed")
@@ -111,10 +108,7 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// Suspending is CM-EXEC-17's to judge; here it is a precondition.
 		Precondition("CM-EXEC-17").Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend before it throws")
 		held("waiting before it fails")
-		res := w
-		for i := 0; res.Status == result.StatusWaiting && i < 10; i++ {
-			res = r.Wait(ctx, res.RunID)
-		}
+		res, _ := r.Follow(ctx, w)
 		Expect(res).To(BeFailed(), "the restored cell throws \"after restore\": its run must end failed")
 		gone(Default, "failed")
 
@@ -237,6 +231,11 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		for round := 0; round < 3; round++ {
 			w := r.Exec(ctx, Guest(`const x = (await call("slow", {ms: 1300})); text("resumed once"); return x.slept;`))
 			Expect(w).To(BeWaiting(), "round %d: a cell awaiting a 1300 ms nested call must suspend", round)
+			// The waits are sent once the call returned: a wait that resumes
+			// the cell then runs it to its end, so the two overlap however
+			// early the target suspends (a target that suspends at once,
+			// §10, would otherwise answer the first before the second came).
+			Eventually(r.Tools.Finished).WithTimeout(10*time.Second).Should(Equal(round+1), "round %d: the 1300 ms nested call must return", round)
 			results := Concurrently(2, func(int) Result { return r.Wait(ctx, w.RunID) })
 			failed, resumedOutput := 0, 0
 			for _, res := range results {
@@ -268,12 +267,20 @@ var _ = Describe("codemode", "run state and snapshots", func() {
 		// Judged through behaviour (issue 24): 64 cells suspend, the 65th
 		// fails with the text. runtime.stats, where the target has it, gives
 		// the places already taken and corroborates the count.
+		//
+		// The spec starts from a state it controls (audit 2026-12-02): a
+		// restart, as CM-RUN-06's (spec/protocol.md §1: a new process, or
+		// for a tcp: target a new session, which suspended runs MUST NOT
+		// carry over to). Cells an earlier spec left suspended past its
+		// run.end (a CM-RUN-02 fault) so cannot take places here, and a
+		// refusal before the 64th suspension is the limit's own.
+		RestartTarget()
 		stats := Drivable(protocol.SurfaceStats)
 		free := 64
 		base := protocol.Stats{}
 		if stats {
 			base = Stats(ctx)
-			Expect(base.SuspendedRuns).To(BeNumerically("<", 64), "the target already holds 64 suspended runs")
+			Precondition("CM-RUN-06").Expect(base.SuspendedRuns).To(BeNumerically("<", 64), "right after a restart the target already holds %d suspended runs (runtime.stats): suspended runs must not survive a restart, and no place is left to judge the limit by", base.SuspendedRuns)
 			free = 64 - base.SuspendedRuns
 		}
 		// 64 cells start at once: a generous timeoutMs leaves room for a busy

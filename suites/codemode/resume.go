@@ -64,7 +64,9 @@ var _ = Describe("codemode", "resuming suspended cells", func() {
 			text("after"); return {tags: [x.tag, y.tag], draw};`))
 		Expect(w).To(BeWaiting(), "a cell awaiting a 1500 ms nested call must suspend under timeoutMs 1000")
 		first := r.Wait(ctx, w.RunID)
-		Expect(r.Tools.CallsOf("echo")).To(HaveLen(1), "the echo call made before the suspension was made again after wait: the cell was replayed (result of the wait: %s)", first)
+		// At most once: a target that suspended at the echo call itself (§10)
+		// may not have sent it yet; the end of the spec requires it once.
+		Expect(len(r.Tools.CallsOf("echo"))).To(BeNumerically("<=", 1), "the echo call made before the suspension was made again after wait: the cell was replayed (result of the wait: %s)", first)
 		final, steps := r.Follow(ctx, first)
 		Expect(final).To(BeCompleted(), "the cell must complete after its waits")
 		v, _ := final.ValueAny().(map[string]any)

@@ -17,7 +17,9 @@ var _ = Describe("codemode", "telemetry", func() {
 	It("CM-TEL-01", "results carry visible tools, catalog size and sources, counts, called tool ids and limit failures", func(ctx SpecContext) {
 		ts := append(tools.Standard(), tools.Named(protocol.SourcePlugin, "browser", "browser_request", "Open a page."))
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 1024, "timeoutMs": 1000}), Tools: ts})
-		res, _ := r.RunToCompletion(ctx, Guest(`await search("add"); await describe("add");
+		// A target may suspend at each call (§10): every wait of the run
+		// counts in waitCount, those of this cell too.
+		res, steps := r.RunToCompletion(ctx, Guest(`await search("add"); await describe("add");
 			await call("echo", {}); await call("add", {a: 1, b: 2}); return 1;`))
 		Expect(res).To(BeCompleted(), "the cell that searches, describes and calls two tools must complete")
 		// The called ids are the catalog ids the target's tool.invoke named:
@@ -48,7 +50,9 @@ var _ = Describe("codemode", "telemetry", func() {
 		}
 		Expect(total).To(Equal(len(ts)), "telemetry.catalogSources must break the %d catalog tools down by source: %v", len(ts), t.CatalogSources)
 
-		res, _ = r.RunToCompletion(ctx, `text("x".repeat(4000)); return 1;`)
+		waits := len(steps) - 1
+		res, steps = r.RunToCompletion(ctx, `text("x".repeat(4000)); return 1;`)
+		waits += len(steps) - 1
 		Expect(res).To(BeFailedWith(result.CodeOutputLimitExceeded), "4000 bytes of text under maxOutputBytes 1024 must fail with output_limit_exceeded")
 		Expect(res.Telemetry).NotTo(BeNil(), "no telemetry on a failed result: %s", res.Raw)
 		Expect(res.Telemetry.LimitFailures).To(ContainElement(result.CodeOutputLimitExceeded), "telemetry.limitFailures must name the output_limit_exceeded failure")
@@ -57,9 +61,10 @@ var _ = Describe("codemode", "telemetry", func() {
 		w := r.Exec(ctx, Guest(`await call("slow", {ms: 1500}); return 1;`))
 		Expect(w).To(BeWaiting(), "a 1500 ms call outlives a 1000 ms exec")
 		final, steps := r.Follow(ctx, w)
+		waits += len(steps) - 1
 		Expect(final).To(BeCompleted(), "the waiting cell must complete after wait")
 		Expect(final.Telemetry).NotTo(BeNil(), "no telemetry on the result of wait: %s", final.Raw)
-		Expect(final.Telemetry.WaitCount).To(Equal(len(steps)-1), "waitCount counts the run's wait calls")
+		Expect(final.Telemetry.WaitCount).To(Equal(waits), "waitCount counts the run's wait calls (%d in all)", waits)
 		Precondition("CM-CAT-01").Expect(t.CatalogSources).To(Equal(map[string]int{"openclaw": 5, "plugin": 1}), "telemetry.catalogSources classes the catalog's tools by source as CM-CAT-01 gives them")
 	})
 

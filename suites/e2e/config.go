@@ -32,7 +32,7 @@ var _ = Describe("e2e", "end-to-end plan: agent and runtime configuration", func
 		// The runtime's timeoutMs (700) still applies under the agent's {enabled: true}:
 		// a 2500 ms nested call suspends the cell, which the 10 s default would not.
 		r := NewRun(ctx, RunOptions{CodeMode: map[string]any{"enabled": false, "timeoutMs": 700}, AgentCodeMode: map[string]any{"enabled": true}, Tools: planTools()})
-		prov := StartProvider(provider.Exec(Guest(`await call("slow", {ms: 2500}); return "done";`)), provider.Settle())
+		prov := StartProvider(provider.Exec(Guest(`await call("slow", {ms: 2500}); return "done";`)), r.Settle())
 		res := r.Turn(ctx, prov, "Run the slow job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		results := toolResults(res)

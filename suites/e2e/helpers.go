@@ -96,7 +96,7 @@ func blockOnDialectCells(res protocol.AgentTurnResult) {
 }
 
 // lastResult is the turn's last tool result: the cell's end when the
-// model followed waiting with wait (provider.Settle).
+// model followed waiting with wait (Run.Settle).
 func lastResult(res protocol.AgentTurnResult, prov *provider.Server) map[string]any {
 	ginkgo.GinkgoHelper()
 	results := toolResults(res)

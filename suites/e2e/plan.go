@@ -105,7 +105,7 @@ const sky = await call("weather", {city: "Oslo"});
 const picked = await call("pick_color", {});
 return {names, found: hits.includes("weather"), params: !!(described && described.parameters), echoed, sky, picked};`)
 		// A target may suspend at each nested call: the model follows waiting with wait.
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Use the tools.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		last := lastResult(res, prov)
@@ -137,21 +137,26 @@ const echoed = echoName ? await MCP.docs[echoName]({probe: 1}) : null;
 return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), echoed: echoed !== null && echoed !== undefined,
   inAllTools: listTools().filter(isMCP).map(key), searched: (await search("echo", {limit: 50})).filter(isMCP).map(key)};`)
 		before := r.MCP["docs"].HTTP.Calls()
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Use the docs server.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		last := lastResult(res, prov)
 		Expect(last["status"]).To(Equal("completed"), "the exec (followed by wait while it waits) must complete%s", evidence(prov, res))
 		got, _ := json.Marshal(last["value"])
 		var v struct {
-			Listed       []string `json:"listed"`
-			DeclaresEcho bool     `json:"declaresEcho"`
-			Echoed       bool     `json:"echoed"`
-			InAllTools   []string `json:"inAllTools"`
-			Searched     []string `json:"searched"`
+			Listed       json.RawMessage `json:"listed"`
+			DeclaresEcho bool            `json:"declaresEcho"`
+			Echoed       bool            `json:"echoed"`
+			InAllTools   []string        `json:"inAllTools"`
+			Searched     []string        `json:"searched"`
 		}
 		Expect(json.Unmarshal(got, &v)).To(Succeed(), "the cell's value: %s", got)
-		Expect(v.Listed).To(ContainElement("mcp/docs.d.ts"), "API.list(\"mcp\") must list the docs server's declaration: %s%s", got, evidence(prov, res))
+		// The shape of API.list's answer is CM-MCP-02's (a list of file
+		// metadata); this spec only reads the paths from it.
+		var listed []string
+		Precondition("CM-MCP-02").Expect(json.Unmarshal(v.Listed, &listed)).To(Succeed(),
+			"API.list(\"mcp\") must answer a list of paths or {path, …} entries before the turn's MCP checks can read it: %s", v.Listed)
+		Expect(listed).To(ContainElement("mcp/docs.d.ts"), "API.list(\"mcp\") must list the docs server's declaration: %s%s", got, evidence(prov, res))
 		Expect(v.DeclaresEcho).To(BeTrue(), "API.read(\"mcp/docs.d.ts\") must declare the echo tool: %s%s", got, evidence(prov, res))
 		Expect(v.Echoed).To(BeTrue(), "MCP.docs.echo() must resolve: %s%s", got, evidence(prov, res))
 		Expect(r.MCP["docs"].HTTP.Calls()-before).To(BeNumerically(">=", 1), "the echo call must reach the MCP server%s", evidence(prov, res))
@@ -173,7 +178,7 @@ const routes = [() => call("weather", {city: "Oslo"}), () => globalThis.weather(
 if (typeof tools !== "undefined" && tools !== null) routes.push(() => tools.call("plugin:forecast:weather", {city: "Oslo"}));
 for (const route of routes) { try { await route(); } catch (e) { if (String(e && e.message).startsWith("codemode-dialect:")) throw e; caught++; } }
 return {names: listTools().map((t) => t.name).sort(), caught: caught === routes.length};`)
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Try the weather.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		for _, q := range prov.Requests() {
@@ -190,7 +195,7 @@ return {names: listTools().map((t) => t.name).sort(), caught: caught === routes.
 	It("CM-E2E-06", "a nested call that resolves after exec returned waiting is delivered by wait, and the final answer carries output made after the restore", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
 		code := Guest(`const x = (await call("slow", {ms: 1500, tag: "late"})); text("after restore: " + x.tag); return x.slept;`)
-		prov := StartProvider(provider.Exec(code), provider.Settle())
+		prov := StartProvider(provider.Exec(code), r.Settle())
 		res := r.Turn(ctx, prov, "Wait for the slow tool.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		results := toolResults(res)

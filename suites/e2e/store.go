@@ -32,7 +32,7 @@ var _ = Describe("e2e", "end-to-end plan: the session store and the provider", f
 		const markerText = "qz-vk-9417"
 
 		first := runOf(&protocol.Session{Branch: "main"})
-		prov1 := StartProvider(provider.Exec(`await store("secret", `+marker+`); return "stored";`), provider.Settle())
+		prov1 := StartProvider(provider.Exec(`await store("secret", `+marker+`); return "stored";`), first.Settle())
 		res1 := first.Turn(ctx, prov1, "Remember the code.", TurnOptions{})
 		Expect(res1.Status).To(Equal(protocol.TurnCompleted), "the first turn must complete%s", evidence(prov1, res1))
 		Expect(lastResult(res1, prov1)["value"]).To(Equal("stored"), "the storing cell must complete%s", evidence(prov1, res1))
@@ -48,7 +48,7 @@ var _ = Describe("e2e", "end-to-end plan: the session store and the provider", f
 			transcript = append(transcript, b)
 		}
 		second := runOf(&protocol.Session{Branch: "main", Transcript: transcript})
-		prov2 := StartProvider(provider.Exec(`const v = await load("secret"); return v === undefined ? "absent" : v.length;`), provider.Settle())
+		prov2 := StartProvider(provider.Exec(`const v = await load("secret"); return v === undefined ? "absent" : v.length;`), second.Settle())
 		res2 := second.Turn(ctx, prov2, "Do you still have it?", TurnOptions{History: res1.Messages})
 		Expect(res2.Status).To(Equal(protocol.TurnCompleted), "the second turn must complete%s", evidence(prov2, res2))
 		Expect(lastResult(res2, prov2)["value"]).To(BeNumerically("==", len(markerText)), "the second run must load the committed value from the handed-back entries (the control)%s", evidence(prov2, res2))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/codemode-conformance/codemode/fakes/provider"
 	"github.com/codemode-conformance/codemode/spec/protocol"
@@ -117,7 +118,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 	It("CM-E2E-08", "the trajectory of an agent turn shows each nested call under the exec or wait call of the model it was made in", func(ctx SpecContext) {
 		requireTurns("CM-E2E-08")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
-		prov := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
+		prov := StartProvider(provider.Exec(Rendered(suspendingCode)), r.Settle())
 		res := r.Turn(ctx, prov, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		blockOnDialectCells(res)
@@ -134,27 +135,10 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 			Parent      int // 1-based ordinal of the exec/wait row it is under; 0 for exec/wait
 			Tool, Input string
 		}
-		var want []row
-		var wantIDs []string
-		nested := r.Tools.Calls()
-		for i, c := range calls {
-			want = append(want, row{Tool: c.Function.Name})
-			wantIDs = append(wantIDs, c.ID)
-			for _, n := range nested {
-				if n.ParentToolCallID == c.ID {
-					want = append(want, row{Parent: i + 1, Tool: n.Tool, Input: canonical(string(n.Input))})
-				}
-			}
-		}
-		catalogName := map[string]string{}
-		for _, n := range nested {
-			catalogName[n.CatalogID] = n.Tool
-		}
 		var tr protocol.TrajectoryResult
 		err := T().Call(ctx, protocol.MethodRunTrajectory, protocol.RunParams{Run: r.ID}, &tr)
 		NotAnswered("trajectory", protocol.MethodRunTrajectory, err)
 		Expect(err).NotTo(HaveOccurred(), "run.trajectory failed at the protocol level")
-		var got []row
 		var gotIDs []string
 		ordinal := map[string]int{}
 		for _, c := range tr.Calls {
@@ -163,6 +147,61 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 				ordinal[c.ToolCallID] = len(gotIDs)
 			}
 		}
+		// The call a nested call was made in is the one its tool.invoke
+		// parentToolCallId names (spec/protocol.md §3, CM-NEST-07). A target
+		// may know the i-th call of the turn under more than one id: the
+		// provider's, its transcript's renaming of it (audit 2026-12-02: 7.35
+		// makes call_1 call1) and its trajectory row's. The parent is matched
+		// against each, by position within its own list, the transcript's
+		// first, then the provider's, then the trajectory's, so a renamed id
+		// drops no row. A parent named by none of them leaves the call it was
+		// made in unknown: that is CM-NEST-07's fault, not this placement's.
+		var wantIDs, sentIDs []string
+		for _, c := range calls {
+			wantIDs = append(wantIDs, c.ID)
+		}
+		for _, q := range prov.Requests() {
+			if q.Reply != nil {
+				for _, c := range q.Reply.ToolCalls {
+					if c.Function.Name == "exec" || c.Function.Name == "wait" {
+						sentIDs = append(sentIDs, c.ID)
+					}
+				}
+			}
+		}
+		madeIn := func(parent string) int {
+			for _, ids := range [][]string{wantIDs, sentIDs, gotIDs} {
+				if i := slices.Index(ids, parent); i >= 0 && parent != "" {
+					return i + 1
+				}
+			}
+			return 0
+		}
+		nested := r.Tools.Calls()
+		under := map[int][]row{}
+		for _, n := range nested {
+			i := madeIn(n.ParentToolCallID)
+			Precondition("CM-NEST-07").Expect(i).To(BeNumerically(">", 0), "the nested call %s (tool.invoke %s) must name the exec/wait call it was made in as parentToolCallId: %q is the id of none of the turn's calls (transcript %v, provider %v, trajectory %v)%s",
+				n.Tool, n.ToolCallID, n.ParentToolCallID, wantIDs, sentIDs, gotIDs, evidence(prov, res))
+			under[i] = append(under[i], row{Parent: i, Tool: n.Tool, Input: canonical(string(n.Input))})
+		}
+		var want []row
+		for i, c := range calls {
+			want = append(want, row{Tool: c.Function.Name})
+			want = append(want, under[i+1]...)
+		}
+		for i := range Sorted(under) {
+			if i > len(calls) {
+				// Made in a call the trajectory or the provider knows but the
+				// transcript does not hold: the comparison shows it missing.
+				want = append(want, under[i]...)
+			}
+		}
+		catalogName := map[string]string{}
+		for _, n := range nested {
+			catalogName[n.CatalogID] = n.Tool
+		}
+		var got []row
 		for _, c := range tr.Calls {
 			if c.ParentToolCallID == "" {
 				got = append(got, row{Tool: c.Tool})
@@ -186,7 +225,7 @@ var _ = Describe("e2e", "end-to-end plan: trajectory and transcript replay", fun
 	It("CM-E2E-09", "a persisted transcript replayed in the next turn keeps the exec/wait calls' ids, inputs and results, in order", func(ctx SpecContext) {
 		requireTurns("CM-E2E-09")
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"timeoutMs": 1000}), Tools: planTools()})
-		first := StartProvider(provider.Exec(Rendered(suspendingCode)), provider.Settle())
+		first := StartProvider(provider.Exec(Rendered(suspendingCode)), r.Settle())
 		res := r.Turn(ctx, first, "Run the job.", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the first turn must complete%s", evidence(first, res))
 		blockOnDialectCells(res)

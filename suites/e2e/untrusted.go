@@ -46,7 +46,7 @@ var _ = Describe("e2e", "end-to-end plan: untrusted content in agent turns", fun
 	It("CM-NEST-20", "in an agent turn, the result of a cell that called a network-controlled tool reaches the model provider inside the untrusted-content wrapper (Source API), sanitised; a cell that touched no tool reaches it as it is", func(ctx SpecContext) {
 		requireTurns("CM-NEST-20")
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: append(tools.Standard(), tools.Fetch())})
-		prov := StartProvider(provider.Exec(trustedCell), provider.Exec(Rendered(networkCell)), provider.Settle())
+		prov := StartProvider(provider.Exec(trustedCell), provider.Exec(Rendered(networkCell)), r.Settle())
 		res := r.Turn(ctx, prov, "What is the weather in Oslo?", TurnOptions{})
 		Expect(res.Status).To(Equal(protocol.TurnCompleted), "the turn must complete%s", evidence(prov, res))
 		reqs := prov.Requests()

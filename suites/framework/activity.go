@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/codemode-conformance/codemode/spec/protocol"
-	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 )
@@ -50,15 +49,7 @@ func (r *Run) WaitAs(ctx context.Context, runID string, mc ModelCall) Result {
 // ids).
 func (r *Run) FollowAs(ctx context.Context, res Result, response string) (Result, []Result) {
 	ginkgo.GinkgoHelper()
-	code := res.GuestCode
-	steps := []Result{res}
-	for i := 0; res.Status == result.StatusWaiting && i < Timeouts.MaxWaits && WaitFits(r.timeout); i++ {
-		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
-		res = r.WaitAs(ctx, res.RunID, ModelCall{AssistantResponseID: response})
-		res.GuestCode = code
-		steps = append(steps, res)
-	}
-	return res, steps
+	return r.follow(ctx, res, func(id string) Result { return r.WaitAs(ctx, id, ModelCall{AssistantResponseID: response}) })
 }
 
 // TrajectoryView asks run.trajectory for view (protocol.TrajectoryView*),

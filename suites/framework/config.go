@@ -3,6 +3,8 @@ package framework
 import (
 	"os"
 	"time"
+
+	"github.com/codemode-conformance/codemode/spec/protocol"
 )
 
 // HarnessName and HarnessVersion identify the harness in initialize and
@@ -19,10 +21,22 @@ var Timeouts = struct {
 	Initialize time.Duration
 	// Call bounds one protocol call other than exec/wait.
 	Call time.Duration
-	// ToolCallSlack is added to a run's timeoutMs to bound one exec/wait.
+	// ToolCallSlack is added to a run's timeoutMs to bound one exec/wait
+	// (protocol.ToolCallSlack, protocol.md §1).
 	ToolCallSlack time.Duration
-	// MaxWaits bounds how many wait calls RunToCompletion makes; fewer
-	// when the next would not fit before the spec's deadline (WaitFits).
+	// FollowBudgets is how many of its run's time budgets (timeoutMs) a
+	// wait loop (WaitLoop: Follow, RunToCompletion, the corpus's Drive)
+	// gives a waiting cell to end, however many waits the target answers
+	// meanwhile: a target may suspend at any point while a nested call is
+	// pending (spec/protocol.md §10), so what bounds the loop is time.
+	// 20 is what the former count of 20 waits gave a target that waits
+	// its whole budget before it suspends. Never more than fits before
+	// the spec's deadline (WaitFits).
+	FollowBudgets int
+	// MaxWaits is a safety bound on the waits of one loop, against a
+	// target that answers waiting at once, without end: far above what any
+	// cell of the suites needs from a target that suspends at every nested
+	// call (a wait per call and per pending check, each in milliseconds).
 	MaxWaits int
 	// VerdictGrace is what a wait loop leaves, past the last call's own
 	// bound, before the spec's deadline: time to end the run, run the
@@ -37,7 +51,7 @@ var Timeouts = struct {
 	// learn whether the target survived it (a target that does not answer is
 	// unresponsive: killed, and the spec charged with it).
 	Alive time.Duration
-}{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: 15 * time.Second, MaxWaits: 20,
+}{Initialize: 60 * time.Second, Call: 30 * time.Second, ToolCallSlack: protocol.ToolCallSlack, FollowBudgets: 20, MaxWaits: 5000,
 	VerdictGrace: 40 * time.Second, Spec: 3 * time.Minute, Alive: 10 * time.Second}
 
 // Config says which target the suites run against.

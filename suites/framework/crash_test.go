@@ -130,6 +130,36 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 			r := NewRun(ctx, RunOptions{CodeMode: true})
 			r.Exec(ctx, "return 'v'.repeat(10000)")
 		})
+		// A loss after the cell was answered, outside HangFailsDuring,
+		// blocks the spec by LossBlockedBy's requirement (CM-LIM-02 names
+		// CM-SEC-04); a loss while a cell inside it runs is a failure.
+		It("CM-LIM-02", "a target lost after its answer, outside the hang window", func(ctx SpecContext) {
+			target.oversized.Store(false)
+			LossBlockedBy("CM-SEC-04")
+			r := NewRun(ctx, RunOptions{CodeMode: true})
+			HangFailsDuring(func() {
+				gomega.Expect(string(r.Exec(ctx, "return 1").Status)).To(gomega.Equal("completed"), "the first exec is answered")
+			})
+			gomega.Eventually(func() bool {
+				tgtMu.Lock()
+				defer tgtMu.Unlock()
+				return tgt != nil && tgt.Alive()
+			}).Should(gomega.BeFalse(), "the target closes its connection after the first answer")
+			NewRun(ctx, RunOptions{CodeMode: true})
+		})
+		It("CM-LIM-02", "a target lost while a cell inside the hang window runs", func(ctx SpecContext) {
+			LossBlockedBy("CM-SEC-04")
+			r := NewRun(ctx, RunOptions{CodeMode: true})
+			HangFailsDuring(func() {
+				gomega.Expect(string(r.Exec(ctx, "return 1").Status)).To(gomega.Equal("completed"), "the first exec is answered")
+				gomega.Eventually(func() bool {
+					tgtMu.Lock()
+					defer tgtMu.Unlock()
+					return tgt != nil && tgt.Alive()
+				}).Should(gomega.BeFalse(), "the target closes its connection after the first answer")
+				r.Exec(ctx, "return 2")
+			})
+		})
 	})
 	gomega.RegisterFailHandler(ginkgo.Fail)
 	Define()
@@ -137,7 +167,7 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 	ginkgo.RunSpecs(ft, "crash between calls")
 
 	g := gomega.NewWithT(t)
-	g.Expect(reports).To(gomega.HaveLen(2), "both specs ran")
+	g.Expect(reports).To(gomega.HaveLen(4), "every spec ran")
 	rep := reports[0]
 	g.Expect(rep.Failed()).To(gomega.BeTrue(), "the spec cannot pass: its target died")
 	var entry string
@@ -164,4 +194,23 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 	}
 	g.Expect(entry).To(gomega.MatchRegexp(`target fault: it sent a response of \d+ bytes, over the harness's maximum message size of 4096 bytes`),
 		"the spec is an error naming the size; failure: %s", rep.FailureMessage())
+
+	rep = reports[2]
+	b, ok := isBlocked(rep)
+	g.Expect(ok).To(gomega.BeTrue(), "a target lost after its answer, outside HangFailsDuring, blocks the spec: %s %s", rep.State, rep.FailureMessage())
+	g.Expect(b.By).To(gomega.Equal("CM-SEC-04"), "blocked by the requirement LossBlockedBy named")
+	g.Expect(b.Message).To(gomega.ContainSubstring("the target was lost after a cell of this spec was answered"), "the block says why")
+	g.Expect(rep.Failed()).To(gomega.BeFalse(), "not a failure of CM-LIM-02: %s", rep.FailureMessage())
+
+	rep = reports[3]
+	_, ok = isBlocked(rep)
+	g.Expect(ok).To(gomega.BeFalse(), "a loss inside HangFailsDuring is not blocked")
+	g.Expect(rep.Failed()).To(gomega.BeTrue(), "a loss while a cell inside HangFailsDuring runs fails the spec")
+	entry = ""
+	for _, e := range rep.ReportEntries {
+		if e.Name == HarnessErrorEntry {
+			entry = e.StringRepresentation()
+		}
+	}
+	g.Expect(entry).To(gomega.BeEmpty(), "a failure of its requirement, not a harness error: %s", rep.FailureMessage())
 }

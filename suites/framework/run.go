@@ -153,6 +153,9 @@ func NewRun(ctx context.Context, o RunOptions) *Run {
 	defer cancel()
 	err := t.Call(cctx, protocol.MethodRunPrepare, p, &r.Prepared)
 	r.log("run.prepare", p, r.Prepared, err)
+	if err != nil {
+		blockLoss(t, "during a later run.prepare")
+	}
 	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "run.prepare failed at the protocol level")
 	t.router.surface(id, r.Prepared.Tools)
 	if r.Prepared.EffectiveConfig != nil && r.Prepared.EffectiveConfig.TimeoutMs > 0 {
@@ -222,6 +225,10 @@ type Result struct {
 	// ToolCallID is the toolCallId the harness gave the exec/wait call that
 	// returned this result (the parentToolCallId of its nested calls).
 	ToolCallID string
+	// Loop, on a result still waiting when a wait loop stopped (Follow),
+	// is WaitLoop.Note: the waits, the time they took and why the loop
+	// stopped. String ends with it.
+	Loop string
 }
 
 // Decoded value of a completed result (nil otherwise).
@@ -243,8 +250,11 @@ func (r Result) String() string {
 		s = s[:4000] + "…"
 	}
 	out := "result " + s
+	if r.Loop != "" {
+		out += "\n(" + r.Loop + ")"
+	}
 	if r.GuestCode != "" {
-		out = fmt.Sprintf("result %s\nguest code:\n%s", s, r.GuestCode)
+		out += "\nguest code:\n" + r.GuestCode
 	}
 	rendered.add(out, r)
 	return out
@@ -349,49 +359,52 @@ func waitedCell(input json.RawMessage) string {
 }
 
 // RunToCompletion execs code and follows every waiting result with wait, as a
-// model would, up to Timeouts.MaxWaits times. It returns the final result and
-// every intermediate one. Specs use it so they do not depend on whether a
-// target drains quick nested calls inside exec.
+// model would (Follow). It returns the final result and every intermediate
+// one. Specs use it so they do not depend on whether a target drains quick
+// nested calls inside exec or suspends at each of them.
 func (r *Run) RunToCompletion(ctx context.Context, code string) (Result, []Result) {
 	ginkgo.GinkgoHelper()
 	return r.Follow(ctx, r.Exec(ctx, code))
 }
 
-// Follow answers a waiting result with wait until it is no longer waiting
-// (at most Timeouts.MaxWaits times, and only while another wait fits before
-// the spec's deadline: WaitFits), returning the final result and every
-// step including res. A result still waiting then is the target's
-// behaviour, which the spec judges (its requirement's verdict, not an
-// error): the report entry "wait loop" says how many waits it answered.
+// Follow answers a waiting result with wait until it is no longer waiting,
+// for as long as a WaitLoop allows (Timeouts.FollowBudgets × the run's
+// timeoutMs, before the spec's deadline, at most Timeouts.MaxWaits waits),
+// returning the final result and every step including res. A target may
+// suspend at any point while a nested call is pending (spec/protocol.md
+// §10), so the waits are bounded by time, not counted, and before each
+// wait the harness pauses until one of the calls the waiting result names
+// as pending has returned, for at most a quarter of timeoutMs (the
+// reference's own drain; awaitPending). A result still
+// waiting then is the target's behaviour, which the spec judges (its
+// requirement's verdict, not an error): the result's String, and so the
+// spec's failure message, and the report entry "wait loop" say how many
+// waits it answered, in how long, and why the harness stopped.
 func (r *Run) Follow(ctx context.Context, res Result) (Result, []Result) {
 	ginkgo.GinkgoHelper()
-	return r.FollowUpTo(ctx, res, Timeouts.MaxWaits)
+	return r.follow(ctx, res, func(id string) Result { return r.Wait(ctx, id) })
 }
 
-// FollowUpTo is Follow with its own bound on the waits: for a cell that
-// makes more nested calls than Timeouts.MaxWaits, any of which a target may
-// suspend at (spec/protocol.md §10; OpenClaw 2026.7.35 suspends at every
-// catalog call), the spec passes the number of suspensions its cell can
-// cause (CM-CAT-05's probe: one per search, describe and call). The spec's
-// deadline still bounds the loop (WaitFits: each wait at most timeoutMs +
-// Timeouts.ToolCallSlack).
-func (r *Run) FollowUpTo(ctx context.Context, res Result, maxWaits int) (Result, []Result) {
+// follow is Follow with each wait sent by wait.
+func (r *Run) follow(ctx context.Context, res Result, wait func(runID string) Result) (Result, []Result) {
 	ginkgo.GinkgoHelper()
 	code := res.GuestCode
 	steps := []Result{res}
-	waits := 0
-	for ; res.Status == result.StatusWaiting && waits < maxWaits && WaitFits(r.timeout); waits++ {
+	if res.Status != result.StatusWaiting {
+		return res, steps
+	}
+	loop := NewWaitLoop(r.timeout)
+	for res.Status == result.StatusWaiting && loop.More() {
 		gomega.Expect(res.RunID).NotTo(gomega.BeEmpty(), "waiting result without runId: %s", res.Raw)
-		res = r.Wait(ctx, res.RunID)
+		r.awaitPending(res.Result, r.timeout/4)
+		res = wait(res.RunID)
 		res.GuestCode = code
 		steps = append(steps, res)
 	}
 	if res.Status == result.StatusWaiting {
-		why := fmt.Sprintf("the harness's limit of %d waits", maxWaits)
-		if waits < maxWaits {
-			why = fmt.Sprintf("the spec's deadline (another wait at timeoutMs %d could outlast it)", r.timeout.Milliseconds())
-		}
-		ginkgo.AddReportEntry("wait loop", fmt.Sprintf("run %s: the cell was still waiting after %d waits, each answered in time; the harness stopped at %s", r.ID, waits, why), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+		res.Loop = loop.Note()
+		steps[len(steps)-1] = res
+		ginkgo.AddReportEntry("wait loop", fmt.Sprintf("run %s: the cell was %s", r.ID, res.Loop), ginkgo.ReportEntryVisibilityFailureOrVerbose)
 	}
 	return res, steps
 }

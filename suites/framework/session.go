@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/codemode-conformance/codemode/spec"
@@ -67,6 +68,38 @@ func RequireFeature(f, why string) {
 	if !Features().Has(f) {
 		ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (%s)", f, why))
 	}
+}
+
+// RequireDrivenFeature is RequireFeature for a feature of another
+// requirement that the spec needs only as the harness's means of driving
+// it (CM-RES-06 binds its runs to a headless session, feature
+// session-store: spec/protocol.md §3). One fault, one requirement: when the
+// target lacks the feature, the spec is not judged, and its verdict says why:
+//   - the target declares f not drivable, or does not declare it and the
+//     judged profile does not require it (or the user exempted it): a skip
+//     naming the feature, since f's own requirements are not judged either
+//     (a block by a requirement that is not applicable would name no fault);
+//   - the profile requires f and the target does not declare it: blocked by
+//     the requirement that carries f's verdict (verdictOwner: for a feature
+//     with a driver, its lowest requirement fails as not implemented).
+//
+// f must be a feature of spec/requirements.yaml (else the spec fails).
+func RequireDrivenFeature(f, why string) {
+	ginkgo.GinkgoHelper()
+	if _, err := spec.LookupFeature(f); err != nil {
+		ginkgo.Fail(fmt.Sprintf("RequireDrivenFeature(%q): %v", f, err))
+	}
+	if nd := notDrivableFeature(f); nd != "" {
+		ginkgo.Skip(fmt.Sprintf("%s%s (%s)", protocol.NotDrivablePrefix, nd, why))
+	}
+	if Features().Has(f) {
+		return
+	}
+	p, err := spec.LookupProfile(Profile())
+	if owner := verdictOwner(f); err == nil && p.Requires(f) && !slices.Contains(current.ExemptFeatures, f) && owner != "" && owner != currentRequirement() {
+		Blocked(owner, "profile %s requires feature %s, which the target does not declare; %s is driven only through it (%s), so it is not judged", p.Name, f, currentRequirement(), why)
+	}
+	ginkgo.Skip(fmt.Sprintf("feature %q is not declared by the target (%s)", f, why))
 }
 
 // FeatureSet is the effective feature set of the run.
@@ -164,6 +197,7 @@ func T() *Target {
 				tgt.charge("the target died during this spec (its connection closed)" + tgt.diagnostics() + tgt.stderrTail())
 			}
 			if tgt.chargedIn.Load() == specSeq.Load() {
+				blockLoss(tgt, "before the spec's next call")
 				ginkgo.Fail("the target was lost earlier in this spec (see the harness error); the harness restarts it for the next spec")
 			}
 		}

@@ -159,6 +159,10 @@ var (
 	// spec ran, so a lost target is an error, as in any other spec.
 	hangIsFail atomic.Bool
 	guestRan   atomic.Bool
+	// hangWindow is set while HangFailsDuring runs its function; lossOwner
+	// is the requirement LossBlockedBy named for the running spec.
+	hangWindow atomic.Bool
+	lossOwner  atomic.Pointer[string]
 	deadline   atomic.Int64 // unix nanoseconds
 )
 
@@ -198,7 +202,50 @@ type hangIsFailure struct{}
 
 // hangFails reports whether a hang or crash now is the running spec's
 // failure: it is declared HangIsFailure and has sent guest code.
-func hangFails() bool { return inSpec.Load() && hangIsFail.Load() && guestRan.Load() }
+func hangFails() bool {
+	return inSpec.Load() && (hangIsFail.Load() || hangWindow.Load()) && guestRan.Load()
+}
+
+// HangFailsDuring runs f with a hang or crash counted as the running spec's
+// failure, as HangIsFailure does for a whole spec, for the span of f only:
+// for requirements whose violation is a target lost while one cell runs and
+// not after it answered (CM-LIM-02: an out-of-memory cell must end with
+// memory_limit_exceeded; that the target then keeps serving is CM-SEC-04's).
+// Only a cell sent inside f arms it (as HangIsFailure: run.prepare alone
+// does not).
+func HangFailsDuring(f func()) {
+	hangWindow.Store(true)
+	defer hangWindow.Store(false)
+	f()
+}
+
+// LossBlockedBy makes a target lost during the running spec outside a
+// hang-is-failure span (HangIsFailure, HangFailsDuring) stop the spec as
+// blocked by req when the spec next reaches it (T, run.prepare), instead of
+// a harness error: the spec relies on the target surviving what req judges
+// (CM-LIM-02 names CM-SEC-04, "the next exec on the same runtime works").
+// It holds until the spec ends. An unknown req panics.
+func LossBlockedBy(req string) {
+	if _, ok := spec.Lookup(req); !ok {
+		panic(fmt.Sprintf("framework.LossBlockedBy: unknown requirement id %q", req))
+	}
+	lossOwner.Store(&req)
+}
+
+// blockLoss stops the running spec as blocked by LossBlockedBy's
+// requirement when t was lost during it, outside a hang-is-failure span;
+// otherwise it returns.
+func blockLoss(t *Target, what string) {
+	owner := lossOwner.Load()
+	if owner == nil || !inSpec.Load() || t.chargedIn.Load() != specSeq.Load() || t.chargedFailing.Load() {
+		return
+	}
+	why := ""
+	if w := t.chargedWhy.Load(); w != nil {
+		why = ": " + *w
+	}
+	blocked(*owner, fmt.Sprintf("the target was lost after a cell of this spec was answered, %s%s", what, why), 2)
+}
 
 // noteSent records that the running spec sent method; a cell-running
 // method arms HangIsFailure (guestRan).
@@ -213,6 +260,8 @@ func beginSpec(hangFails bool, limit time.Duration) {
 	rendered.take()
 	hangIsFail.Store(hangFails)
 	guestRan.Store(false)
+	hangWindow.Store(false)
+	lossOwner.Store(nil)
 	specSeq.Add(1)
 	deadline.Store(time.Now().Add(limit).UnixNano())
 	inSpec.Store(true)

@@ -117,6 +117,10 @@ type Target struct {
 	lost       sync.Once
 	chargedIn  atomic.Int64
 	chargedWhy atomic.Pointer[string] // why it was charged
+	// chargedFailing is set when the loss was charged while a hang or
+	// crash was the running spec's failure (hangFails): a loss outside it
+	// may stop a spec as blocked (LossBlockedBy).
+	chargedFailing atomic.Bool
 	// floodWhy is set when the harness abandoned the target for flooding it
 	// with refused invokes (router.onFlood) or too many outstanding ones
 	// (arrivals).
@@ -504,6 +508,7 @@ func (t *Target) charge(reason string) {
 		t.chargedIn.Store(specSeq.Load())
 		t.chargedWhy.Store(&reason)
 		if hangFails() {
+			t.chargedFailing.Store(true)
 			return // the spec fails on the call's error or in endSpec: a failure of its requirement
 		}
 		markHarnessError(reason)

@@ -2,6 +2,7 @@ package framework
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/fakes/provider"
 	"github.com/codemode-conformance/codemode/spec/protocol"
+	"github.com/codemode-conformance/codemode/spec/result"
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 )
@@ -121,4 +123,21 @@ func TurnText(res protocol.AgentTurnResult) string {
 		}
 	}
 	return b.String()
+}
+
+// Settle is the model step that follows r's waiting cell to its end in an
+// agent turn (provider.Settle), calling each wait once one of the nested
+// calls the waiting result names as pending has returned (awaitPending),
+// or once r's timeoutMs has passed without that. A target may answer a
+// wait at once while its nested call is still pending (spec/protocol.md
+// §10): a model that called wait again at once would spend the turn's
+// steps (maxSteps) on waits that cannot progress, which is the harness's
+// doing, not the target's.
+func (r *Run) Settle() provider.Step {
+	return provider.SettleWhen(func(raw []byte) {
+		var res result.Result
+		if json.Unmarshal(raw, &res) == nil {
+			r.awaitPending(res, r.timeout)
+		}
+	})
 }

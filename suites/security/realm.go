@@ -31,6 +31,10 @@ type realmReport struct {
 	Unvisited int `json:"unvisited"`
 	// Attempts maps each known escape to "blocked…" or "reached…".
 	Attempts map[string]string `json:"attempts"`
+	// Surface is the guest API part "delivered" called tools through:
+	// "tools" (000's tools.call), "catalog" (001's catalog handles) or
+	// "none".
+	Surface string `json:"surface"`
 }
 
 // realmEscape is one path from a guest value out of the guest realm.
@@ -96,18 +100,28 @@ var _ = Describe("security", "guest realm", func() {
 	It("CM-SEC-02", "every value the host hands the guest is of the guest realm: tools, helpers, text/json, promises, results and errors", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: true, Tools: tools.Standard()})
 		rep, _ := probeRealm(ctx, r, "delivered")
+		// An escape among the values the host did hand over is this
+		// requirement's fault whatever else the cell reached.
 		Expect(len(rep.Escapes)+rep.Omitted).To(BeZero(), "every value the host hands over (and every receiver, argument and call site of a host call back "+
 			"into guest code) must lead back to the guest's own Object.prototype, Function.prototype and Function; these paths leave the guest realm:\n%s",
 			describeEscapes(rep))
+		// The calls are the probe's means, not its subject: a cell whose guest
+		// API reaches no tool leaves the walk without results and errors to
+		// judge, which the API's owner judges, so this comes before the count
+		// of judged values (audit 2026-12-02). That tools.call(id) runs the
+		// tool is CM-GUEST-05's text; that a catalog handle does is the v2
+		// dialect's owner, CM-TS-06 (CM-GUEST-01's decision); a cell with
+		// neither lacks the globals of its generation (CM-GUEST-01 under
+		// v1, CM-TS-06 under v2, as the dialect blocks).
+		owner := map[string]string{"tools": "CM-GUEST-05", "catalog": "CM-TS-06"}[rep.Surface]
+		if owner == "" {
+			owner = "CM-GUEST-01"
+			if Profile() == "v2" {
+				owner = "CM-TS-06"
+			}
+		}
+		Precondition(owner).Expect(r.Tools.CallsOf("echo")).NotTo(BeEmpty(), "the probe must have called echo through the guest API of the cell (%s: 000's tools.call, or 001's catalog handles; profile %s): its results are part of the walk", rep.Surface, Profile())
 		Expect(rep.Checked).To(BeNumerically(">=", 50),
 			"the walk must judge tools, helpers, text/json, tool call promises, results and errors; it judged %d values", rep.Checked)
-		// The calls are the probe's means, not its subject: a cell whose guest
-		// API (000's tools.*, 001's catalog handles) reaches no tool leaves the
-		// walk without results to judge, which the API's owner judges.
-		owner := "CM-GUEST-01"
-		if Profile() == "v2" {
-			owner = "CM-TS-06"
-		}
-		Precondition(owner).Expect(r.Tools.CallsOf("echo")).NotTo(BeEmpty(), "the probe must have called echo through the guest API of profile %s (000's tools.call, or 001's catalog handles): its results are part of the walk", Profile())
 	})
 })

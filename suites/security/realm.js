@@ -259,9 +259,12 @@ var realmProbe = (function () {
 
   // delivered collects values the host hands to the guest: tools, helpers,
   // text/json, the promises of tools.* and their results, and errors thrown by
-  // failed nested calls, unknown ids and syntax errors (CM-SEC-02).
+  // failed nested calls, unknown ids and syntax errors (CM-SEC-02). It returns
+  // the guest API it called tools through: "tools" (000's tools.call),
+  // "catalog" (001's catalog handles) or "none" (the cell has neither).
   async function delivered(values, captured) {
     const tools = G.tools;
+    let surface = tools ? "tools" : "none";
     for (const n of ["tools", "ALL_TOOLS", "text", "json", "yield_control", "MCP", "namespaces", "API"]) {
       try { if (typeof G[n] !== "undefined") values.push([n, G[n]]); } catch (e) { values.push([n + "<threw>", e]); }
     }
@@ -299,6 +302,7 @@ var realmProbe = (function () {
     // the handles, catalog.search and describe().
     const catalog = G.catalog;
     if (!tools && catalog !== null && typeof catalog === "object" && typeof catalog.all === "function") {
+      surface = "catalog";
       values.push(["catalog", catalog]);
       let handles = [];
       try { handles = await catalog.all(); } catch (e) { values.push(["catalog.all()<threw>", e]); }
@@ -335,6 +339,7 @@ var realmProbe = (function () {
     }
     try { JSON.parse("{"); } catch (e) { values.push(["JSON.parse<threw>", e]); }
     try { null.x; } catch (e) { values.push(["null.x<threw>", e]); }
+    return surface;
   }
 
   // attempts tries the known escapes and records what each reached: "blocked"
@@ -388,7 +393,8 @@ var realmProbe = (function () {
   // over: CM-SEC-02). The report is plain JSON: {checked, escapes: [{path,
   // why, value, returnThis, exposes}] (known escapes first, at most
   // MAX_ESCAPES), omitted (how many more), unvisited (values a walk cut at
-  // MAX_VALUES never judged), attempts: {name: outcome}}.
+  // MAX_VALUES never judged), attempts: {name: outcome}, surface (part
+  // "delivered": the guest API delivered called tools through)}.
   async function realmReport(part) {
     const report = { checked: 0, escapes: [], attempts: {} };
     const values = [];
@@ -399,7 +405,7 @@ var realmProbe = (function () {
         ["AsyncFunction", AsyncFunction], ["GeneratorFunction", GeneratorFunction], ["AsyncGeneratorFunction", AsyncGeneratorFunction]);
       await attempts(report.attempts, values, captured);
     } else {
-      await delivered(values, captured);
+      report.surface = await delivered(values, captured);
       for (const c of captured) values.push(c);
     }
     walk(values, report, foreign);

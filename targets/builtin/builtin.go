@@ -82,6 +82,19 @@ func init() {
 			return v.Serve(ctx, e, r, w)
 		})
 	}
+	for _, c := range broken.ConformingVariants {
+		targets.Register("fake:"+c.Name, c.Help, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+			p := framework.RequestedProfile()
+			if c.Profile != "" {
+				p = c.Profile
+			}
+			e, err := SharedEngine()
+			if err != nil {
+				return server.Serve(ctx, r, w, server.Options{Unavailable: true, Runtime: codemode.Options{UnavailableCause: err, Profile: p}})
+			}
+			return c.Serve(ctx, e, p, r, w)
+		})
+	}
 	for _, h := range hostile.Targets {
 		targets.Register("fake:"+h.Name, h.Help, func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 			defer w.Close()

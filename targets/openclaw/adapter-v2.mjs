@@ -3,17 +3,19 @@
 //
 // Same protocol and rules as adapter.mjs (generation 1): it drives OpenClaw's
 // own functions from the installed dist/ and only translates. Generation 2
-// ships .mjs chunks and no longer exports createCodeModeTools or
+// (.js chunks in 2026.8.x, .mjs in 2026.9.x) no longer exports
 // applyCodeModeCatalog; its run setup is createAgentHarnessToolSurfaceRuntimeCore
 // (the tool-surface plan: code-mode config, disableTools, raw runs, then the
 // exec/wait tools and the hidden catalog), which this adapter calls as the
-// agent harness does.
+// agent harness does. 2026.8.2 exports it only through
+// createAgentHarnessToolSurfaceRuntime, which delegates to it; lib/chunks.mjs
+// finds it by that.
 //
-//   node adapter-v2.mjs --dist <openclaw>/dist [--version 2026.9.6]
+//   node adapter-v2.mjs --dist <openclaw>/dist [--version 2026.9.6] [--check]
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface, pick, once, has } from "./lib/chunks.mjs";
+import { discoverChunks, checkDrivable, CHUNK_EXTS, loadSurface, pick, once, has } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, agentTools, withCatalogSources, abortedToolResult } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { V2_REQUIRED, V2_FEATURES, V2_NOT_DRIVABLE, isUntrustedWrapper } from "./lib/v2.mjs";
@@ -49,8 +51,15 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
+// --check: say whether this dist is drivable and exit (lib/chunks.mjs
+// checkDrivable; one JSON line on stdout, exit 0 drivable, 3 not).
+if (args.includes("--check")) {
+  const r = await checkDrivable(distDir, V2_REQUIRED, importer, [...MCP_V2_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema"]);
+  protocolOut.write(JSON.stringify({ version, generation: 2, adapter: path.basename(new URL(import.meta.url).pathname), ...r }) + "\n");
+  process.exit(r.drivable ? 0 : 3);
+}
 try {
-  found = discoverChunks(distDir, V2_REQUIRED, ".mjs", [...MCP_V2_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema"]);
+  found = discoverChunks(distDir, V2_REQUIRED, CHUNK_EXTS, [...MCP_V2_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema"]);
 } catch (err) {
   fatal(err.message);
 }

@@ -8,13 +8,16 @@
 // module surface cannot drive is declared in initialize as notDrivable, so the
 // harness reports it as such and never as a pass.
 //
-//   node adapter.mjs --dist <openclaw>/dist [--version 2026.7.35]
+//   node adapter.mjs --dist <openclaw>/dist [--version 2026.7.35] [--check]
+//
+// --check answers whether the dist is drivable and exits (lib/chunks.mjs
+// checkDrivable; openclaw-install --check).
 //
 // OPENCLAW_DIST may replace --dist.
 
 import { pathToFileURL } from "node:url";
 import path from "node:path";
-import { discoverChunks, loadSurface, REQUIRED, pick, once, has } from "./lib/chunks.mjs";
+import { discoverChunks, checkDrivable, CHUNK_EXTS, loadSurface, REQUIRED, pick, once, has } from "./lib/chunks.mjs";
 import { codeModeConfig, modelTools, isCodeModeSurface, agentTools, withCatalogSources } from "./lib/translate.mjs";
 import { Peer } from "./lib/peer.mjs";
 import { harnessTool } from "./lib/harnesstool.mjs";
@@ -32,6 +35,9 @@ const arg = (name) => {
 };
 const distDir = arg("--dist") ?? process.env.OPENCLAW_DIST;
 const version = arg("--version") ?? "unknown";
+// The release the not-drivable reasons speak of: each was read in 2026.7.35's
+// chunks and holds, by the same functions, for 2026.6.35 and 2026.7.1.
+const release = version === "unknown" ? "this release" : version;
 
 function fatal(msg) {
   process.stderr.write(`openclaw adapter: ${msg}\n`);
@@ -48,8 +54,15 @@ if (!distDir) fatal("no OpenClaw dist/ directory: pass --dist <dir> or set OPENC
 
 let surface, found;
 const importer = (file) => import(pathToFileURL(path.join(distDir, file)).href);
+// --check: say whether this dist is drivable and exit (lib/chunks.mjs
+// checkDrivable; one JSON line on stdout, exit 0 drivable, 3 not).
+if (args.includes("--check")) {
+  const r = await checkDrivable(distDir, REQUIRED, importer, [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
+  protocolOut.write(JSON.stringify({ version, generation: 1, adapter: path.basename(new URL(import.meta.url).pathname), ...r }) + "\n");
+  process.exit(r.drivable ? 0 : 3);
+}
 try {
-  found = discoverChunks(distDir, REQUIRED, ".js", [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
+  found = discoverChunks(distDir, REQUIRED, CHUNK_EXTS, [...MCP_REQUIRED, ...HOOKS_REQUIRED, "ToolsSchema", "describeCodeModeNamespacesForPrompt"]);
 } catch (err) {
   fatal(err.message);
 }
@@ -100,8 +113,8 @@ const NOT_DRIVABLE = [
   // not drivable with the reason, never as "not declared". The profile-v2
   // features (bridge-queue, execution-mode, results, session-store,
   // run-lifecycle-messages, …) are not 7.35's at all and stay undeclared.
-  { requirement: "CM-NEST-07", reason: "its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and 7.35 projects nested calls into a transcript only inside its embedded agent attempt (runEmbeddedAttempt's toolSearchCatalogExecutor pushes to the closure-local toolSearchTargetTranscriptProjections; no exported recorder or projection), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)" },
-  { feature: "fault-injection", reason: "7.35 has no way to make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it)" },
+  { requirement: "CM-NEST-07", reason: `its specs trace module-level runs (tool.exec/tool.wait without an agent turn), and ${release} projects nested calls into a transcript only inside its embedded agent attempt (runEmbeddedAttempt's toolSearchCatalogExecutor pushes to the closure-local toolSearchTargetTranscriptProjections; no exported recorder or projection), which a module-level run never starts; agent turns are traced (feature trajectory, CM-E2E-08/09)` },
+  { feature: "fault-injection", reason: `${release} cannot make its QuickJS-WASI runtime fail to load for one run (CM-CFG-07 needs it): runCodeModeWorker takes a workerUrl, but it is not exported and createCodeModeTools/runCodeModeScriptHeadless always pass none (codeModeWorkerUrl resolves the bundled worker; read in 7.35)` },
   SANDBOX_NOT_DRIVABLE,
 ];
 

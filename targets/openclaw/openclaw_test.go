@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,8 +31,8 @@ func TestAdapter(t *testing.T) {
 
 func TestVersionsArePinnedWithIntegrityHashes(t *testing.T) {
 	vs := Versions()
-	if len(vs) == 0 || vs[0] != "2026.7.35" {
-		t.Fatalf("Versions() = %v, want 2026.7.35 pinned", vs)
+	if !slices.Contains(vs, "2026.7.35") || !slices.IsSorted(vs) {
+		t.Fatalf("Versions() = %v, want 2026.7.35 pinned, sorted", vs)
 	}
 	for _, v := range vs {
 		b, err := files.ReadFile(v + "/package-lock.json")
@@ -138,5 +139,38 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckOnFixtureDists runs the adapters' --check (Check) on the fixture
+// dists, offline: the generation-1 fixture is drivable, the generation-2
+// fixture (runCodeModeScriptHeadless only) is not for the generation-1
+// adapter, and the reason names the missing functions. Skipped only when
+// node is absent.
+func TestCheckOnFixtureDists(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not on PATH: the adapter's --check needs Node.js ≥ 18")
+	}
+	here, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inst := func(dist string) Installation {
+		return Installation{Version: "9.9.9", Dir: t.TempDir(), Node: node, Dist: filepath.Join(here, "testdata", dist), Adapter: filepath.Join(here, "adapter.mjs")}
+	}
+	d, err := Check(context.Background(), inst("dist"))
+	if err != nil || !d.Drivable || d.Generation != 1 || d.Adapter != "adapter.mjs" || d.Chunks != 6 {
+		t.Fatalf("Check(testdata/dist) = %+v, %v; want drivable by adapter.mjs, generation 1, 6 chunks", d, err)
+	}
+	d, err = Check(context.Background(), inst("dist-gen2"))
+	if !errors.Is(err, ErrNotDrivable) || d.Drivable {
+		t.Fatalf("Check(testdata/dist-gen2) = %+v, %v; want ErrNotDrivable", d, err)
+	}
+	if len(d.Missing) == 0 || d.Missing[0].Name != "createCodeModeTools" || d.Missing[0].DefinedIn != "" || !strings.Contains(d.Reason, "createCodeModeTools is defined in no chunk") {
+		t.Errorf("Check(testdata/dist-gen2) missing %+v, reason %q; want createCodeModeTools first, defined nowhere", d.Missing, d.Reason)
+	}
+	if !strings.Contains(err.Error(), d.Reason) {
+		t.Errorf("the error %q does not carry the reason", err)
 	}
 }

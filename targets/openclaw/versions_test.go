@@ -30,9 +30,20 @@ func TestParseSpecExecutor(t *testing.T) {
 			t.Errorf("ParseSpec(%q) = %q, %q, %v; want %q, %q", spec, v, e, err, want[0], want[1])
 		}
 	}
-	for _, bad := range []string{"openclaw:2026.7.35+quickjs", "openclaw:2026.9.6+node2"} {
+	for _, bad := range []string{"openclaw:2026.7.35+quickjs", "openclaw:2026.9.6+node2", "openclaw:2026.8.2+quickjs"} {
 		if _, _, err := ParseSpec(bad); !errors.Is(err, ErrUnknownVersion) {
-			t.Errorf("ParseSpec(%q): err %v, want ErrUnknownVersion (an executor only on generation 2, and only a known one)", bad, err)
+			t.Errorf("ParseSpec(%q): err %v, want ErrUnknownVersion (only an executor the version ships: 8.2, generation 2, ships none)", bad, err)
+		}
+	}
+}
+
+func TestProfilePerGeneration(t *testing.T) {
+	for version, want := range map[string]string{"2026.5.28": "v1", "2026.6.35": "v1", "2026.7.1": "v1", "2026.7.35": "v1", "2026.8.2": "v2", "2026.9.4": "v2", "2026.9.6": "v2"} {
+		if got := Profile(version); got != want {
+			t.Errorf("Profile(%q) = %q, want %q", version, got, want)
+		}
+		if !slices.Contains(Versions(), version) {
+			t.Errorf("%s is not pinned (pinned: %v): the release matrix needs one release per minor line", version, Versions())
 		}
 	}
 }

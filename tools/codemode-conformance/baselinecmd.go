@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/goccy/go-yaml"
@@ -101,6 +102,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	var old baselineFile
+	var header []byte
 	if *update != "" {
 		b, err := os.ReadFile(*update)
 		if err == nil {
@@ -110,9 +112,10 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "baseline: --update %s: %v\n", *update, err)
 			return 1
 		}
+		header = leadingComment(b)
 	}
-	next, dropped := updateBaseline(old, run)
-	text := renderBaseline(next, run, *from)
+	next, dropped, gone := updateBaseline(old, run)
+	text := renderBaseline(next, run, *from, header)
 	dst := *out
 	if dst == "" {
 		dst = *update
@@ -125,13 +128,36 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "baseline:", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d requirement and %d spec entries (%d dropped: now passing)\n", dst, len(next.Requirements), len(next.Specs), dropped)
+	fmt.Fprintf(stdout, "wrote %s: %d requirement and %d spec entries (%d dropped: now passing; %d dropped: no such spec)\n", dst, len(next.Requirements), len(next.Specs), dropped, len(gone))
+	for _, g := range gone {
+		// The reason is the user's to carry over: the renamed spec may
+		// fail for another reason now.
+		fmt.Fprintf(stdout, "  no spec of this build is named %q (renamed or removed; its requirement ran): carry its reason over by hand if it still applies\n", report.Clean(g.Name))
+	}
 	return 0
 }
 
+// leadingComment returns the comment lines (and blank lines) that open an
+// expected-failures file, which --update keeps: they hold the file's
+// hand-written explanation of its classes.
+func leadingComment(b []byte) []byte {
+	var out []byte
+	for _, line := range bytes.SplitAfter(b, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && t[0] != '#' {
+			break
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
 // updateBaseline merges a run into old (see baselineCommand) and returns
-// the new file and how many entries were dropped.
-func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int) {
+// the new file, how many entries were dropped because they pass, skip or
+// are blocked, and the spec entries dropped because their requirement ran
+// and no spec of it has their name any more (a renamed or removed spec: an
+// entry that can never match again).
+func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int, []baselineSpec) {
 	reqVerdict := map[string]report.Verdict{}
 	specVerdict := map[string]report.Verdict{}
 	specReq := map[string]string{}
@@ -156,11 +182,18 @@ func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int
 		next.Requirements = append(next.Requirements, e)
 	}
 	listed := map[string]bool{}
+	var gone []baselineSpec
 	for _, e := range old.Specs {
 		v, ran := specVerdict[e.Name]
 		if ran && (stale(v) && !(e.Flaky && (v == report.Pass || v == report.XPass))) {
 			dropped++
 			continue
+		}
+		if id, _, _ := strings.Cut(e.Name, " "); !ran {
+			if _, reqRan := reqVerdict[id]; reqRan {
+				gone = append(gone, e)
+				continue
+			}
 		}
 		e.req = specReq[e.Name]
 		listed[e.Name] = true
@@ -171,7 +204,7 @@ func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int
 			next.Specs = append(next.Specs, baselineSpec{Name: name, Reason: baselineReasonTODO, Class: baselineClasses[0], req: specReq[name]})
 		}
 	}
-	return next, dropped
+	return next, dropped, gone
 }
 
 // stale reports whether an entry whose spec or requirement got verdict v
@@ -182,21 +215,31 @@ func stale(v report.Verdict) bool {
 	return v == report.Pass || v == report.XPass || v == report.Skip || v == report.Blocked
 }
 
-// renderBaseline writes f as YAML with a header and each spec's
+// renderBaseline writes f as YAML with a header (header, the --update
+// file's own opening comment, when it has one) and each spec's
 // requirement as a comment above its entry.
-func renderBaseline(f baselineFile, run report.Conformance, from string) []byte {
+func renderBaseline(f baselineFile, run report.Conformance, from string, header []byte) []byte {
 	var b bytes.Buffer
+	if len(bytes.TrimSpace(header)) > 0 {
+		b.Write(header)
+		return renderEntries(&b, f)
+	}
 	fmt.Fprintf(&b, "# Expected failures of %s %s (target %s), written by codemode-conformance baseline --from %s.\n",
 		report.Clean(run.Implementation.Name), report.Clean(run.Implementation.Version), report.Clean(run.Target), from) // one comment line, whatever the report holds
 	fmt.Fprintf(&b, "# Fill in each reason; class is one of %v.\n", baselineClasses)
+	return renderEntries(&b, f)
+}
+
+// renderEntries appends f's requirements: and specs: lists to b.
+func renderEntries(b *bytes.Buffer, f baselineFile) []byte {
 	b.WriteString("requirements:")
 	if len(f.Requirements) == 0 {
 		b.WriteString(" []")
 	}
 	b.WriteString("\n")
 	for _, e := range f.Requirements {
-		fmt.Fprintf(&b, "  - id: %s\n", e.ID)
-		writeEntryFields(&b, e.Reason, e.Class, e.Note, false)
+		fmt.Fprintf(b, "  - id: %s\n", e.ID)
+		writeEntryFields(b, e.Reason, e.Class, e.Note, false)
 	}
 	b.WriteString("specs:")
 	if len(f.Specs) == 0 {
@@ -205,10 +248,10 @@ func renderBaseline(f baselineFile, run report.Conformance, from string) []byte 
 	b.WriteString("\n")
 	for _, e := range f.Specs {
 		if e.req != "" {
-			fmt.Fprintf(&b, "  # %s\n", e.req)
+			fmt.Fprintf(b, "  # %s\n", e.req)
 		}
-		fmt.Fprintf(&b, "  - name: %s\n", strconv.Quote(e.Name))
-		writeEntryFields(&b, e.Reason, e.Class, e.Note, e.Flaky)
+		fmt.Fprintf(b, "  - name: %s\n", strconv.Quote(e.Name))
+		writeEntryFields(b, e.Reason, e.Class, e.Note, e.Flaky)
 	}
 	return b.Bytes()
 }

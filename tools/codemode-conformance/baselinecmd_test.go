@@ -78,6 +78,35 @@ specs:
 		Expect(string(text)).To(ContainSubstring(`name: "CM-EXEC-08 new failure"`), "a new failure is added")
 	})
 
+	It("--update keeps the file's opening comment and drops an entry whose requirement ran but whose spec no longer exists", func() {
+		dir := resultsWith(
+			report.RequirementLine{ID: "CM-E2E-03", Verdict: report.Fail, Specs: []report.SpecLine{
+				{Name: "CM-E2E-03 the retitled spec", Verdict: report.Fail}}},
+		)
+		old := file("old.yaml", `# Hand-written: what each class means here.
+# A second line.
+
+requirements: []
+specs:
+  - name: "CM-E2E-03 the old title"
+    reason: "deviation: the client tool answers pending"
+    class: deviation
+  - name: "CM-RUN-02 a requirement this run did not select"
+    reason: "kept"
+    class: decision
+`)
+		o := invoke(os.Environ(), "baseline", "--from", dir, "--update", old)
+		Expect(o.Code).To(Equal(0), "baseline --update exits 0; stderr: %s", o.Stderr)
+		Expect(o.Stdout).To(ContainSubstring("1 dropped: no such spec"), "the entry of the old title is dropped and counted")
+		Expect(o.Stdout).To(ContainSubstring(`"CM-E2E-03 the old title"`), "the dropped entry is named, so its reason can be carried over")
+		text, err := os.ReadFile(old)
+		Expect(err).NotTo(HaveOccurred(), "--update rewrites its file")
+		Expect(string(text)).To(HavePrefix("# Hand-written: what each class means here.\n# A second line.\n\nrequirements:"), "the opening comment is kept as written")
+		Expect(string(text)).NotTo(ContainSubstring("the old title"), "an entry no spec can match any more is dropped")
+		Expect(string(text)).To(ContainSubstring(`name: "CM-RUN-02 a requirement this run did not select"`), "an entry of a requirement that did not run is kept")
+		Expect(string(text)).To(ContainSubstring(`name: "CM-E2E-03 the retitled spec"`), "the retitled spec is added as a new failure")
+	})
+
 	It("exits 1 on a directory without a report and 2 without --from", func() {
 		Expect(invoke(os.Environ(), "baseline", "--from", GinkgoT().TempDir()).Code).To(Equal(1), "no conformance-report.yaml")
 		Expect(invoke(os.Environ(), "baseline").Code).To(Equal(2), "--from is required")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-conformance/codemode/internal/clitest"
 	"github.com/codemode-conformance/codemode/spec"
+	"github.com/codemode-conformance/codemode/targets/openclaw"
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -80,7 +81,7 @@ var _ = Describe("the command line", func() {
 		Entry("unknown flag", "flag provided but not defined: -bogus", "run", "--bogus"),
 		Entry("unknown fake", `unknown target "fake:target": there is no fake variant named "target" (`, "run", "--target", "fake:target"),
 		Entry("results dir that takes no file (checked before the run)", "--results-dir /proc/self is not writable", "run", "--target", "builtin", "--results-dir", "/proc/self"),
-		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: 2026.7.35`, "run", "--target", "openclaw:1.0"),
+		Entry("OpenClaw version that is not pinned", `unknown target "openclaw:1.0": no pinned OpenClaw version "1.0" (pinned: `+strings.Join(openclaw.Versions(), ", ")+")", "run", "--target", "openclaw:1.0"),
 		Entry("list without what to list", "usage: codemode-conformance list fakes", "list"),
 		Entry("list of something else", `list: unknown subcommand "targets" (want fakes, alone)`, "list", "targets"),
 		Entry("list of two things", `list: unknown subcommand "fakes targets" (want fakes, alone)`, "list", "fakes", "targets"),
@@ -114,6 +115,7 @@ var _ = Describe("the command line", func() {
 		Entry("smoke", "smoke", "usage: codemode-conformance smoke"),
 		Entry("init", "init", "usage: codemode-conformance init"),
 		Entry("baseline", "baseline", "usage: codemode-conformance baseline"),
+		Entry("rejudge", "rejudge", "usage: codemode-conformance rejudge"),
 		Entry("version", "version", "usage: codemode-conformance version"),
 		Entry("bench", "bench", "usage: codemode-conformance bench"),
 		Entry("bench-load", "bench-load", "usage: codemode-conformance bench-load"),
@@ -449,6 +451,10 @@ while :; do sleep 1; done
 			Eventually(func() []string { return groupMembers(pgid) }).WithTimeout(10*time.Second).Should(BeEmpty(),
 				"no process of the target's group may outlive the harness")
 			Expect(string(s.Err.Contents())).To(ContainSubstring("killed the target processes"))
+			// rejudge keeps the interruption (run-metadata.json): still a failure.
+			r := invoke(append(os.Environ(), "NO_COLOR=1"), "rejudge", "--from", filepath.Join(dir, "results"), "--expected-failures", file("none.yaml", "specs: []\n"))
+			Expect(r.Code).To(Equal(1), "a rejudged interrupted run is still a failure; stdout:\n%s\nstderr:\n%s", r.Stdout, r.Stderr)
+			Expect(r.Stdout).To(ContainSubstring("interrupted by "+map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT"}[sig]), "the rejudged summary says the run was interrupted")
 		},
 		Entry("SIGTERM", syscall.SIGTERM),
 		Entry("SIGINT", syscall.SIGINT),
@@ -526,6 +532,11 @@ var _ = Describe("--fail-fast", func() {
 		notRun := len(sel) - len(lines)
 		Expect(o.Report.Reasons).To(ContainElement(fmt.Sprintf("stopped after the first failing spec (--fail-fast): %d selected %s did not run", notRun, map[bool]string{true: "spec", false: "specs"}[notRun == 1])))
 		Expect(o.Summary).To(ContainSubstring("--fail-fast"))
+
+		// rejudge keeps how the run was cut short (run-metadata.json).
+		r := invoke(append(os.Environ(), "NO_COLOR=1"), "rejudge", "--from", o.Dir, "--expected-failures", file("none.yaml", "specs: []\n"))
+		Expect(r.Code).To(Equal(1), "rejudged: still a failure; stderr:\n%s", r.Stderr)
+		Expect(r.Stdout).To(ContainSubstring(fmt.Sprintf("stopped after the first failing spec (--fail-fast): %d selected", notRun)), "the rejudged summary says the run stopped early")
 	})
 })
 

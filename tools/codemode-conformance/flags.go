@@ -32,13 +32,14 @@ func usage(w io.Writer) {
        codemode-conformance smoke --target T   (a protocol check in seconds; smoke -h)
        codemode-conformance init --lang node|python|go DIR   (a skeleton adapter, baseline and CI workflow; init -h)
        codemode-conformance baseline --from RESULTS_DIR [--update FILE]   (expected failures from a run; baseline -h)
+       codemode-conformance rejudge --from RESULTS_DIR --expected-failures FILE [--results-dir OUT]   (a run's reports judged again against another baseline, no target contacted; rejudge -h)
        codemode-conformance version
        codemode-conformance help
 
 Runs the code mode conformance suites (abuse, codemode, e2e, limits, mcp, namespaces, security) against a target,
 prints a line per spec and a verdict per requirement area, and writes
-conformance-report.yaml, summary.md, junit.xml, report.html and report.json
-to --results-dir.
+conformance-report.yaml, summary.md, junit.xml, report.html, report.json and
+run-metadata.json (what rejudge needs besides report.json) to --results-dir.
 
 Targets:
 %s

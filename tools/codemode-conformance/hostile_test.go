@@ -157,6 +157,10 @@ var _ = Describe("reports of a hostile target (issue 28 N5–N8)", func() {
 				Expect(xmlWellFormed(junit)).To(Succeed())
 				js, _ := os.ReadFile(filepath.Join(o.Dir, "report.json"))
 				Expect(json.Valid(js)).To(BeTrue())
+				meta, err := os.ReadFile(filepath.Join(o.Dir, "run-metadata.json"))
+				Expect(err).NotTo(HaveOccurred(), "the run wrote run-metadata.json")
+				Expect(unsafeText(meta)).To(BeEmpty(), "run-metadata.json holds the target's name and declarations cleaned")
+				Expect(json.Valid(meta)).To(BeTrue(), "run-metadata.json is JSON")
 			})
 		})
 	}

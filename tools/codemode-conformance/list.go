@@ -71,6 +71,13 @@ func listCommand(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(tw, "fake:%s\t%s\t%s\t%s\n", v.Name, v.Breaks, prof, v.Defect)
 	}
+	for _, c := range broken.ConformingVariants {
+		prof := c.Profile
+		if prof == "" {
+			prof = "any"
+		}
+		fmt.Fprintf(tw, "fake:%s\tnothing\t%s\t%s\n", c.Name, prof, c.Help)
+	}
 	for _, h := range hostile.Targets {
 		fmt.Fprintf(tw, "fake:%s\treports\tany\t%s\n", h.Name, h.Help)
 	}

@@ -15,7 +15,10 @@
 //
 // --expected-failures FILE is a baseline (report.Baseline): a listed failure
 // is an xfail, a listed spec or requirement that passes is an xpass (stale,
-// fails the run), an unlisted failure fails. A spec during which the target
+// fails the run), an unlisted failure fails. `rejudge --from DIR
+// --expected-failures FILE` renders a finished run's reports again against
+// another baseline from its report.json and run-metadata.json, without
+// contacting a target (rejudgecmd.go). A spec during which the target
 // crashed or the harness faulted is an error, never a failure.
 //
 // The overall verdict judges the selected specs only: conformance-report.yaml
@@ -65,7 +68,7 @@ func (t *fakeT) Fail() { t.failed = true }
 func main() { os.Exit(cli(os.Args[1:])) }
 
 // subcommands are the commands cli dispatches (help CMD runs CMD -h).
-var subcommands = []string{"run", "smoke", "init", "baseline", "version", "bench", "bench-load", "case", "diff", "list"}
+var subcommands = []string{"run", "smoke", "init", "baseline", "rejudge", "version", "bench", "bench-load", "case", "diff", "list"}
 
 // cli runs the command line and returns the exit status.
 func cli(args []string) int {
@@ -81,7 +84,7 @@ func cli(args []string) int {
 		}
 		if len(args) > 1 {
 			// help FROB is a usage error, as FROB is.
-			fmt.Fprintf(os.Stderr, "no help on %q: not a command (want run, smoke, init, baseline, version, bench, bench-load, case, diff or list)\n\n", args[1])
+			fmt.Fprintf(os.Stderr, "no help on %q: not a command (want run, smoke, init, baseline, rejudge, version, bench, bench-load, case, diff or list)\n\n", args[1])
 			usage(os.Stderr)
 			return 2
 		}
@@ -106,8 +109,10 @@ func cli(args []string) int {
 		return initCommand(args[1:], os.Stdout, os.Stderr) // initcmd.go
 	case "baseline":
 		return baselineCommand(args[1:], os.Stdout, os.Stderr) // baselinecmd.go
+	case "rejudge":
+		return rejudgeCommand(args[1:], os.Stdout, os.Stderr) // rejudgecmd.go
 	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, version, bench, bench-load, case, diff, list or help)\n\n", args[0])
+		fmt.Fprintf(os.Stderr, "unknown command %q (want run, smoke, init, baseline, rejudge, version, bench, bench-load, case, diff, list or help)\n\n", args[0])
 		usage(os.Stderr)
 		return 2
 	}

@@ -65,16 +65,31 @@ func closingLine(o outcome, code int) string {
 	return fmt.Sprintf("codemode-conformance: overall %s (exit %d) — %s\n", o.overall, code, strings.Join(notes, "; "))
 }
 
-// writeReports evaluates the run, prints the XPASS lines of listed
-// requirements not in xpassShown (requirementXPassLines) and the summary, and writes
-// conformance-report.yaml, summary.md, junit.xml and report.html.
+// writeReports evaluates the run with its facts (and how it was cut
+// short: --fail-fast, a signal) and writes its reports to --results-dir
+// (renderReports).
 func writeReports(r types.Report, run conformance.Run, con *console, xpassShown map[string]bool) outcome {
-	o := run.Evaluate(r)
-	runControl(&o.Conformance)
+	f := run.Facts()
+	f.FailFast = failFast
+	if s := signaled(); s != nil {
+		f.Interrupted = sigName(s)
+	}
+	o := f.Evaluate(r, run.Baseline, expectedFailures)
+	return renderReports(o, con, xpassShown, resultsDir, expectedFailures, (*conformance.Outcome).Write)
+}
+
+// renderReports applies the run control of o.Facts (runControl), prints the
+// XPASS lines of listed requirements not in xpassShown
+// (requirementXPassLines; baselineFile names the baseline) and the summary,
+// and writes conformance-report.yaml, summary.md, junit.xml, report.html,
+// report.json and run-metadata.json into dir with write. run and rejudge
+// both render through it.
+func renderReports(o conformance.Outcome, con *console, xpassShown map[string]bool, dir, baselineFile string, write func(*conformance.Outcome, string, string) error) outcome {
+	runControl(&o.Conformance, o.Facts)
 	md, text := o.Summary()
-	con.Print(requirementXPassLines(o.Conformance.Requirements, xpassShown, expectedFailures))
+	con.Print(requirementXPassLines(o.Conformance.Requirements, xpassShown, baselineFile))
 	con.Summary(text)
-	if err := o.Write(resultsDir, md); err != nil {
+	if err := write(&o, dir, md); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 	}
 	out := outcome{overall: o.Conformance.Overall, specs: map[report.Verdict]int{}, selection: o.Conformance.Selection, skipWhy: o.Conformance.SkipCounts()}

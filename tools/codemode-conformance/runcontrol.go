@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode-conformance/codemode/conformance"
 	"github.com/codemode-conformance/codemode/suites/framework"
 	"github.com/codemode-conformance/codemode/targets/container"
 	"github.com/codemode-conformance/codemode/tools/report"
@@ -95,17 +96,17 @@ func watchSignals() (stop func()) {
 	}
 }
 
-// runControl records in the report how the run was cut short: by
-// --fail-fast after a failing spec, or by a signal (which also makes the
-// overall verdict a failure: the run is incomplete).
-func runControl(c *report.Conformance) {
+// runControl records in the report how the run was cut short (f, as the
+// run recorded it): by --fail-fast after a failing spec, or by a signal
+// (which also makes the overall verdict a failure: the run is incomplete).
+func runControl(c *report.Conformance, f conformance.Facts) {
 	notRun := c.Selection.Specs.Selected - c.Selection.Specs.Ran
-	if s := signaled(); s != nil {
+	if f.Interrupted != "" {
 		c.Overall = report.Failure
-		c.Reasons = append(c.Reasons, fmt.Sprintf("interrupted by %s: the run was stopped, %d selected %s did not run", sigName(s), notRun, plural(notRun, "spec", "specs")))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("interrupted by %s: the run was stopped, %d selected %s did not run", f.Interrupted, notRun, plural(notRun, "spec", "specs")))
 		return
 	}
-	if failFast && notRun > 0 {
+	if f.FailFast && notRun > 0 {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("stopped after the first failing spec (--fail-fast): %d selected %s did not run", notRun, plural(notRun, "spec", "specs")))
 	}
 }

@@ -375,8 +375,8 @@ type Conformance struct {
 
 // Peer names an implementation or the harness.
 type Peer struct {
-	Name    string `yaml:"name"`
-	Version string `yaml:"version"`
+	Name    string `yaml:"name" json:"name"`
+	Version string `yaml:"version" json:"version"`
 }
 
 // Catalogue names the requirement catalogue a run was judged against.

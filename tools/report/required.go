@@ -15,14 +15,14 @@ type RequiredFeatures struct {
 	// specs of each ran and behaviour decided, except a feature the harness
 	// drives through a surface of its own (spec.Feature.Driver), which got
 	// one failure "not implemented or not drivable" and blocked the rest.
-	Missing []string `yaml:"missing,omitempty"`
+	Missing []string `yaml:"missing,omitempty" json:"missing,omitempty"`
 	// Exempted: required, removed by --exempt-features; their requirements
 	// were skipped, so the run is at best partial.
-	Exempted []string `yaml:"exempted,omitempty"`
+	Exempted []string `yaml:"exempted,omitempty" json:"exempted,omitempty"`
 	// NotDrivable: required, declared not drivable by the target
 	// (notDrivable[].feature); their requirements were skipped as not
 	// drivable.
-	NotDrivable []string `yaml:"notDrivable,omitempty"`
+	NotDrivable []string `yaml:"notDrivable,omitempty" json:"notDrivable,omitempty"`
 }
 
 // Empty reports whether the run lacked no required feature.

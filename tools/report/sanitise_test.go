@@ -66,6 +66,16 @@ var _ = Describe("Clean and CleanText (issue 28 N5–N8)", func() {
 		Expect(out).To(HaveSuffix("(cut at 65536 bytes: 10485760 bytes were sent)"))
 		Expect(utf8.ValidString(report.CleanText(strings.Repeat("é", report.MaxTargetBytes)))).To(BeTrue(), "cut at a rune boundary")
 	})
+
+	It("leaves what it returned as it is when cleaned again, a cut string included (rejudge reads report.json back)", func() {
+		for _, in := range []string{"plain", "\x1b[31mred\u202e", strings.Repeat("y", report.MaxTargetBytes+47), strings.Repeat("\x1b", 3<<16), strings.Repeat("é", report.MaxTargetBytes)} {
+			once := report.CleanText(in)
+			Expect(report.CleanText(once)).To(Equal(once), "CleanText of its own output (%d bytes in)", len(in))
+			one := report.Clean(in + "\n")
+			Expect(report.Clean(one)).To(Equal(one), "Clean of its own output (%d bytes in)", len(in))
+		}
+		Expect(report.Clean("\x1b… (cut at 1 bytes: 2 bytes were sent)")).To(HavePrefix(`\u001b`), "a marker after unclean text does not make it clean")
+	})
 })
 
 var _ = Describe("SanitiseSpec (issue 28 N5–N8)", func() {

@@ -70,8 +70,8 @@ func (n NotRun) Total() int { return n.NoSpec + n.Excluded + n.FilteredOut + n.N
 // BuiltSpec is one spec of the build: its requirement and whether the run's
 // filters selected it.
 type BuiltSpec struct {
-	Requirement string
-	Selected    bool
+	Requirement string `json:"requirement"`
+	Selected    bool   `json:"selected"`
 }
 
 // Inventory lists every It of a report (best from ginkgo.PreviewSpecs: a

@@ -152,6 +152,8 @@ var _ = Describe("Expect.Check", func() {
 		Entry("truncatedWithin: bounded and says so", "  truncatedWithin: 100", completed(`{"truncated":true,"preview":"xx"}`), true, ""),
 		Entry("truncatedWithin: says so in an output item", "  truncatedWithin: 100",
 			result.Result{Status: result.StatusCompleted, Value: json.RawMessage(`"done"`), Output: []result.Output{result.JSONOutput(json.RawMessage(`{"truncated":true}`))}}, true, ""),
+		Entry("truncatedWithin: says so in a text item", "  truncatedWithin: 100",
+			result.Result{Status: result.StatusCompleted, Value: json.RawMessage(`"xx"`), Output: []result.Output{result.TextOutput("[value truncated to 65536 bytes]")}}, true, ""),
 		Entry("truncatedWithin: does not say so", "  truncatedWithin: 100", completed(`"xx"`), false, "not a truncated result"),
 		Entry("truncatedWithin: over the bound", "  truncatedWithin: 100", completed(`{"truncated":true,"preview":"`+strings.Repeat("x", 200)+`"}`), false, "at most 100"),
 		Entry("truncatedWithin on a failed result", "  truncatedWithin: 100", failed(result.CodeOutputLimitExceeded, "big"), false, "want completed"),

@@ -22,10 +22,6 @@ const (
 	TrivialValue = "42"
 )
 
-// maxWaits bounds the waits that follow one case cell (as
-// framework.Timeouts.MaxWaits does for specs).
-const maxWaits = 50
-
 // QuietFor is how long a case naming CM-NEST-23 watches, after its cell
 // ended, for a nested call that arrives late (the e2e spec of CM-NEST-23
 // watches for a second; a late dispatch comes within milliseconds).
@@ -111,7 +107,7 @@ func Drive(ctx context.Context, t *framework.Target, c Case) (rep Report, err er
 		}
 	}()
 	base, statsErr := t.Stats(ctx)
-	res, steps, err := runCell(ctx, t, c, c.Code)
+	res, steps, loop, err := runCell(ctx, t, c, c.Code)
 	if errors.Is(err, ErrLateCall) || errors.Is(err, ErrCallAfterValue) {
 		rep.Final, rep.Steps, rep.Raw = res, steps, steps[len(steps)-1]
 		rep.Mismatch = err.Error()
@@ -124,9 +120,12 @@ func Drive(ctx context.Context, t *framework.Target, c Case) (rep Report, err er
 	rep.Final, rep.Steps = res, steps
 	rep.Raw = steps[len(steps)-1]
 	rep.Mismatch = c.ExpectFor(framework.Profile()).CheckRaw(rep.Raw)
+	if rep.Mismatch != "" && loop != "" {
+		rep.Mismatch += " (" + loop + ")"
+	}
 
 	trivial := Case{File: c.File + " (trivial cell after)", Tools: []string{"echo"}}
-	tres, _, err := runCell(ctx, t, trivial, TrivialCell)
+	tres, _, _, err := runCell(ctx, t, trivial, TrivialCell)
 	if err != nil {
 		rep.After = fmt.Sprintf("the target did not answer the trivial cell after the case: %v", err)
 		return rep, nil
@@ -180,8 +179,10 @@ func PrepareParams(c Case, id string, set *tools.Set) protocol.PrepareParams {
 		AgentID: "agent-" + id, SessionID: "session-" + id, SessionKey: "agent:agent-" + id + ":session-" + id, SenderID: "sender-" + id, Channel: "conformance"}}
 }
 
-// runCell prepares a run for c, runs code to a final result and ends the run.
-func runCell(ctx context.Context, t *framework.Target, c Case, code string) (result.Result, []json.RawMessage, error) {
+// runCell prepares a run for c, runs code to a final result and ends the
+// run. loop is the wait loop's framework.WaitLoop.Note when the cell was
+// still waiting at its end, else "".
+func runCell(ctx context.Context, t *framework.Target, c Case, code string) (result.Result, []json.RawMessage, string, error) {
 	id := fmt.Sprintf("case-%d-%d", time.Now().UnixNano()%1e9, driveSeq.Add(1))
 	set := tools.NewSet(c.Fixtures()...)
 	p := PrepareParams(c, id, set)
@@ -199,7 +200,7 @@ func runCell(ctx context.Context, t *framework.Target, c Case, code string) (res
 	err := t.Call(cctx, protocol.MethodRunPrepare, p, &pr)
 	cancel()
 	if err != nil {
-		return result.Result{}, nil, fmt.Errorf("run.prepare: %w", err)
+		return result.Result{}, nil, "", fmt.Errorf("run.prepare: %w", err)
 	}
 	timeout := 60 * time.Second
 	if pr.EffectiveConfig != nil && pr.EffectiveConfig.TimeoutMs > 0 {
@@ -230,29 +231,37 @@ func runCell(ctx context.Context, t *framework.Target, c Case, code string) (res
 		return res, nil
 	}
 	res, err := call(1, protocol.MethodToolExec, "", map[string]string{"code": framework.Rendered(framework.Guest(code))})
-	// Only while another wait fits before the spec's deadline: a cell still
-	// waiting then is a mismatch of the case (the target's behaviour), not
-	// a spec timeout charged as an error.
-	for i := 0; err == nil && res.Status == result.StatusWaiting && i < maxWaits && framework.WaitFits(timeout); i++ {
-		res, err = call(i+2, protocol.MethodToolWait, res.RunID, map[string]string{"runId": res.RunID})
+	// Followed as a spec's Follow follows it (framework.WaitLoop): for
+	// framework.Timeouts.FollowBudgets × timeoutMs, however many waits a
+	// target that suspends at every nested call needs, and only while
+	// another wait fits before the spec's deadline: a cell still waiting
+	// then is a mismatch of the case (the target's behaviour), not a spec
+	// timeout charged as an error.
+	loop := framework.NewWaitLoop(timeout)
+	for n := 2; err == nil && res.Status == result.StatusWaiting && loop.More(); n++ {
+		framework.AwaitPending(set, res, timeout/4) // as Follow pauses
+		res, err = call(n, protocol.MethodToolWait, res.RunID, map[string]string{"runId": res.RunID})
+	}
+	if err == nil && res.Status == result.StatusWaiting {
+		return res, steps, loop.Note(), nil
 	}
 	if err == nil && res.Status != result.StatusWaiting && c.WatchesLateCalls() {
 		if late := MadeLate(set.Calls()); len(late) > 0 {
 			b, _ := json.Marshal(late)
-			return res, steps, fmt.Errorf("%w: %s", ErrCallAfterValue, b)
+			return res, steps, "", fmt.Errorf("%w: %s", ErrCallAfterValue, b)
 		}
 		n := len(set.Calls())
 		for end := time.Now().Add(QuietFor); time.Now().Before(end); {
 			if calls := set.Calls(); len(calls) > n {
 				b, _ := json.Marshal(calls[n:])
-				return res, steps, fmt.Errorf("%w: %s", ErrLateCall, b)
+				return res, steps, "", fmt.Errorf("%w: %s", ErrLateCall, b)
 			}
 			select {
 			case <-ctx.Done():
-				return res, steps, ctx.Err()
+				return res, steps, "", ctx.Err()
 			case <-time.After(20 * time.Millisecond):
 			}
 		}
 	}
-	return res, steps, err
+	return res, steps, "", err
 }

@@ -24,12 +24,13 @@ import (
 //	valueMatches: <RE2 regexp>       completed, and the value's JSON text
 //	                                 (as the target sent it) matches
 //	errorMatches: <RE2 regexp>       failed, and the error text matches
-//	truncatedWithin: <bytes>         completed, says it was truncated
-//	                                 ("truncated": true at some depth) and
-//	                                 its value and output are at most this
-//	                                 many bytes by content
-//	                                 (result.TruncatedWithin: 001's byte
-//	                                 fitting, CM-LIM-03 under v2)
+//	truncatedWithin: <bytes>         completed, marked as truncated as
+//	                                 protocol.md §12.9 defines it (a
+//	                                 "truncated": true member, or a string
+//	                                 naming the truncation) and its value
+//	                                 and output are at most this many bytes
+//	                                 by content (result.TruncatedWithin:
+//	                                 001's byte fitting, CM-LIM-03 under v2)
 type Outcome struct {
 	Status          string `yaml:"status"`
 	Code            string `yaml:"code"`
@@ -192,7 +193,7 @@ func (o Outcome) check(res result.Result) string {
 		return fmt.Sprintf("value %s does not match %s", cut(string(res.Value)), o.ValueMatches)
 	}
 	if o.TruncatedWithin != 0 && !result.TruncatedWithin(res, o.TruncatedWithin) {
-		return fmt.Sprintf("value and output (%d bytes of value) are not a truncated result of at most %d bytes saying \"truncated\": true", len(res.Value), o.TruncatedWithin)
+		return fmt.Sprintf("value and output (%d bytes of value) are not a truncated result of at most %d bytes marked as truncated (a \"truncated\": true member or a string naming the truncation, protocol.md §12.9)", len(res.Value), o.TruncatedWithin)
 	}
 	return ""
 }

@@ -31,7 +31,8 @@ test("discoverChunks finds the generation-2 functions in .mjs chunks by their ex
   const found = discoverChunks(dir, V2_REQUIRED, ".mjs");
   assert.deepEqual(Object.keys(found).sort(), [...V2_REQUIRED].sort());
   assert.deepEqual(found.createAgentHarnessToolSurfaceRuntimeCore, { file: "tool-surface-bridge-Xfake01.mjs", exported: "a" });
-  assert.throws(() => discoverChunks(dir, V2_REQUIRED), /no chunk exports/, "with the default .js extension a generation-2 dist has no chunks");
+  assert.throws(() => discoverChunks(dir, V2_REQUIRED, ".js"), /no chunk exports/, "scanning .js chunks only, a .mjs dist has none");
+  assert.deepEqual(discoverChunks(dir, V2_REQUIRED), found, "the default scans .js and .mjs chunks: the extension tells no generation apart");
 });
 
 test("the generation-2 adapter declares profile-v2 features only and says why each surface is not drivable", () => {

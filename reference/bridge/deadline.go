@@ -1,4 +1,4 @@
-package codemode
+package bridge
 
 import (
 	"context"
@@ -8,20 +8,20 @@ import (
 	"time"
 )
 
-// invokeBounded runs invoke, nested call callID of cell c to catalog id
+// bounded runs invoke, nested call callID of the cell to catalog id
 // toolID (a harness tool or an MCP tool), with a deadline of its own:
 // snapshotTtlSeconds after it was sent (spec/protocol.md §4, "Nested call
 // deadline"). A call the host never answers then rejects in the guest, and
 // tool.cancel tells the host, instead of keeping the cell waiting on every
 // wait for as long as the model goes on calling it.
-func (s *step) invokeBounded(c *cell, callID, toolID string, invoke func(context.Context) (json.RawMessage, error)) (json.RawMessage, error) {
-	ttl := time.Duration(c.run.cfg.SnapshotTTLSeconds) * time.Second
-	ctx, cancel := context.WithTimeout(c.callCtx, ttl)
+func (c *Calls) bounded(callID, toolID string, invoke Invoke) (json.RawMessage, error) {
+	ttl := time.Duration(c.cfg.Run.SnapshotTTLSeconds) * time.Second
+	ctx, cancel := context.WithTimeout(c.ctx, ttl)
 	defer cancel()
 	v, err := invoke(ctx)
-	if err != nil && c.callCtx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	if err != nil && c.ctx.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, &ToolError{Message: fmt.Sprintf("nested tool call %s (%s) got no answer within snapshotTtlSeconds (%d s) and was canceled",
-			callID, toolID, c.run.cfg.SnapshotTTLSeconds)}
+			callID, toolID, c.cfg.Run.SnapshotTTLSeconds)}
 	}
 	return v, err
 }

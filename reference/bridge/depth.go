@@ -1,4 +1,4 @@
-package codemode
+package bridge
 
 import (
 	"fmt"
@@ -58,7 +58,7 @@ func jsonDepth(raw []byte, limit int) int {
 // reaches the bridge directly.
 func tooDeepInput(reqID int64, input []byte) (d prelude.Delivery, over bool) {
 	if jsonDepth(input, MaxBridgeDepth) > MaxBridgeDepth {
-		return errDelivery(reqID, "ToolError", fmt.Sprintf("the tool input is nested deeper than the bridge limit of %d levels of arrays and objects; pass flatter data", MaxBridgeDepth),
+		return ErrorDelivery(reqID, "ToolError", fmt.Sprintf("the tool input is nested deeper than the bridge limit of %d levels of arrays and objects; pass flatter data", MaxBridgeDepth),
 			string(result.CodeInvalidInput), nil), true
 	}
 	return prelude.Delivery{}, false
@@ -69,7 +69,7 @@ func tooDeepInput(reqID int64, input []byte) (d prelude.Delivery, over bool) {
 // time of one scan of the text and leaves the VM usable.
 func tooDeepResult(reqID int64, value []byte) (d prelude.Delivery, over bool) {
 	if jsonDepth(value, MaxBridgeDepth) > MaxBridgeDepth {
-		return errDelivery(reqID, "ToolError", fmt.Sprintf("the tool result is nested deeper than the bridge limit of %d levels of arrays and objects; ask the tool for flatter data", MaxBridgeDepth),
+		return ErrorDelivery(reqID, "ToolError", fmt.Sprintf("the tool result is nested deeper than the bridge limit of %d levels of arrays and objects; ask the tool for flatter data", MaxBridgeDepth),
 			string(result.CodeNestedToolFailed), nil), true
 	}
 	return prelude.Delivery{}, false

@@ -1,4 +1,4 @@
-package codemode
+package bridge
 
 import (
 	"encoding/json"
@@ -18,12 +18,13 @@ import (
 // ceiling is memoryLimitBytes itself.
 func bridgeLimit(cfg config.Config) int64 { return cfg.MemoryLimitBytes / 4 }
 
-// oversizedInput returns the rejection the guest gets for a nested call whose
-// input exceeds the bridge limit or MaxBridgeDepth (no tool.invoke is sent),
-// or over false.
-func oversizedInput(reqID int64, input json.RawMessage, cfg config.Config) (d prelude.Delivery, over bool) {
+// CheckInput returns the rejection the guest gets for nested request reqID
+// whose input (JSON text) exceeds the bridge limit of cfg or MaxBridgeDepth:
+// a ToolError with code invalid_input; no tool.invoke is sent. Over is false
+// when the input may leave.
+func CheckInput(reqID int64, input json.RawMessage, cfg config.Config) (d prelude.Delivery, over bool) {
 	if n := int64(len(input)); n > bridgeLimit(cfg) {
-		return errDelivery(reqID, "ToolError", fmt.Sprintf("the tool input (%d bytes of JSON) exceeds the bridge limit of %d bytes (a quarter of memoryLimitBytes); pass less data or a reference to it",
+		return ErrorDelivery(reqID, "ToolError", fmt.Sprintf("the tool input (%d bytes of JSON) exceeds the bridge limit of %d bytes (a quarter of memoryLimitBytes); pass less data or a reference to it",
 			n, bridgeLimit(cfg)), string(result.CodeInvalidInput), nil), true
 	}
 	return tooDeepInput(reqID, input) // depth.go
@@ -33,7 +34,7 @@ func oversizedInput(reqID int64, input json.RawMessage, cfg config.Config) (d pr
 // result that exceeds the bridge limit or MaxBridgeDepth, or over false.
 func oversizedResult(reqID int64, value json.RawMessage, cfg config.Config) (d prelude.Delivery, over bool) {
 	if n := int64(len(value)); n > bridgeLimit(cfg) {
-		return errDelivery(reqID, "ToolError", fmt.Sprintf("the tool result (%d bytes of JSON) exceeds the bridge limit of %d bytes (a quarter of memoryLimitBytes); ask the tool for less data",
+		return ErrorDelivery(reqID, "ToolError", fmt.Sprintf("the tool result (%d bytes of JSON) exceeds the bridge limit of %d bytes (a quarter of memoryLimitBytes); ask the tool for less data",
 			n, bridgeLimit(cfg)), string(result.CodeNestedToolFailed), nil), true
 	}
 	return tooDeepResult(reqID, value) // depth.go

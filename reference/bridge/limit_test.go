@@ -1,4 +1,4 @@
-package codemode
+package bridge
 
 import (
 	"encoding/json"
@@ -14,14 +14,14 @@ func TestBridgeLimit(t *testing.T) {
 	cfg := config.Config{MemoryLimitBytes: 4096}
 	at := json.RawMessage(`"` + strings.Repeat("x", 1022) + `"`) // 1024 bytes of JSON: at the bound
 	over := json.RawMessage(`"` + strings.Repeat("x", 1023) + `"`)
-	if _, bad := oversizedInput(1, at, cfg); bad {
+	if _, bad := CheckInput(1, at, cfg); bad {
 		t.Error("an input of exactly the bound was refused")
 	}
 	if _, bad := oversizedResult(1, at, cfg); bad {
 		t.Error("a result of exactly the bound was refused")
 	}
 	for name, f := range map[string]func() (string, bool){
-		"invalid_input":      func() (string, bool) { d, bad := oversizedInput(7, over, cfg); return string(d.Error), bad },
+		"invalid_input":      func() (string, bool) { d, bad := CheckInput(7, over, cfg); return string(d.Error), bad },
 		"nested_tool_failed": func() (string, bool) { d, bad := oversizedResult(7, over, cfg); return string(d.Error), bad },
 	} {
 		e, bad := f()
