@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/codemode-conformance/codemode/spec"
 	"github.com/codemode-conformance/codemode/suites/framework"
@@ -101,15 +103,15 @@ func (run Run) Facts() Facts {
 		Format:           FactsFormat,
 		Harness:          report.Peer{Name: framework.HarnessName, Version: framework.HarnessVersion},
 		CatalogueVersion: spec.Version(),
-		Target:           c.Target, Features: c.Features, ExemptFeatures: c.ExemptFeatures, Profile: c.Profile,
-		Requirements: c.Requirements, LabelFilter: c.LabelFilter, ReportBudget: c.ReportBudget,
+		Target:           report.Clean(c.Target), Features: c.Features, ExemptFeatures: c.ExemptFeatures, Profile: c.Profile,
+		Requirements: cleanAll(c.Requirements), LabelFilter: report.Clean(c.LabelFilter), ReportBudget: c.ReportBudget,
 		Built:           run.Built,
 		Implementation:  report.Peer{Name: report.Clean(name), Version: report.Clean(version)},
 		Declared:        declared,
 		DeclaredProfile: report.Clean(framework.DeclaredProfile()),
 		Effective:       EffectiveFeatures(),
 		FeatureSource:   framework.FeatureSource,
-		Judged:          framework.Profile(),
+		Judged:          report.Clean(framework.Profile()), // the target's own when it declares an unknown one
 		Required:        req,
 	}
 }
@@ -124,35 +126,47 @@ func (run Run) Facts() Facts {
 func (f Facts) Evaluate(r types.Report, b *report.Baseline, file string) Outcome {
 	r = report.SanitiseReport(r)
 	ev := report.Evaluate(report.Specs(r), b)
-	ev.Profile = f.Judged
+	judged := report.Clean(f.Judged)
+	ev.Profile = judged
 	conf := report.NewConformance(ev, report.SuiteErrors(r), b)
 	conf.Implementation = report.Peer{Name: report.Clean(f.Implementation.Name), Version: report.Clean(f.Implementation.Version)}
-	declared := slices.Clone(f.Declared)
-	for i, d := range declared {
-		declared[i] = report.Clean(d)
-	}
-	conf.Harness = f.Harness
-	conf.Target = f.Target
+	conf.Harness = report.Peer{Name: report.Clean(f.Harness.Name), Version: report.Clean(f.Harness.Version)}
+	conf.Target = report.Clean(f.Target)
 	conf.Features = report.Features{
-		Effective: f.Effective,
-		Source:    f.FeatureSource,
-		Declared:  declared,
-		Requested: f.Features,
-		Exempt:    f.ExemptFeatures,
+		Effective: cleanAll(f.Effective),
+		Source:    report.Clean(f.FeatureSource),
+		Declared:  cleanAll(f.Declared),
+		Requested: cleanAll(f.Features),
+		Exempt:    cleanAll(f.ExemptFeatures),
 	}
-	conf.Profile = report.NewProfile(f.Judged, report.Clean(f.DeclaredProfile), f.Profile)
-	conf.ApplyRequired(f.Required)
-	conf.Selection = report.NewSelection(f.Built, ev, f.Requirements, f.LabelFilter)
+	conf.Profile = report.NewProfile(judged, report.Clean(f.DeclaredProfile), report.Clean(f.Profile))
+	conf.ApplyRequired(report.RequiredFeatures{Missing: cleanAll(f.Required.Missing), Exempted: cleanAll(f.Required.Exempted), NotDrivable: cleanAll(f.Required.NotDrivable)})
+	conf.Selection = report.NewSelection(f.Built, ev, cleanAll(f.Requirements), report.Clean(f.LabelFilter))
 	if conf.ExpectedFailures != nil {
 		conf.ExpectedFailures.File = file
 	}
 	return Outcome{Report: r, Evaluation: ev, Conformance: conf, Facts: f, Budget: f.ReportBudget}
 }
 
+// cleanAll is report.Clean of each of ss (nil stays nil).
+func cleanAll(ss []string) []string {
+	if ss == nil {
+		return nil
+	}
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = report.Clean(s)
+	}
+	return out
+}
+
 // LoadFacts reads dir's run-metadata.json. Errors: ErrNoRunMetadata when
-// it is absent, ErrBadResults when it does not parse, is not FactsFormat or
+// it is absent, ErrBadResults when it does not parse, is not FactsFormat,
 // was written with another requirements catalogue than this harness's
-// (spec.Version): its requirement lines would not match.
+// (spec.Version): its requirement lines would not match, or holds what
+// Run.Facts never writes (Facts.check: a string Run.Facts would have
+// cleaned, an unknown feature, requirement, feature source or signal; a
+// file edited by hand or by someone else).
 func LoadFacts(dir string) (Facts, error) {
 	path := filepath.Join(dir, RunMetadataFile)
 	data, err := os.ReadFile(path)
@@ -172,7 +186,96 @@ func LoadFacts(dir string) (Facts, error) {
 	if f.CatalogueVersion != spec.Version() {
 		return Facts{}, fmt.Errorf("%w: %s: the run used requirements catalogue version %d, this harness has version %d (rejudge with the harness that ran it, or run again)", ErrBadResults, path, f.CatalogueVersion, spec.Version())
 	}
+	if err := f.check(); err != nil {
+		return Facts{}, fmt.Errorf("%w: %s: %v (not as a run of this harness writes it; run again)", ErrBadResults, path, err)
+	}
 	return f, nil
+}
+
+// check reports the first field of f that Run.Facts could not have
+// written: a string that report.Clean changes (quoted %q), a feature that is
+// not in spec/requirements.yaml, a requirement of Built that is not in the
+// catalogue, a feature source other than "declared" or "command line", or a
+// signal other than SIGINT or SIGTERM.
+func (f Facts) check() error {
+	strs := map[string][]string{
+		"target": {f.Target}, "harness": {f.Harness.Name, f.Harness.Version}, "implementation": {f.Implementation.Name, f.Implementation.Version},
+		"declared": f.Declared, "declaredProfile": {f.DeclaredProfile}, "profile": {f.Profile}, "judged": {f.Judged},
+		"requirements": f.Requirements, "labelFilter": {f.LabelFilter},
+	}
+	for _, k := range slices.Sorted(maps.Keys(strs)) {
+		for _, s := range strs[k] {
+			if s != report.Clean(s) {
+				return fmt.Errorf("%s %s is not one line of printable text", k, quoteShort(s))
+			}
+		}
+	}
+	known := KnownFeatures()
+	feats := map[string][]string{
+		"features": f.Features, "exemptFeatures": f.ExemptFeatures, "effective": f.Effective,
+		"required.missing": f.Required.Missing, "required.exempted": f.Required.Exempted, "required.notDrivable": f.Required.NotDrivable,
+	}
+	for _, k := range slices.Sorted(maps.Keys(feats)) {
+		for _, s := range feats[k] {
+			if !IsKnownFeature(known, s) {
+				return fmt.Errorf("%s: unknown feature %s", k, quoteShort(s))
+			}
+		}
+	}
+	for i, b := range f.Built {
+		if _, ok := spec.Lookup(b.Requirement); !ok {
+			return fmt.Errorf("built[%d]: unknown requirement %s", i, quoteShort(b.Requirement))
+		}
+	}
+	if f.FeatureSource != "declared" && f.FeatureSource != "command line" {
+		return fmt.Errorf("featureSource %s is neither \"declared\" nor \"command line\"", quoteShort(f.FeatureSource))
+	}
+	if f.Interrupted != "" && f.Interrupted != "SIGINT" && f.Interrupted != "SIGTERM" {
+		return fmt.Errorf("interrupted %s is neither SIGINT nor SIGTERM", quoteShort(f.Interrupted))
+	}
+	if f.ReportBudget < 0 {
+		return fmt.Errorf("reportBudget %d is negative", f.ReportBudget)
+	}
+	return nil
+}
+
+// quoteShort is s quoted (%q: every control and format character escaped)
+// and cut to its first 120 bytes, for an error message.
+func quoteShort(s string) string {
+	const n = 120
+	if len(s) > n {
+		return fmt.Sprintf("%q… (%d bytes)", strings.ToValidUTF8(s[:n], "\uFFFD"), len(s))
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// Matches reports whether r (LoadReport) is the report of the run f
+// describes: every requirement with a spec that ran in r is one the run
+// selected (f.Built), and r holds no more specs than the build. Error:
+// ErrBadResults naming the first that is not (report.json and
+// run-metadata.json of two different runs).
+func (f Facts) Matches(r types.Report) error {
+	selected := map[string]bool{}
+	for _, b := range f.Built {
+		if b.Selected {
+			selected[b.Requirement] = true
+		}
+	}
+	n := 0
+	for _, s := range r.SpecReports {
+		if s.LeafNodeType == types.NodeTypeIt {
+			n++
+		}
+	}
+	if n > len(f.Built) {
+		return fmt.Errorf("%w: %s holds %d specs, %s says the build has %d: they are of different runs", ErrBadResults, ReportJSONFile, n, RunMetadataFile, len(f.Built))
+	}
+	for _, s := range report.Specs(r) {
+		if s.State != "skipped" && !selected[s.Requirement] {
+			return fmt.Errorf("%w: %s has a spec of %s that ran (%q), %s says the run did not select %s: they are of different runs", ErrBadResults, ReportJSONFile, report.Clean(s.Requirement), report.Clean(s.Text), RunMetadataFile, report.Clean(s.Requirement))
+		}
+	}
+	return nil
 }
 
 // LoadReport reads dir's report.json (Ginkgo's JSON report, one suite).

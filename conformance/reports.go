@@ -142,7 +142,9 @@ func (o *Outcome) Write(dir, md string) error {
 // written into a fresh directory inside dir (created if needed), and only
 // when all of them were written is each renamed over its namesake in dir
 // (a rename within one file system replaces a file atomically, so a reader
-// never sees a truncated report). On an error nothing in dir is replaced.
+// never sees a truncated report). On an error writing them, or when one of
+// their names in dir is a directory, nothing in dir is replaced (a rename
+// that fails after that, rarely, leaves the ones before it replaced).
 // Other files of dir (target logs, protocol-violation.txt) are left alone.
 func (o *Outcome) WriteAtomic(dir, md string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -162,6 +164,14 @@ func (o *Outcome) WriteAtomic(dir, md string) error {
 	if err != nil {
 		o.Conformance.Overall = report.Failure
 		return err
+	}
+	// A rename cannot replace a directory: find one before replacing
+	// anything, so that no set of reports is left half old, half new.
+	for _, e := range entries {
+		if st, err := os.Lstat(filepath.Join(dir, e.Name())); err == nil && st.IsDir() {
+			o.Conformance.Overall = report.Failure
+			return fmt.Errorf("writing %s: %s is a directory (no report in %s was replaced)", e.Name(), filepath.Join(dir, e.Name()), dir)
+		}
 	}
 	var errs []error
 	for _, e := range entries {

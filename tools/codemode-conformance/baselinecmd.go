@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"github.com/codemode-conformance/codemode/internal/subcmd"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/codemode-conformance/codemode/internal/atomicfile"
+	"github.com/codemode-conformance/codemode/internal/subcmd"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/goccy/go-yaml"
@@ -124,7 +126,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 		_, _ = stdout.Write(text)
 		return 0
 	}
-	if err := os.WriteFile(dst, text, 0o644); err != nil {
+	if err := atomicfile.Write(dst, text, 0o644); err != nil { // a failed write leaves the old file
 		fmt.Fprintln(stderr, "baseline:", err)
 		return 1
 	}
@@ -132,7 +134,7 @@ func baselineCommand(args []string, stdout, stderr io.Writer) int {
 	for _, g := range gone {
 		// The reason is the user's to carry over: the renamed spec may
 		// fail for another reason now.
-		fmt.Fprintf(stdout, "  no spec of this build is named %q (renamed or removed; its requirement ran): carry its reason over by hand if it still applies\n", report.Clean(g.Name))
+		fmt.Fprintf(stdout, "  no spec of this build is named %q (renamed or removed; its requirement ran): carry its reason over by hand if it still applies: reason %q, class %q\n", report.Clean(g.Name), report.Clean(g.Reason), report.Clean(g.Class))
 	}
 	return 0
 }
@@ -149,6 +151,11 @@ func leadingComment(b []byte) []byte {
 		}
 		out = append(out, line...)
 	}
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		// A file of comments only, without a final line break: the
+		// entries must not continue its last comment line.
+		out = append(out, '\n')
+	}
 	return out
 }
 
@@ -156,7 +163,10 @@ func leadingComment(b []byte) []byte {
 // the new file, how many entries were dropped because they pass, skip or
 // are blocked, and the spec entries dropped because their requirement ran
 // and no spec of it has their name any more (a renamed or removed spec: an
-// entry that can never match again).
+// entry that can never match again). That last needs a run of every spec
+// its requirements have: after a --label-filter, --fail-fast or a signal
+// (run.Selection: a label filter, or fewer specs ran than were selected)
+// such an entry is kept.
 func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int, []baselineSpec) {
 	reqVerdict := map[string]report.Verdict{}
 	specVerdict := map[string]report.Verdict{}
@@ -172,6 +182,11 @@ func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int
 			}
 		}
 	}
+	// Only a run that ran every spec of each requirement it ran can say a
+	// spec is gone: a --label-filter selects specs, not requirements (the
+	// specs of CM-LIM-03 are in suite:limits and suite:security), and a
+	// run cut short (--fail-fast, a signal) leaves selected specs unrun.
+	everySpec := run.Selection.LabelFilter == "" && run.Selection.Specs.Ran == run.Selection.Specs.Selected
 	var next baselineFile
 	dropped := 0
 	for _, e := range old.Requirements {
@@ -189,7 +204,7 @@ func updateBaseline(old baselineFile, run report.Conformance) (baselineFile, int
 			dropped++
 			continue
 		}
-		if id, _, _ := strings.Cut(e.Name, " "); !ran {
+		if id, _, _ := strings.Cut(e.Name, " "); !ran && everySpec {
 			if _, reqRan := reqVerdict[id]; reqRan {
 				gone = append(gone, e)
 				continue

@@ -1,8 +1,14 @@
 package main_test
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+
+	"github.com/codemode-conformance/codemode/internal/clitest"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/goccy/go-yaml"
@@ -99,12 +105,73 @@ specs:
 		Expect(o.Code).To(Equal(0), "baseline --update exits 0; stderr: %s", o.Stderr)
 		Expect(o.Stdout).To(ContainSubstring("1 dropped: no such spec"), "the entry of the old title is dropped and counted")
 		Expect(o.Stdout).To(ContainSubstring(`"CM-E2E-03 the old title"`), "the dropped entry is named, so its reason can be carried over")
+		Expect(o.Stdout).To(ContainSubstring(`"deviation: the client tool answers pending"`), "the dropped entry's reason is printed: the rewritten file no longer holds it")
 		text, err := os.ReadFile(old)
 		Expect(err).NotTo(HaveOccurred(), "--update rewrites its file")
 		Expect(string(text)).To(HavePrefix("# Hand-written: what each class means here.\n# A second line.\n\nrequirements:"), "the opening comment is kept as written")
 		Expect(string(text)).NotTo(ContainSubstring("the old title"), "an entry no spec can match any more is dropped")
 		Expect(string(text)).To(ContainSubstring(`name: "CM-RUN-02 a requirement this run did not select"`), "an entry of a requirement that did not run is kept")
 		Expect(string(text)).To(ContainSubstring(`name: "CM-E2E-03 the retitled spec"`), "the retitled spec is added as a new failure")
+	})
+
+	It("--update keeps an entry whose spec the run did not select or reach (--label-filter, --fail-fast), though its requirement ran", func() {
+		for name, sel := range map[string]report.Selection{
+			"--label-filter": {LabelFilter: "suite:limits", Specs: report.SpecCounts{InBuild: 4, Selected: 1, Ran: 1}},
+			"--fail-fast":    {Specs: report.SpecCounts{InBuild: 4, Selected: 4, Ran: 1}},
+		} {
+			dir := GinkgoT().TempDir()
+			data, err := yaml.Marshal(report.Conformance{Target: "fake:x", Selection: sel, Requirements: []report.RequirementLine{
+				{ID: "CM-LIM-03", Verdict: report.Fail, Specs: []report.SpecLine{{Name: "CM-LIM-03 the limits spec", Verdict: report.Fail}}}}})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(filepath.Join(dir, "conformance-report.yaml"), data, 0o644)).To(Succeed())
+			old := file("old.yaml", "specs:\n  - name: \"CM-LIM-03 case ser-huge-value.js: the security spec\"\n    reason: \"precious\"\n    class: deviation\n")
+			o := invoke(os.Environ(), "baseline", "--from", dir, "--update", old)
+			Expect(o.Code).To(Equal(0), "%s: stderr: %s", name, o.Stderr)
+			Expect(o.Stdout).To(ContainSubstring("0 dropped: no such spec"), name)
+			text, err := os.ReadFile(old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(text)).To(ContainSubstring("name: \"CM-LIM-03 case ser-huge-value.js: the security spec\"\n    reason: \"precious\""), "%s: the entry of a spec the run did not run is kept", name)
+		}
+	})
+
+	It("--update of a file of comments only, without a final line break, writes entries YAML reads", func() {
+		dir := resultsWith(report.RequirementLine{ID: "CM-E2E-03", Verdict: report.Fail, Specs: []report.SpecLine{{Name: "CM-E2E-03 a spec", Verdict: report.Fail}}})
+		for _, header := range []string{"# only a comment", "# a comment\r\n# and a CRLF one"} {
+			old := file("old.yaml", header)
+			o := invoke(os.Environ(), "baseline", "--from", dir, "--update", old)
+			Expect(o.Code).To(Equal(0), "stderr: %s", o.Stderr)
+			text, err := os.ReadFile(old)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(text)).To(HavePrefix(header+"\n"), "the comment is kept, on lines of its own")
+			b, err := report.ParseBaseline(text)
+			Expect(err).NotTo(HaveOccurred(), "the rewritten file is a baseline:\n%s", text)
+			Expect(b.Specs).To(HaveLen(1), "the new failure is an entry, not part of a comment:\n%s", text)
+		}
+	})
+
+	It("--update that cannot write the whole file (a file size limit) exits 1 and leaves the old file as it was", func() {
+		dir := resultsWith(report.RequirementLine{ID: "CM-E2E-03", Verdict: report.Fail, Specs: []report.SpecLine{{Name: "CM-E2E-03 a spec", Verdict: report.Fail}}})
+		var b strings.Builder
+		b.WriteString("# hand-written\nrequirements: []\nspecs:\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "  - name: \"CM-RUN-02 spec %d\"\n    reason: \"%s\"\n", i, strings.Repeat("r", 40))
+		}
+		old := file("old.yaml", b.String())
+		// ulimit -f 1: no file of the process grows past 512 bytes (EFBIG).
+		cmd := exec.Command("sh", "-c", `ulimit -f 1 && exec "$0" "$@"`, clitest.CLI, "baseline", "--from", dir, "--update", old)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		Expect(errors.As(err, &exit)).To(BeTrue(), "the write fails: %v\n%s", err, out)
+		Expect(exit.ExitCode()).To(Equal(1), "%s", out)
+		Expect(string(out)).To(ContainSubstring("old.yaml"), "the error names the file")
+		text, err := os.ReadFile(old)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(string(text)).To(Equal(b.String()), "the old file survives the failed rewrite")
+		entries, err := os.ReadDir(filepath.Dir(old))
+		Expect(err).NotTo(HaveOccurred())
+		for _, e := range entries {
+			Expect(e.Name()).NotTo(ContainSubstring(".tmp-"), "no temporary file is left")
+		}
 	})
 
 	It("exits 1 on a directory without a report and 2 without --from", func() {

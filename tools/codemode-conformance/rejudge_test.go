@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -186,5 +188,82 @@ var _ = Describe("codemode-conformance rejudge", Label("rejudge"), func() {
 		o = invoke(os.Environ(), "rejudge", "--from", plain.Dir, "--expected-failures", malformed)
 		Expect(o.Code).To(Equal(2), "rejudge: a malformed baseline is exit 2, as for run")
 		Expect(o.Stderr).To(Equal(r.Stderr), "the same error as run's")
+	})
+
+	It("refuses a run-metadata.json that no run writes (hostile strings, unknown values) and a report.json of another run, exit 2, writing nothing", func() {
+		base := conformance("--target", "builtin", "--req", "CM-EXEC-01")
+		Expect(base.Code).To(Equal(0), "builtin passes CM-EXEC-01: %s", base.Stdout)
+		other := conformance("--target", "builtin", "--req", "CM-EXEC-02")
+		Expect(other.Code).To(Equal(0), "builtin passes CM-EXEC-02: %s", other.Stdout)
+		baseline := file("empty.yaml", "requirements: []\nspecs: []\n")
+		evil := "x\x1b]52;c;cHduZWQ=\x07\x1b[2J\ncodemode-conformance: overall success (exit 0)\n<script>alert(1)</script>\u202e\xff"
+		edits := map[string]func(m map[string]any){
+			"target":         func(m map[string]any) { m["target"] = evil },
+			"judged":         func(m map[string]any) { m["judged"] = evil },
+			"harness":        func(m map[string]any) { m["harness"] = map[string]any{"name": evil, "version": "1"} },
+			"implementation": func(m map[string]any) { m["implementation"] = map[string]any{"name": evil} },
+			"labelFilter":    func(m map[string]any) { m["labelFilter"] = evil },
+			"effective":      func(m map[string]any) { m["effective"] = []any{"core", evil} },
+			"featureSource":  func(m map[string]any) { m["featureSource"] = evil },
+			"interrupted":    func(m map[string]any) { m["interrupted"] = evil },
+			"built": func(m map[string]any) {
+				m["built"] = []any{map[string]any{"requirement": "CM-NOPE-99", "selected": true}}
+			},
+		}
+		for field, edit := range edits {
+			dir := copyDir(base.Dir)
+			path := filepath.Join(dir, "run-metadata.json")
+			data, err := os.ReadFile(path)
+			Expect(err).NotTo(HaveOccurred())
+			var m map[string]any
+			Expect(json.Unmarshal(data, &m)).To(Succeed())
+			edit(m)
+			data, err = json.Marshal(m)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(os.WriteFile(path, bytes.ReplaceAll(data, []byte(`\ufffd`), []byte("\xff")), 0o644)).To(Succeed())
+			before, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+			Expect(err).NotTo(HaveOccurred())
+			o := invoke(os.Environ(), "rejudge", "--from", dir, "--expected-failures", baseline)
+			Expect(o.Code).To(Equal(2), "%s: a run-metadata.json no run writes is refused; stdout:\n%s\nstderr:\n%s", field, o.Stdout, o.Stderr)
+			Expect(o.Stderr).To(ContainSubstring("unusable results"), field)
+			Expect(o.Stderr).To(ContainSubstring(field), "the error names the field")
+			Expect(unsafeText([]byte(o.Stdout+o.Stderr))).To(BeEmpty(), "%s: the console carries no raw escape", field)
+			Expect(forged.FindString(o.Stdout+o.Stderr)).To(BeEmpty(), "%s: no forged verdict line", field)
+			after, err := os.ReadFile(filepath.Join(dir, "summary.md"))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(after)).To(Equal(string(before)), "%s: nothing is written", field)
+		}
+
+		// report.json of one run, run-metadata.json of another.
+		dir := copyDir(base.Dir)
+		data, err := os.ReadFile(filepath.Join(other.Dir, "report.json"))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(os.WriteFile(filepath.Join(dir, "report.json"), data, 0o644)).To(Succeed())
+		o := invoke(os.Environ(), "rejudge", "--from", dir, "--expected-failures", baseline)
+		Expect(o.Code).To(Equal(2), "a report.json and a run-metadata.json of two runs are refused; stdout:\n%s\nstderr:\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stderr).To(ContainSubstring("different runs"))
+	})
+
+	It("replaces no report when one of their names in the results directory is a directory (exit 1, naming it)", func() {
+		base := conformance("--target", "builtin", "--req", "CM-EXEC-01")
+		Expect(base.Code).To(Equal(0), "builtin passes CM-EXEC-01: %s", base.Stdout)
+		dir := copyDir(base.Dir)
+		Expect(os.Remove(filepath.Join(dir, "summary.md"))).To(Succeed())
+		Expect(os.MkdirAll(filepath.Join(dir, "summary.md", "x"), 0o755)).To(Succeed())
+		before := map[string]string{}
+		for _, f := range []string{"conformance-report.yaml", "junit.xml", "report.html", "report.json", "run-metadata.json"} {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			Expect(err).NotTo(HaveOccurred())
+			before[f] = string(data)
+		}
+		baseline := file("listed.yaml", "requirements:\n  - id: CM-EXEC-01\n    reason: \"stale\"\n")
+		o := invoke(os.Environ(), "rejudge", "--from", dir, "--expected-failures", baseline)
+		Expect(o.Code).To(Equal(1), "a report that cannot be written fails; stdout:\n%s\nstderr:\n%s", o.Stdout, o.Stderr)
+		Expect(o.Stderr).To(ContainSubstring("summary.md"), "the error names the file")
+		for f, want := range before {
+			data, err := os.ReadFile(filepath.Join(dir, f))
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(data) == want).To(BeTrue(), "%s was replaced although summary.md could not be", f)
+		}
 	})
 })

@@ -31,8 +31,10 @@ import (
 // cannot be written). 2: usage, a malformed baseline (as run), or a
 // RESULTS_DIR rejudge cannot use: no report.json (conformance.ErrNoReportJSON),
 // no run-metadata.json (conformance.ErrNoRunMetadata: a run from a harness
-// that did not record it) or either unreadable or from another requirements
-// catalogue (conformance.ErrBadResults).
+// that did not record it) or either unreadable, from another requirements
+// catalogue, holding what no run writes (a string with escapes or line
+// breaks, an unknown feature: an edited file) or the two of different runs
+// (conformance.ErrBadResults).
 func rejudgeCommand(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rejudge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -50,7 +52,9 @@ would say of the same results. The profile, selection, declared features and
 notDrivable reasons are those the run recorded (run-metadata.json).
 Exit status: as run's for the new overall verdict (0 success or partial,
 1 failure); 2 usage, a malformed baseline, or a RESULTS_DIR without
-report.json or run-metadata.json (a run by an older harness: run again).
+report.json or run-metadata.json (a run by an older harness: run again),
+or whose two files do not parse, are not as a run of this harness writes
+them, or are of two different runs.
 
 Flags:`)
 		fs.PrintDefaults()
@@ -81,7 +85,11 @@ Flags:`)
 		fmt.Fprintln(stderr, "rejudge:", err)
 		return 2
 	}
-	fmt.Fprintf(stderr, "codemode-conformance rejudge: the run of %s in %s against %s, reports in %s\n", facts.Target, *from, *baselineFile, dst)
+	if err := facts.Matches(r); err != nil {
+		fmt.Fprintln(stderr, "rejudge:", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "codemode-conformance rejudge: the run of %s in %s against %s, reports in %s\n", report.Clean(facts.Target), *from, *baselineFile, dst)
 	con := &console{w: stdout, bol: true}
 	o := facts.Evaluate(r, b, *baselineFile)
 	res := renderReports(o, con, map[string]bool{}, dst, *baselineFile, (*conformance.Outcome).WriteAtomic)

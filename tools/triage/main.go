@@ -42,6 +42,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/codemode-conformance/codemode/internal/atomicfile"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -111,7 +113,7 @@ func one(dir string, check, toStdout bool, stdout io.Writer) ([]string, error) {
 		return t.Problems, nil
 	}
 	if doc != string(old) {
-		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		if err := atomicfile.Write(path, []byte(doc), 0o644); err != nil { // a failed write leaves TRIAGE.md as it was
 			return nil, err
 		}
 	}
