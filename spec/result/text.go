@@ -288,12 +288,31 @@ func newCutJudge(g *Produced) cutJudge {
 		j.items = append(j.items, v)
 		j.member = j.member || hasTruncatedMember(v)
 	}
+	var joined strings.Builder
 	for _, o := range g.Output {
 		switch {
 		case o.Text != nil:
 			j.units = append(j.units, *o.Text)
+			joined.WriteString(*o.Text)
 		case len(o.Value) > 0:
 			add(o.Value)
+		}
+		if b, err := json.Marshal(o); err == nil {
+			j.units = append(j.units, string(b)) // an item cut with its wrapper
+		}
+	}
+	if len(g.Output) > 0 {
+		// The output as a whole: its texts joined, its JSON, and the JSON of
+		// {value, output} (a wrapper's prefix may cut any of them).
+		j.units = append(j.units, joined.String())
+		if b, err := json.Marshal(g.Output); err == nil {
+			j.units = append(j.units, string(b))
+		}
+		if b, err := json.Marshal(struct {
+			V json.RawMessage `json:"value,omitempty"`
+			O []Output        `json:"output"`
+		}{g.Value, g.Output}); err == nil {
+			j.units = append(j.units, string(b))
 		}
 	}
 	if len(g.Value) > 0 {

@@ -136,6 +136,7 @@ func TestTruncatedWithinGuestMarker(t *testing.T) {
 		{"guest's own member", &Produced{Value: json.RawMessage(`{"truncated":true,"data":"` + strings.Repeat("x", 5000) + `"}`)}, Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":true,"data":"` + xs + `"}`)}, false},
 		{"foreign content", textCell, Result{Status: StatusCompleted, Value: json.RawMessage(`2`), Output: []Output{TextOutput("[output truncated]")}}, false},
 		{"OpenClaw 2026.9.6 wrapper", &Produced{Value: str(strings.Repeat("x", 200000))}, Result{Status: StatusCompleted, Output: []Output{}, Value: json.RawMessage(`{"truncated":true,"omittedBytes":198064,"guidance":"Output truncated; rerun with narrower args.","prefix":` + string(str(`"`+xs)) + `}`)}, true},
+		{"wrapper cutting the text output's JSON", textCell, Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":true,"omittedBytes":3000,"guidance":"Output truncated; rerun with narrower args.","prefix":` + string(str(`[{"type":"text","text":"`+xs)) + `}`)}, true},
 		{"wrapper with a foreign prefix", &Produced{Value: str(strings.Repeat("x", 200000))}, Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":true,"prefix":"yyyy"}`)}, false},
 	} {
 		if got := TruncatedWithin(c.r, 2048+512, c.guest); got != c.want {
