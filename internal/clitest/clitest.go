@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/codemode-conformance/codemode/tools/report"
 	"github.com/goccy/go-yaml"
@@ -71,7 +72,14 @@ func StartConformance(env []string, args ...string) *Pending {
 // the reports it wrote (none when it exits 2).
 func (p *Pending) Wait() Outcome {
 	ginkgo.GinkgoHelper()
-	o := wait(p.s)
+	return p.WaitUpTo(5 * time.Minute)
+}
+
+// WaitUpTo is Wait for a run that may take up to d (a whole-catalogue run
+// against a slow target).
+func (p *Pending) WaitUpTo(d time.Duration) Outcome {
+	ginkgo.GinkgoHelper()
+	o := waitUpTo(p.s, d)
 	o.Dir = p.dir
 	return readReports(o)
 }
@@ -111,7 +119,12 @@ func start(env []string, args ...string) *gexec.Session {
 
 func wait(s *gexec.Session) Outcome {
 	ginkgo.GinkgoHelper()
-	gomega.Eventually(s).WithTimeout(5*60e9).Should(gexec.Exit(), "the CLI must exit within 5 minutes")
+	return waitUpTo(s, 5*time.Minute)
+}
+
+func waitUpTo(s *gexec.Session, d time.Duration) Outcome {
+	ginkgo.GinkgoHelper()
+	gomega.Eventually(s).WithTimeout(d).Should(gexec.Exit(), "the CLI must exit within %s", d)
 	return Outcome{Code: s.ExitCode(), Stdout: string(s.Out.Contents()), Stderr: string(s.Err.Contents())}
 }
 

@@ -72,6 +72,13 @@ type Defects struct {
 	// until the limit, then fails the cell, instead of failing it before any
 	// starts (CM-NEST-23; under pending-call-limit this conforms, §14.17).
 	StartBeforeBatchLimit bool
+	// ResumeKeepsSuspendedPlace leaves a cell that wait restores counted
+	// among the process's suspended runs: the count falls only when a
+	// parked snapshot is deleted (run.abort, run.end, expiry), so cells
+	// that complete through wait keep their places and, after 64 of them,
+	// every new suspension fails with too many suspended code mode runs
+	// (CM-RUN-05).
+	ResumeKeepsSuspendedPlace bool
 }
 
 // bridgeConfig is what a cell's bridge takes of a run of config cfg under

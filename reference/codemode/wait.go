@@ -73,7 +73,9 @@ func (rt *Runtime) Wait(ctx context.Context, run, toolCallID string, input json.
 	}
 	snap := c.snap
 	c.snap = nil
-	c.adm.releaseSuspended()
+	if !rt.opts.Defects.ResumeKeepsSuspendedPlace {
+		c.adm.releaseSuspended()
+	}
 	c.state = "resuming"
 	yieldID := c.yieldID
 	c.yieldID = 0

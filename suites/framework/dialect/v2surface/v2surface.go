@@ -29,15 +29,26 @@ import (
 
 // Serve serves the v2 reference without tools-api: initialize leaves the
 // feature out, and every exec cell starts by shadowing tools and ALL_TOOLS
-// (and catalog, with hideCatalog) with undefined constants, so the cell's
-// code finds none of them. That holds for the cells of an agent.turn too:
+// (and catalog, with hideCatalog) with undefined constants, and globalThis
+// with a stand-in that has none of them, so the cell's code finds none of
+// them. That holds for the cells of an agent.turn too:
 // its model provider is reached through a proxy that puts the same line
 // before the code of every exec the provider's answer calls.
 func Serve(hideCatalog bool) func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
+	names := `k === "tools" || k === "ALL_TOOLS"`
 	hide := "const tools = undefined, ALL_TOOLS = undefined; "
 	if hideCatalog {
+		names += ` || k === "catalog"`
 		hide = "const tools = undefined, ALL_TOOLS = undefined, catalog = undefined; "
 	}
+	// globalThis too: code that reads the global object (the realm probe's
+	// G.tools, CM-SEC-02) must not find them there either. The global
+	// itself cannot be proxied (its tools is non-configurable, a get trap
+	// must return its value), so the stand-in reads and writes the global's
+	// other properties through an empty target.
+	hide += `const globalThis = (() => { const g = Function("return this")(); return new Proxy(Object.create(null), ` +
+		`{get: (_, k) => (` + names + ` ? undefined : Reflect.get(g, k)), has: (_, k) => !(` + names + `) && Reflect.has(g, k), ` +
+		`set: (_, k, v) => Reflect.set(g, k, v), deleteProperty: (_, k) => Reflect.deleteProperty(g, k)}); })(); `
 	return func(ctx context.Context, r io.Reader, w io.WriteCloser) error {
 		eng, err := builtin.SharedEngine()
 		if err != nil {
