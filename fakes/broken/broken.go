@@ -249,6 +249,11 @@ var Variants = []Variant{
 		Serve: apiReading(`(t) => typeof t === "string" ? t.replace(/\/\*\*[\s\S]*?\*\//g, "") : t`)},
 	{Name: "api-list-no-index", Breaks: "CM-MCP-02", Defect: "API.list leaves out mcp/index.d.ts",
 		Serve: apiListing(`(l) => l.filter((f) => f.path !== "mcp/index.d.ts")`)},
+	// API.list's entry shape is CM-MCP-02's alone: CM-E2E-04 reads paths
+	// from it and is blocked by CM-MCP-02 when an entry has none (audit
+	// 2026-12-02-stop34, row CM-E2E-04).
+	{Name: "api-list-file-key", Breaks: "CM-MCP-02", Defect: "API.list names each file under file, not path ([{file: \"mcp/docs.d.ts\", …}])",
+		Serve: apiListing(`(l) => l.map((f) => { const {path, ...rest} = f; return {file: path, ...rest}; })`)},
 	{Name: "mcp-names-unconverted", Breaks: "CM-MCP-09", Defect: "MCP tools keep their MCP names (MCP.docs.create_issue, not createIssue), assigned onto plain namespace objects",
 		Serve: verbatimMCPNames()},
 	{Name: "api-header-without-schema", Breaks: "CM-MCP-05", Defect: "MCP.<server>.$api ignores {schema: true}: the header never carries the input schema",

@@ -70,6 +70,14 @@ func init() {
 			Defect: "a BigInt member of a cell value is replaced by the generic placeholder \"[object Object]\", so {ok: 1, n: 2n ** 64n} becomes {\"ok\":1,\"n\":\"[object Object]\"}: a string that says the value was an object (where BigInt.prototype.toJSON makes JSON.stringify accept a BigInt, the member is right)",
 			Serve: changingValues(`(v, where) => where === "value" && typeof BigInt.prototype.toJSON !== "function" && v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype && Object.values(v).some((x) => typeof x === "bigint")
 				? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, typeof x === "bigint" ? "[object Object]" : x])) : v`)},
+		// The whole-object placeholder had one slot holding both members'
+		// numbers, so a member read with the wrong sign still named "some
+		// value of the object" (audit 2026-12-02-stop34, row CM-GUEST-08).
+		Variant{Name: "bigint-typed-whole-signed", Breaks: "CM-GUEST-08", Spec: "never become a wrong value",
+			Defect: "a cell value whose members are BigInt typed arrays becomes one util.inspect-like string that reads every element as signed 64-bit: {i: BigInt64Array [-1n], u: BigUint64Array [2n ** 64n - 1n]} becomes \"{ i: BigInt64Array(1) [ -1n ], u: BigUint64Array(1) [ -1n ] }\": u lost its value",
+			Serve: changingValues(`(v, where) => where === "value" && v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length > 0
+				&& Object.values(v).every((a) => a instanceof BigInt64Array || a instanceof BigUint64Array)
+				? "{ " + Object.entries(v).map(([k, a]) => k + ": " + a.constructor.name + "(" + a.length + ") [ " + Array.from(new BigInt64Array(a.buffer, a.byteOffset, a.length), (x) => x + "n").join(", ") + " ]").join(", ") + " }" : v`)},
 		Variant{Name: "stringify-drift", Breaks: "CM-GUEST-13",
 			Defect: "the converter walks boxed primitives as plain objects (new String(\"str\") becomes {\"0\":\"s\",\"1\":\"t\",\"2\":\"r\"}, new Number(3) {}) and calls toJSON with \"\" instead of the property key, as the reference's before 2026-12-01 did",
 			Serve: changingValues(`(v) => {

@@ -166,18 +166,32 @@ func WellFormed(raw []byte) []byte {
 // ResultEnvelopeBytes, whether it completed, failed or is waiting.
 const ResultEnvelopeBytes = 1024
 
+// Produced is what a guest cell produced before any cut (protocol.md §12.9):
+// its output items in order and its final value (JSON; empty for none). A
+// truncation marker counts only when it is not part of this content.
+type Produced struct {
+	Output []Output
+	Value  json.RawMessage
+}
+
 // TruncatedWithin reports whether r is a truncated result as spec/protocol.md
 // §12.9 defines it for profile v2 ("Truncation under v2", normative): a
 // completed or waiting result whose value and output, as one JSON object
-// {value, output}, are at most max bytes by ContentSize, and that is marked
-// as truncated (saysTruncated). It is the truncation page 001 describes for
+// {value, output}, are at most max bytes by ContentSize, whose kept content
+// is what the guest produced or a prefix of it, and that carries a marker
+// the target added (markedCut). It is the truncation page 001 describes for
 // generation 2 ("当字节或模型结果拟合会截断最终结构化的 JSON 时", a result cut by
 // the byte fitting) and 000 allows for completed and suspended calls ("i
 // limiti di output … vengono applicati per le chiamate completate e
 // sospese"), which conforms to CM-LIM-03 under v2 besides a failure with
 // output_limit_exceeded. A caller allows the envelope's keys in max
 // (CM-LIM-08 judges the exact bound).
-func TruncatedWithin(r Result, max int64) bool {
+//
+// guest is what the cell produced uncut. With guest nil the caller vouches
+// that the guest writes no marker (no "truncat", no 截断, no "truncated"
+// member: the corpus checks its case's source), so any non-negated marker
+// counts and the kept content is not compared (audit 2026-12-02-stop34).
+func TruncatedWithin(r Result, max int64, guest *Produced) bool {
 	if r.Status != StatusCompleted && r.Status != StatusWaiting {
 		return false
 	}
@@ -185,7 +199,7 @@ func TruncatedWithin(r Result, max int64) bool {
 		V json.RawMessage `json:"value,omitempty"`
 		O []Output        `json:"output,omitempty"`
 	}{r.Value, r.Output})
-	return err == nil && ContentSize(b) <= max && saysTruncated(b)
+	return err == nil && ContentSize(b) <= max && markedCut(r, guest)
 }
 
 // truncationWords are the words of a truncation marker in a string
@@ -194,43 +208,218 @@ func TruncatedWithin(r Result, max int64) bool {
 // bytes]", or 001's own word 截断.
 var truncationWords = []string{"truncat", "截断"}
 
-// saysTruncated reports whether the JSON b carries a truncation marker of
-// protocol.md §12.9 at any depth: a member "truncated": true (the shape of
-// auto-retain, §5.7, and of OpenClaw 2026.9.6) or a string that contains
-// "truncat" (any case) or 截断 (a text output item such as "[value truncated
-// to 65536 bytes]", or the cut value's own tail).
-func saysTruncated(b []byte) bool {
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return false
-	}
-	var walk func(any) bool
-	walk = func(v any) bool {
-		switch x := v.(type) {
-		case string:
-			low := strings.ToLower(x)
-			for _, w := range truncationWords {
-				if strings.Contains(low, w) {
-					return true
+// negations are what, just before a truncation word, makes it say the
+// opposite ("(output not truncated)", "untruncated", "未截断").
+var negations = []string{"not", "n't", "un", "non", "non-", "never", "未", "没有", "没", "不", "无", "未被", "没被"}
+
+// saysTruncated reports whether s contains a truncation word that is not
+// negated (markerIn of protocol.md §12.9).
+func saysTruncated(s string) bool {
+	low := strings.ToLower(s)
+	for _, w := range truncationWords {
+		for i := 0; ; {
+			j := strings.Index(low[i:], w)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			before := strings.TrimRight(low[:at], " \t\n-_()[]")
+			negated := false
+			for _, n := range negations {
+				if strings.HasSuffix(before, n) {
+					negated = true
+					break
 				}
 			}
-		case map[string]any:
-			if x["truncated"] == true {
+			if !negated {
 				return true
 			}
-			for _, e := range x {
-				if walk(e) {
-					return true
-				}
-			}
-		case []any:
-			for _, e := range x {
-				if walk(e) {
-					return true
-				}
+			i = at + len(w)
+		}
+	}
+	return false
+}
+
+// hasTruncatedMember reports whether the JSON v has a member "truncated"
+// at any depth (the guest's own member never marks a cut).
+func hasTruncatedMember(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["truncated"]; ok {
+			return true
+		}
+		for _, e := range x {
+			if hasTruncatedMember(e) {
+				return true
 			}
 		}
-		return false
+	case []any:
+		for _, e := range x {
+			if hasTruncatedMember(e) {
+				return true
+			}
+		}
 	}
-	return walk(v)
+	return false
+}
+
+// cutJudge holds the guest's uncut content for markedCut.
+type cutJudge struct {
+	known  bool     // the guest's content is known
+	units  []string // each uncut text, JSON item and value (JSON, and a string value as is)
+	items  []any    // the guest's json items and value, decoded
+	member bool     // the guest wrote a "truncated" member
+}
+
+func newCutJudge(g *Produced) cutJudge {
+	j := cutJudge{known: g != nil}
+	if g == nil {
+		return j
+	}
+	add := func(raw json.RawMessage) {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return
+		}
+		j.units = append(j.units, string(raw))
+		if s, ok := v.(string); ok {
+			j.units = append(j.units, s)
+		}
+		j.items = append(j.items, v)
+		j.member = j.member || hasTruncatedMember(v)
+	}
+	var joined strings.Builder
+	for _, o := range g.Output {
+		switch {
+		case o.Text != nil:
+			j.units = append(j.units, *o.Text)
+			joined.WriteString(*o.Text)
+		case len(o.Value) > 0:
+			add(o.Value)
+		}
+		if b, err := json.Marshal(o); err == nil {
+			j.units = append(j.units, string(b)) // an item cut with its wrapper
+		}
+	}
+	if len(g.Output) > 0 {
+		// The output as a whole: its texts joined, its JSON, and the JSON of
+		// {value, output} (a wrapper's prefix may cut any of them).
+		j.units = append(j.units, joined.String())
+		if b, err := json.Marshal(g.Output); err == nil {
+			j.units = append(j.units, string(b))
+		}
+		if b, err := json.Marshal(struct {
+			V json.RawMessage `json:"value,omitempty"`
+			O []Output        `json:"output"`
+		}{g.Value, g.Output}); err == nil {
+			j.units = append(j.units, string(b))
+		}
+	}
+	if len(g.Value) > 0 {
+		add(g.Value)
+	}
+	return j
+}
+
+// kept is the length of s's longest prefix that is a prefix of one of the
+// guest's uncut units (0 when the guest is not known).
+func (j cutJudge) kept(s string) int {
+	best := 0
+	for _, u := range j.units {
+		n := 0
+		for n < len(s) && n < len(u) && s[n] == u[n] {
+			n++
+		}
+		best = max(best, n)
+	}
+	return best
+}
+
+// str judges a string of the result (a text item or a string value): ok
+// when it is the guest's content or a prefix of it, optionally followed by
+// a marker; marked when that tail is a marker.
+func (j cutJudge) str(s string) (ok, marked bool) {
+	rest := s[j.kept(s):]
+	if saysTruncated(rest) {
+		return true, true
+	}
+	return !j.known || rest == "", false
+}
+
+// isGuests reports whether v equals one of the guest's json items or value.
+func (j cutJudge) isGuests(v any) bool {
+	for _, g := range j.items {
+		if jsonEqual(g, v) {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonEqual(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// value judges the result's value or a json item v.
+func (j cutJudge) value(v any) (ok, marked bool) {
+	if j.known && j.isGuests(v) {
+		return true, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return true, false // dropped: nothing kept, nothing marked
+	case string:
+		return j.str(x)
+	case map[string]any:
+		if x["truncated"] == true && !j.member {
+			// A wrapper the target added ({truncated: true, omittedBytes,
+			// guidance, prefix} of OpenClaw 2026.9.6): each string member
+			// is a note or a prefix of the guest's content.
+			for _, e := range x {
+				if s, isStr := e.(string); isStr {
+					if ok, _ := j.str(s); !ok {
+						return false, false
+					}
+				}
+			}
+			return true, true
+		}
+	}
+	return !j.known, false
+}
+
+// markedCut reports whether r's kept content is the guest's (or a prefix of
+// it) and r carries a truncation marker the target added (protocol.md §12.9):
+// a top-level member "truncated": true of the value or of a json item that
+// the guest did not write, or a non-negated "truncated" (any case) or 截断 in
+// a text item or string value, past the part that is the guest's own text.
+func markedCut(r Result, guest *Produced) bool {
+	j := newCutJudge(guest)
+	marked := false
+	judge := func(ok, m bool) bool {
+		marked = marked || m
+		return ok
+	}
+	if len(r.Value) > 0 {
+		var v any
+		if json.Unmarshal(r.Value, &v) != nil || !judge(j.value(v)) {
+			return false
+		}
+	}
+	for _, o := range r.Output {
+		switch {
+		case o.Text != nil:
+			if !judge(j.str(*o.Text)) {
+				return false
+			}
+		case len(o.Value) > 0:
+			var v any
+			if json.Unmarshal(o.Value, &v) != nil || !judge(j.value(v)) {
+				return false
+			}
+		}
+	}
+	return marked
 }

@@ -3,6 +3,7 @@ package result
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -106,8 +107,43 @@ func TestTruncatedWithin(t *testing.T) {
 		{"over the bound", Result{Status: StatusCompleted, Value: json.RawMessage(long), Output: []Output{text("truncated")}}, false},
 		{"failed", Result{Status: StatusFailed, Code: CodeOutputLimitExceeded, Error: "output truncated"}, false},
 	} {
-		if got := TruncatedWithin(c.r, 100); got != c.want {
+		if got := TruncatedWithin(c.r, 100, nil); got != c.want {
 			t.Errorf("%s: TruncatedWithin = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestTruncatedWithinGuestMarker pins that only a marker the target added
+// counts, never the guest's own word or member, nor a negation, and that the
+// kept content is a prefix of what the guest produced (audit
+// 2026-12-02-stop34, CM-LIM-03 (b)).
+func TestTruncatedWithinGuestMarker(t *testing.T) {
+	xs := strings.Repeat("x", 1500)
+	word := strings.Repeat("truncated ", 1000)
+	str := func(s string) json.RawMessage { b, _ := json.Marshal(s); return b }
+	textCell := &Produced{Output: []Output{TextOutput(strings.Repeat("x", 5000))}, Value: json.RawMessage(`1`)}
+	for _, c := range []struct {
+		name  string
+		guest *Produced
+		r     Result
+		want  bool
+	}{
+		{"guest's word, cut silently", &Produced{Value: str(word)}, Result{Status: StatusCompleted, Value: str(word[:2000])}, false},
+		{"guest's word, cut and marked", &Produced{Value: str(word)}, Result{Status: StatusCompleted, Value: str(word[:1990] + " [cut: truncated]")}, true},
+		{"standing negated note", textCell, Result{Status: StatusCompleted, Value: json.RawMessage(`1`), Output: []Output{TextOutput(xs), TextOutput("(output not truncated)")}}, false},
+		{"untruncated", textCell, Result{Status: StatusCompleted, Value: json.RawMessage(`1`), Output: []Output{TextOutput(xs + " (untruncated)")}}, false},
+		{"text cut and marked", textCell, Result{Status: StatusCompleted, Value: json.RawMessage(`1`), Output: []Output{TextOutput(xs), TextOutput("[output truncated to 2048 bytes]")}}, true},
+		{"guest's own member", &Produced{Value: json.RawMessage(`{"truncated":true,"data":"` + strings.Repeat("x", 5000) + `"}`)}, Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":true,"data":"` + xs + `"}`)}, false},
+		{"foreign content", textCell, Result{Status: StatusCompleted, Value: json.RawMessage(`2`), Output: []Output{TextOutput("[output truncated]")}}, false},
+		{"OpenClaw 2026.9.6 wrapper", &Produced{Value: str(strings.Repeat("x", 200000))}, Result{Status: StatusCompleted, Output: []Output{}, Value: json.RawMessage(`{"truncated":true,"omittedBytes":198064,"guidance":"Output truncated; rerun with narrower args.","prefix":` + string(str(`"`+xs)) + `}`)}, true},
+		{"wrapper cutting the text output's JSON", textCell, Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":true,"omittedBytes":3000,"guidance":"Output truncated; rerun with narrower args.","prefix":` + string(str(`[{"type":"text","text":"`+xs)) + `}`)}, true},
+		{"wrapper with a foreign prefix", &Produced{Value: str(strings.Repeat("x", 200000))}, Result{Status: StatusCompleted, Value: json.RawMessage(`{"truncated":true,"prefix":"yyyy"}`)}, false},
+	} {
+		if got := TruncatedWithin(c.r, 2048+512, c.guest); got != c.want {
+			t.Errorf("%s: TruncatedWithin = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if TruncatedWithin(Result{Status: StatusCompleted, Value: json.RawMessage(`1`), Output: []Output{TextOutput("(output not truncated)")}}, 100, nil) {
+		t.Errorf("a negated note must not count with the guest unknown")
 	}
 }

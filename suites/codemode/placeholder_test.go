@@ -8,6 +8,7 @@ import "testing"
 func TestExactPlaceholders(t *testing.T) {
 	big := bigint("12345678901234567890")
 	bigI64 := slot{own: []string{"-1"}, kinds: []string{"BigInt64Array", "BigInt"}}
+	whole := exactShapes(t, "BigInt typed arrays")[1].slots[0] // one placeholder for {i, u} (audit 2026-12-02-stop34)
 	for _, c := range []struct {
 		got  string
 		sl   slot
@@ -29,6 +30,10 @@ func TestExactPlaceholders(t *testing.T) {
 		{`"[BigInt64Array: 1 element]"`, bigI64, true},
 		{`"[object Uint8Array]"`, bigI64, false},
 		{`1`, big, false},
+		{`"{ i: BigInt64Array(1) [ -1n ], u: BigUint64Array(1) [ 18446744073709551615n ] }"`, whole, true},
+		{`"{ i: BigInt64Array(1) [ -1n ], u: BigUint64Array(1) [ -1n ] }"`, whole, false},
+		{`"{ i: BigInt64Array(1) [ 18446744073709551615n ], u: BigUint64Array(1) [ -1n ] }"`, whole, false},
+		{`"[object Object]"`, whole, true},
 	} {
 		if ok, why := placeholderOK(c.got, c.sl); ok != c.want {
 			t.Errorf("placeholderOK(%s, %v) = %v (%s), want %v", c.got, c.sl, ok, why, c.want)

@@ -175,7 +175,10 @@ var exactCases = []struct {
 		[]exactShape{{`^"rejected"$`, nil}, {`^\{"n":` + placeholder + `\}$`, []slot{bigint("12345678901234567890")}}}},
 	{"BigInt typed arrays", `return {i: new BigInt64Array([-1n]), u: new BigUint64Array([2n ** 64n - 1n])};`, []exactShape{
 		{`^\{"i":\{"0":` + placeholder + `\},"u":\{"0":` + placeholder + `\}\}$`, []slot{bigint("-1"), bigint("18446744073709551615")}},
-		{`^` + placeholder + `$`, []slot{{own: []string{"-1", "18446744073709551615"}, kinds: []string{"Object", "BigInt64Array", "BigUint64Array", "BigInt"}}}},
+		// One placeholder for the whole object: each member's number is
+		// judged in its own position (i's, then u's), never as "some value
+		// of the object" (audit 2026-12-02-stop34, row CM-GUEST-08).
+		{`^` + placeholder + `$`, []slot{{own: []string{"-1", "18446744073709551615"}, kinds: []string{"Object", "BigInt64Array", "BigUint64Array", "BigInt"}, ordered: true}}},
 		{`^\{"i":` + placeholder + `,"u":` + placeholder + `\}$`, []slot{{own: []string{"-1"}, kinds: []string{"BigInt64Array", "BigInt"}}, {own: []string{"18446744073709551615"}, kinds: []string{"BigUint64Array", "BigInt"}}}}}},
 	{"cycle", `const a = {name: "a"}; a.self = a; return a;`, []exactShape{{`^\{"name":"a","self":"[^"]*"\}$`, nil}}},
 	{"cycle in a tool input", Guest(`const a = {name: "a"}; a.self = a; try { const r = await call("echo", a); return {name: r.name, self: typeof r.self}; } catch (e) { return "rejected"; }`),
@@ -195,8 +198,13 @@ type exactShape struct {
 
 // slot says what a placeholder string may name: the numbers the value
 // really holds (own, decimal) and the kinds it is ([object X] must name
-// one of them).
-type slot struct{ own, kinds []string }
+// one of them). ordered is set for a placeholder of a whole object whose
+// members hold own in order: the k-th number it names (counts aside) must
+// be own[k], so each member is judged in its own slot.
+type slot struct {
+	own, kinds []string
+	ordered    bool
+}
 
 // bigint is the slot of one BigInt of decimal value own.
 func bigint(own string) slot { return slot{own: []string{own}, kinds: []string{"BigInt"}} }
@@ -229,13 +237,27 @@ func placeholderOK(quoted string, sl slot) (bool, string) {
 		}
 	}
 	rest := typedKindRE.ReplaceAllString(s, " ")
+	k := 0 // the position of the next value number, for an ordered slot
 	for _, loc := range numberRE.FindAllStringIndex(rest, -1) {
 		from, to := loc[0], loc[1]
 		if rest[from] == '-' && from > 0 && isWordByte(rest[from-1]) {
 			from++ // a hyphen after a word is no sign
 		}
 		n := strings.TrimSuffix(rest[from:to], "n")
-		if slices.Contains(sl.own, n) || countRE.MatchString(rest[to:]) {
+		if countRE.MatchString(rest[to:]) {
+			continue
+		}
+		if sl.ordered {
+			if k < len(sl.own) && sl.own[k] == n {
+				k++
+				continue
+			}
+			if k < len(sl.own) {
+				return false, fmt.Sprintf("it names the number %s where member %d of the value holds %s", n, k+1, sl.own[k])
+			}
+			return false, fmt.Sprintf("it names the number %s beyond the value's members, which hold %s", n, strings.Join(sl.own, " and "))
+		}
+		if slices.Contains(sl.own, n) {
 			continue
 		}
 		return false, fmt.Sprintf("it names the number %s, and the value holds %s", n, strings.Join(sl.own, " and "))

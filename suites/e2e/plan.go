@@ -153,9 +153,19 @@ return {listed, declaresEcho: typeof dts === "string" && dts.includes("echo"), e
 		Expect(json.Unmarshal(got, &v)).To(Succeed(), "the cell's value: %s", got)
 		// The shape of API.list's answer is CM-MCP-02's (a list of file
 		// metadata); this spec only reads the paths from it.
-		var listed []string
-		Precondition("CM-MCP-02").Expect(json.Unmarshal(v.Listed, &listed)).To(Succeed(),
+		// An entry that is neither a string nor carries a string path (the
+		// cell maps it to null, as [{"file": "mcp/docs.d.ts"}]) is that shape
+		// too, not a missing declaration (audit 2026-12-02-stop34, row
+		// CM-E2E-04).
+		var entries []*string
+		Precondition("CM-MCP-02").Expect(json.Unmarshal(v.Listed, &entries)).To(Succeed(),
 			"API.list(\"mcp\") must answer a list of paths or {path, …} entries before the turn's MCP checks can read it: %s", v.Listed)
+		Precondition("CM-MCP-02").Expect(entries).NotTo(ContainElement(BeNil()),
+			"every entry of API.list(\"mcp\") must be a path or carry a string path before the turn's MCP checks can read it: %s", v.Listed)
+		listed := make([]string, len(entries))
+		for i, e := range entries {
+			listed[i] = *e
+		}
 		Expect(listed).To(ContainElement("mcp/docs.d.ts"), "API.list(\"mcp\") must list the docs server's declaration: %s%s", got, evidence(prov, res))
 		Expect(v.DeclaresEcho).To(BeTrue(), "API.read(\"mcp/docs.d.ts\") must declare the echo tool: %s%s", got, evidence(prov, res))
 		Expect(v.Echoed).To(BeTrue(), "MCP.docs.echo() must resolve: %s%s", got, evidence(prov, res))

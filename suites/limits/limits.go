@@ -3,6 +3,8 @@
 package limits
 
 import (
+	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/codemode-conformance/codemode/fakes/tools"
@@ -107,13 +109,24 @@ var _ = Describe("limits", "limits", func() {
 	// under v2 a cut marked as truncated also conforms (overOutputLimit).
 	It("CM-LIM-03", "output beyond maxOutputBytes fails on completed cells, for the final value and before suspending", func(ctx SpecContext) {
 		r := NewRun(ctx, RunOptions{CodeMode: Enabled(map[string]any{"maxOutputBytes": 2048, "timeoutMs": 1000}), Tools: tools.Standard()})
+		// Each cell names what its guest produced uncut (produced): under
+		// v2 a truncation marker counts only outside it, and the kept content
+		// must be a prefix of it (protocol.md §12.9; audit 2026-12-02-stop34).
 		res, _ := r.RunToCompletion(ctx, `text("x".repeat(5000)); return 1;`)
-		Expect(res).To(overOutputLimit(2048), "5000 bytes of text must exceed maxOutputBytes 2048")
+		Expect(res).To(overOutputLimit(2048, produced(`1`, texts(strings.Repeat("x", 5000)))), "5000 bytes of text must exceed maxOutputBytes 2048")
 		// Bytes, not characters: 1500 "é" are 1502 characters of JSON but
 		// 3002 bytes, over the 2048-byte limit, for text and json alike.
-		for _, code := range []string{`json("é".repeat(1500)); return 1;`, `text("é".repeat(1500)); return 1;`, `return "é".repeat(1500);`} {
-			res, _ = r.RunToCompletion(ctx, code)
-			Expect(res).To(overOutputLimit(2048), "maxOutputBytes counts UTF-8 bytes")
+		e := strings.Repeat("é", 1500)
+		for _, c := range []struct {
+			code  string
+			guest *result.Produced
+		}{
+			{`json("é".repeat(1500)); return 1;`, produced(`1`, []result.Output{result.JSONOutput(jsonOf(e))})},
+			{`text("é".repeat(1500)); return 1;`, produced(`1`, texts(e))},
+			{`return "é".repeat(1500);`, produced(string(jsonOf(e)), nil)},
+		} {
+			res, _ = r.RunToCompletion(ctx, c.code)
+			Expect(res).To(overOutputLimit(2048, c.guest), "maxOutputBytes counts UTF-8 bytes")
 		}
 		// What the model receives from a failed cell is bounded too: a guest
 		// (or tool) error message cannot smuggle unbounded text.
@@ -124,11 +137,15 @@ var _ = Describe("limits", "limits", func() {
 			Expect(len(res.Error)).To(BeNumerically("<=", 2048), "a failed result carried a %d-byte error", len(res.Error))
 		}
 		res, _ = r.RunToCompletion(ctx, `for (let i = 0; i < 100; i++) json({i, pad: "y".repeat(50)}); return 1;`)
-		Expect(res).To(overOutputLimit(2048), "100 json items of about 60 bytes each must exceed maxOutputBytes 2048 together")
+		items := make([]result.Output, 100)
+		for i := range items {
+			items[i] = result.JSONOutput(jsonOf(map[string]any{"i": i, "pad": strings.Repeat("y", 50)}))
+		}
+		Expect(res).To(overOutputLimit(2048, produced(`1`, items)), "100 json items of about 60 bytes each must exceed maxOutputBytes 2048 together")
 		res, _ = r.RunToCompletion(ctx, `return "z".repeat(5000);`)
-		Expect(res).To(overOutputLimit(2048), "the final value counts towards maxOutputBytes")
+		Expect(res).To(overOutputLimit(2048, produced(string(jsonOf(strings.Repeat("z", 5000))), nil)), "the final value counts towards maxOutputBytes")
 		first := r.Exec(ctx, Guest(`text("w".repeat(5000)); await call("slow", {ms: 1500}); return 1;`))
-		Expect(first).To(overOutputLimitSuspending(2048), "output over the limit must fail before the cell suspends (under v2: or be cut to the limit and marked as truncated, protocol.md §12.9)")
+		Expect(first).To(overOutputLimitSuspending(2048, produced(`1`, texts(strings.Repeat("w", 5000)))), "output over the limit must fail before the cell suspends (under v2: or be cut to the limit and marked as truncated, protocol.md §12.9)")
 		res, _ = r.RunToCompletion(ctx, `text("small"); return 1;`)
 		Expect(res).To(CompleteWith(1), "output within maxOutputBytes must complete")
 	})
@@ -234,13 +251,15 @@ var _ = Describe("limits", "pending nested calls", func() {
 // audit A5). "Bounded" allows the envelope's keys (512 bytes); CM-LIM-08
 // judges the exact bound. The corpus cases ser-huge-*.js expect the same
 // under v2 (their expectByProfile, predicate truncatedWithin).
-func overOutputLimit(max int64) types.GomegaMatcher {
+// guest is what the cell produced uncut (result.Produced): a marker counts
+// only outside it, never the guest's own word.
+func overOutputLimit(max int64, guest *result.Produced) types.GomegaMatcher {
 	failed := BeFailedWith(result.CodeOutputLimitExceeded)
 	if Profile() == "v1" {
 		return failed
 	}
 	return Or(failed, WithTransform(func(r Result) bool {
-		return r.Status == result.StatusCompleted && result.TruncatedWithin(r.Result, max+512)
+		return r.Status == result.StatusCompleted && result.TruncatedWithin(r.Result, max+512, guest)
 	}, BeTrue()))
 }
 
@@ -250,10 +269,30 @@ func overOutputLimit(max int64) types.GomegaMatcher {
 // the limit and marked as truncated (000 [Checklist]: the output limits
 // "vengono applicati per le chiamate completate e sospese"; protocol.md
 // §12.9), or complete so.
-func overOutputLimitSuspending(max int64) types.GomegaMatcher {
+func overOutputLimitSuspending(max int64, guest *result.Produced) types.GomegaMatcher {
 	failed := BeFailedWith(result.CodeOutputLimitExceeded)
 	if Profile() == "v1" {
 		return failed
 	}
-	return Or(failed, WithTransform(func(r Result) bool { return result.TruncatedWithin(r.Result, max+512) }, BeTrue()))
+	return Or(failed, WithTransform(func(r Result) bool { return result.TruncatedWithin(r.Result, max+512, guest) }, BeTrue()))
+}
+
+// produced is a cell's uncut content: its final value (JSON) and output.
+func produced(value string, output []result.Output) *result.Produced {
+	return &result.Produced{Output: output, Value: json.RawMessage(value)}
+}
+
+// texts is one text output item per string.
+func texts(ss ...string) []result.Output {
+	out := make([]result.Output, len(ss))
+	for i, s := range ss {
+		out[i] = result.TextOutput(s)
+	}
+	return out
+}
+
+// jsonOf is v's JSON (v is plain data; it cannot fail).
+func jsonOf(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }

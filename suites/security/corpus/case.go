@@ -137,6 +137,9 @@ func Parse(name string, src []byte) (Case, error) {
 		return fail(ErrBadExpect, "%v", err)
 	}
 	c.Expect = *fm.Expect
+	if err := markerFree(c.Code, *fm.Expect); err != nil {
+		return fail(ErrBadExpect, "%v", err)
+	}
 	for _, p := range slices.Sorted(maps.Keys(fm.ExpectByProfile)) {
 		if _, err := spec.LookupProfile(p); err != nil {
 			return fail(ErrBadExpect, "expectByProfile: %q is not one of the profiles %v", p, spec.ProfileNames())
@@ -146,6 +149,9 @@ func Parse(name string, src []byte) (Case, error) {
 			return fail(ErrBadExpect, "expectByProfile: %s is empty", p)
 		}
 		if err := e.compile(); err != nil {
+			return fail(ErrBadExpect, "expectByProfile: %s: %v", p, err)
+		}
+		if err := markerFree(c.Code, *e); err != nil {
 			return fail(ErrBadExpect, "expectByProfile: %s: %v", p, err)
 		}
 		if c.ExpectByProfile == nil {
@@ -216,3 +222,21 @@ func contains(list []string, s string) bool {
 
 // validStatus are the final statuses an outcome may name.
 var validStatus = []string{string(result.StatusCompleted), string(result.StatusFailed)}
+
+// markerFree rejects truncatedWithin in a case whose guest code carries a
+// truncation word ("truncat" in any case, 截断): the corpus does not know the
+// guest's uncut output, so result.TruncatedWithin judges its markers with the
+// guest unknown, which is sound only when the guest cannot write one itself
+// (protocol.md §12.9: the marker must be the target's; audit
+// 2026-12-02-stop34).
+func markerFree(code string, e Expect) error {
+	uses := false
+	for _, o := range append([]Outcome{e.Outcome}, e.AnyOf...) {
+		uses = uses || o.TruncatedWithin != 0
+	}
+	low := strings.ToLower(code)
+	if uses && (strings.Contains(low, "truncat") || strings.Contains(low, "截断")) {
+		return fmt.Errorf("truncatedWithin needs guest code that writes no truncation word (\"truncat\", 截断): the marker must be the target's")
+	}
+	return nil
+}

@@ -81,6 +81,7 @@ var _ = Describe("Parse", func() {
 		Entry("expectByProfile for an unknown profile", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {code: timeout}\nexpectByProfile: {v9: {code: timeout}}"), corpus.ErrBadExpect, "v9"),
 		Entry("expectByProfile with a bad outcome", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {code: timeout}\nexpectByProfile: {v2: {code: nope}}"), corpus.ErrBadExpect, "v2"),
 		Entry("truncatedWithin with a code", withFront("description: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {truncatedWithin: 100, code: timeout}"), corpus.ErrBadExpect, "cannot have both"),
+		Entry("truncatedWithin with guest code that writes the word", []byte("/*---\ndescription: d\nrequirements: [CM-LIM-03]\nclass: serialisation\nexpect: {code: output_limit_exceeded}\nexpectByProfile: {v2: {anyOf: [{code: output_limit_exceeded}, {truncatedWithin: 100}]}}\n---*/\nreturn \"Truncated \".repeat(1e5);\n"), corpus.ErrBadExpect, "truncation word"),
 		Entry("no code", []byte("/*---\ndescription: d\nrequirements: [CM-LIM-01]\nclass: dos\nexpect: {code: timeout}\n---*/\n"), corpus.ErrInvalidCase, "no guest code"),
 	)
 })
@@ -154,6 +155,9 @@ var _ = Describe("Expect.Check", func() {
 			result.Result{Status: result.StatusCompleted, Value: json.RawMessage(`"done"`), Output: []result.Output{result.JSONOutput(json.RawMessage(`{"truncated":true}`))}}, true, ""),
 		Entry("truncatedWithin: says so in a text item", "  truncatedWithin: 100",
 			result.Result{Status: result.StatusCompleted, Value: json.RawMessage(`"xx"`), Output: []result.Output{result.TextOutput("[value truncated to 65536 bytes]")}}, true, ""),
+		Entry("truncatedWithin: a negated note", "  truncatedWithin: 100",
+			result.Result{Status: result.StatusCompleted, Value: json.RawMessage(`"xx"`), Output: []result.Output{result.TextOutput("(output not truncated)")}}, false, "not a truncated result"),
+		Entry("truncatedWithin: a nested member is the guest's", "  truncatedWithin: 100", completed(`{"data":{"truncated":true}}`), false, "not a truncated result"),
 		Entry("truncatedWithin: does not say so", "  truncatedWithin: 100", completed(`"xx"`), false, "not a truncated result"),
 		Entry("truncatedWithin: over the bound", "  truncatedWithin: 100", completed(`{"truncated":true,"preview":"`+strings.Repeat("x", 200)+`"}`), false, "at most 100"),
 		Entry("truncatedWithin on a failed result", "  truncatedWithin: 100", failed(result.CodeOutputLimitExceeded, "big"), false, "want completed"),

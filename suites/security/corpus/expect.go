@@ -26,8 +26,10 @@ import (
 //	errorMatches: <RE2 regexp>       failed, and the error text matches
 //	truncatedWithin: <bytes>         completed, marked as truncated as
 //	                                 protocol.md §12.9 defines it (a
-//	                                 "truncated": true member, or a string
-//	                                 naming the truncation) and its value
+//	                                 top-level "truncated": true member, or
+//	                                 a string naming the truncation, not
+//	                                 negated; the case's code may not write
+//	                                 such a word, markerFree) and its value
 //	                                 and output are at most this many bytes
 //	                                 by content (result.TruncatedWithin:
 //	                                 001's byte fitting, CM-LIM-03 under v2)
@@ -192,8 +194,8 @@ func (o Outcome) check(res result.Result) string {
 	if o.valueRE != nil && !o.valueRE.Match(res.Value) {
 		return fmt.Sprintf("value %s does not match %s", cut(string(res.Value)), o.ValueMatches)
 	}
-	if o.TruncatedWithin != 0 && !result.TruncatedWithin(res, o.TruncatedWithin) {
-		return fmt.Sprintf("value and output (%d bytes of value) are not a truncated result of at most %d bytes marked as truncated (a \"truncated\": true member or a string naming the truncation, protocol.md §12.9)", len(res.Value), o.TruncatedWithin)
+	if o.TruncatedWithin != 0 && !result.TruncatedWithin(res, o.TruncatedWithin, nil) {
+		return fmt.Sprintf("value and output (%d bytes of value) are not a truncated result of at most %d bytes marked as truncated (a top-level \"truncated\": true member or a string naming the truncation, not negated, protocol.md §12.9)", len(res.Value), o.TruncatedWithin)
 	}
 	return ""
 }
