@@ -35,6 +35,10 @@ var normalisers = []struct {
 	{regexp.MustCompile(`(/tmp|/var/folders|/private/var)/[^\s"'),:]+`), "<tmp>"},
 	{regexp.MustCompile(`\b(pid|PID|process) \d+`), "$1 <pid>"},
 	{regexp.MustCompile(`0x[0-9a-f]{6,}`), "0x…"},
+	// A wait loop's count of waits (framework.WaitLoop: "still waiting
+	// after N waits in …") is as timing-dependent as its duration: a loop
+	// bounded by time makes as many waits as the target answers in it.
+	{regexp.MustCompile(`\bafter \d+ waits\b`), "after <n> waits"},
 	// Gomega prints a slice, map or struct on one line when it is short
 	// and one element a line when it is not (format's longFormThreshold),
 	// so a target id one character longer changes the layout: the long form

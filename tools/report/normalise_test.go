@@ -15,6 +15,7 @@ var _ = Describe("Normalise", func() {
 		Expect(report.Normalise("run-1-1 vs run-1-2")).To(Equal(report.Normalise("run-1-9 vs run-1-4")), "run ids are numbered by first appearance: the sequence number depends on the specs a process ran before (--procs)")
 		Expect(report.Normalise("run-1-1 vs run-1-1")).NotTo(Equal(report.Normalise("run-1-1 vs run-1-2")), "distinct run ids stay distinct, a repeated one the same")
 		Expect(report.Normalise("-\u00a0\tx\n\u00a0\u00a0\ty")).To(Equal(report.Normalise("- \tx\n  \ty")), "go-cmp's random no-break spaces are spaces")
+		Expect(report.Normalise("still waiting after 40 waits in 2.5s")).To(Equal(report.Normalise("still waiting after 39 waits in 2.4s")), "a time-bounded wait loop's count of waits varies like its duration")
 		Expect(report.Normalise("<[]string | len:1, cap:1>: [\n        \"cm_4242_274/call-001\",\n    ]")).To(Equal(report.Normalise(`<[]string | len:1, cap:1>: ["cm_131742_5/call-001"]`)), "Gomega's long form of a value is its short form")
 		Expect(report.Normalise("{\n    Run: \"a\",\n    Tool: \"b\",\n}")).To(Equal(`{Run: "a", Tool: "b"}`), "also for structs and maps")
 		Expect(report.Normalise(`"timeoutMs":1000`)).To(Equal(`"timeoutMs":1000`), "configured limits are kept")
