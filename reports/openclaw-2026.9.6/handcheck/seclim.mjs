@@ -22,6 +22,7 @@ import { V2_REQUIRED } from "../../../targets/openclaw/lib/v2.mjs";
 const dist = process.env.OPENCLAW_DIST ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(process.env.HOME, ".cache"), "codemode-conformance/openclaw-2026.9.6/node_modules/openclaw/dist");
 const SORT = "const a = []; a.length = 2 ** 32 - 1; a.sort(); return a.length;";
 const JOIN = "const a = []; a.length = 2 ** 32 - 1; return a.join(',').length;";
+const FILL = "const a = []; a.length = 2 ** 32 - 1; return a.fill(0).length;";
 // name: [tools.codeMode, code, then] where then is a second cell "other" (another run) or "same" (the same run).
 const CASES = {
   "CM-LIM-07 return 1 at memoryLimitBytes 4 MiB": [{ memoryLimitBytes: 4 * 1048576 }, "return 1"],
@@ -43,6 +44,9 @@ const CASES = {
   // and config ({enabled: true, timeoutMs: 1000}) as suites/security/cases/ gives them.
   "CM-LIM-01 a microtask flood at timeoutMs 1000": [{ timeoutMs: 1000 }, "const boom = () => { queueMicrotask(boom); queueMicrotask(boom); }; if (typeof queueMicrotask !== 'function') globalThis.queueMicrotask = (f) => Promise.resolve().then(f); boom(); await new Promise(() => {});"],
   "CM-LIM-02 a billion-element fill at timeoutMs 1000": [{ timeoutMs: 1000 }, "return new Array(1e9).fill(0).length;"],
+  // CM-LIM-01's native-operation spec (suites/limits): the fill over holes that the 2026-12-02 14:00 rerun
+  // saw end the whole process (heap out of memory, SIGABRT) while other runs' small cells were due.
+  "CM-LIM-01 fill over 2**32-1 holes at timeoutMs 1000, then a cell of another run": [{ timeoutMs: 1000 }, FILL, "other"],
   "control: return 1": [{}, "return 1"],
 };
 const args = process.argv.slice(2);
