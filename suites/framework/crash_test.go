@@ -130,6 +130,12 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 			r := NewRun(ctx, RunOptions{CodeMode: true})
 			r.Exec(ctx, "return 'v'.repeat(10000)")
 		})
+		// targetAlive reports whether the spec's current target still serves.
+		targetAlive := func() bool {
+			tgtMu.Lock()
+			defer tgtMu.Unlock()
+			return tgt != nil && tgt.Alive()
+		}
 		// A loss after the cell was answered, outside HangFailsDuring,
 		// blocks the spec by LossBlockedBy's requirement (CM-LIM-02 names
 		// CM-SEC-04); a loss while a cell inside it runs is a failure.
@@ -140,11 +146,7 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 			HangFailsDuring(func() {
 				gomega.Expect(string(r.Exec(ctx, "return 1").Status)).To(gomega.Equal("completed"), "the first exec is answered")
 			})
-			gomega.Eventually(func() bool {
-				tgtMu.Lock()
-				defer tgtMu.Unlock()
-				return tgt != nil && tgt.Alive()
-			}).Should(gomega.BeFalse(), "the target closes its connection after the first answer")
+			gomega.Eventually(targetAlive).Should(gomega.BeFalse(), "the target closes its connection after the first answer")
 			NewRun(ctx, RunOptions{CodeMode: true})
 		})
 		It("CM-LIM-02", "a target lost while a cell inside the hang window runs", func(ctx SpecContext) {
@@ -152,11 +154,7 @@ func TestCrashBetweenTwoCallsIsAnError(t *testing.T) {
 			r := NewRun(ctx, RunOptions{CodeMode: true})
 			HangFailsDuring(func() {
 				gomega.Expect(string(r.Exec(ctx, "return 1").Status)).To(gomega.Equal("completed"), "the first exec is answered")
-				gomega.Eventually(func() bool {
-					tgtMu.Lock()
-					defer tgtMu.Unlock()
-					return tgt != nil && tgt.Alive()
-				}).Should(gomega.BeFalse(), "the target closes its connection after the first answer")
+				gomega.Eventually(targetAlive).Should(gomega.BeFalse(), "the target closes its connection after the first answer")
 				r.Exec(ctx, "return 2")
 			})
 		})
